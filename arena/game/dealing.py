@@ -1,0 +1,68 @@
+"""Shuffling and dealing (RULES.md §2).
+
+Chance is an input: the referee chooses a seed, and ``shuffled_order`` turns (seed, deal number) into
+a permutation of the pack. ``deal_layout`` maps any permutation to hands, up-card and stock by the
+canonical index mapping of §2.4, so tests can also inject an explicit order.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import NamedTuple, Sequence
+
+from arena.game.cards import Card
+from arena.game.rules import DealPattern, Rules
+
+
+class DealLayout(NamedTuple):
+    nondealer: int              # bit mask of the non-dealer's hand
+    dealer: int                 # bit mask of the dealer's hand
+    up_card: int                # card index of the up-card (bottom of the stock)
+    hidden_stock: tuple[int, ...]  # face-down stock, top (drawn first) to bottom
+
+
+def shuffled_order(rules: Rules, seed: int | str, deal_no: int) -> tuple[Card, ...]:
+    """The pack in the order it is dealt for deal ``deal_no`` (1-based) of a match seeded ``seed``.
+
+    The stream is ``random.Random("sixtysix/<seed>/<deal_no>")`` shuffling the pack in canonical order
+    (cards.Pack): string seeds are hashed with SHA-512 by CPython, so the order is the same on every
+    platform and version. Records also store each deal's order, so a replay never depends on it.
+    """
+    cards = list(rules.pack.cards)
+    random.Random(f"sixtysix/{seed}/{deal_no}").shuffle(cards)
+    return tuple(cards)
+
+
+def check_order(rules: Rules, order: Sequence[Card]) -> tuple[int, ...]:
+    """Card indices of an explicit order, which must be a permutation of the profile's pack."""
+    indices = tuple(c.index for c in order)
+    pack = rules.pack
+    if len(indices) != pack.size or len(set(indices)) != pack.size or \
+            any(not (pack.mask >> i) & 1 for i in indices):
+        raise ValueError(f"a deal order must hold each card of the {pack.size}-card pack exactly once; "
+                         f"got {' '.join(str(c) for c in order)}")
+    return indices
+
+
+def deal_layout(rules: Rules, order: Sequence[Card]) -> DealLayout:
+    """Hands, up-card and stock from a permutation (p[0] dealt first), by RULES.md §2.4."""
+    p = check_order(rules, order)
+    h = rules.hand_size
+    if rules.deal_pattern is DealPattern.THREE_THREE:
+        # 3 to the non-dealer, 3 to the dealer, 3 and 3 again; the 13th card is turned up.
+        nondealer, dealer, up, rest = p[0:3] + p[6:9], p[3:6] + p[9:12], p[12], p[13:]
+    elif rules.deal_pattern is DealPattern.THREE_UP_TWO:
+        # Schnapsen (§9): 3 each, the up-card, then 2 each.
+        nondealer, dealer, up, rest = p[0:3] + p[7:9], p[3:6] + p[9:11], p[6], p[11:]
+    else:
+        # VU (§13): alternate single cards, the non-dealer (VU's leader) first; the last card of the
+        # permutation is the up-card at the bottom of the talon.
+        nondealer, dealer, up, rest = p[0:2 * h:2], p[1:2 * h:2], p[-1], p[2 * h:-1]
+    return DealLayout(_mask(nondealer), _mask(dealer), up, rest)
+
+
+def _mask(indices: Sequence[int]) -> int:
+    mask = 0
+    for i in indices:
+        mask |= 1 << i
+    return mask

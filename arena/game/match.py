@@ -1,0 +1,180 @@
+"""A match: deals to a game-point target (RULES.md §8), with the carry-over pot (§7.6).
+
+``MatchState`` is immutable like ``DealState``: ``apply`` plays an action in the current deal and,
+when that deal is settled, scores it and deals the next one. Deals come from the seed
+(``dealing.shuffled_order``) or from explicit orders (tests). ``replay`` rebuilds a match exactly
+from its seed, profile and action list.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Iterable, Iterator, Sequence
+
+from arena.game.actions import Action
+from arena.game.cards import Card
+from arena.game.dealing import shuffled_order
+from arena.game.rules import DealerAfterDraw, IllegalMovePolicy, NextDealer, Rules
+from arena.game.scoring import DealSettlement
+from arena.game.state import DealState
+
+
+class MatchEnd(StrEnum):
+    TARGET = "target"    # a player reached the match target
+    FORFEIT = "forfeit"  # a player forfeited the match (illegal action, or any fault the referee saw)
+
+
+@dataclass(frozen=True)
+class DealResult:
+    deal_no: int
+    dealer: int
+    order: tuple[Card, ...]          # the pack as dealt, so the deal replays without the seed
+    settlement: DealSettlement
+    awarded: int                     # game points scored, the carried pot included
+    pot_after: int
+    game_points_after: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class MatchOutcome:
+    winner: int
+    reason: MatchEnd
+    game_points: tuple[int, int]
+    value: int = 1                   # 2 for a shut-out with shutout_double (§8)
+    offender: int | None = None      # who forfeited
+    detail: str = ""                 # why, for a forfeit
+
+
+@dataclass(frozen=True)
+class MatchState:
+    rules: Rules
+    seed: int | str
+    first_dealer: int
+    deal: DealState
+    deal_no: int
+    dealer: int
+    order: tuple[Card, ...]
+    game_points: tuple[int, int] = (0, 0)
+    pot: int = 0
+    results: tuple[DealResult, ...] = ()
+    outcome: MatchOutcome | None = None
+    orders: tuple[tuple[Card, ...], ...] | None = None
+
+    @staticmethod
+    def new(rules: Rules, seed: int | str = 0, first_dealer: int = 0,
+            orders: Iterable[Sequence[Card]] | None = None) -> MatchState:
+        """A match whose deals come from ``seed``, or from ``orders`` (one pack order per deal)."""
+        if first_dealer not in (0, 1):
+            raise ValueError(f"first_dealer must be seat 0 or 1, not {first_dealer!r}")
+        explicit = None if orders is None else tuple(tuple(o) for o in orders)
+        order = _order(rules, seed, 1, explicit)
+        return MatchState(rules=rules, seed=seed, first_dealer=first_dealer,
+                          deal=DealState.new(rules, first_dealer, order), deal_no=1,
+                          dealer=first_dealer, order=order, orders=explicit)
+
+    @property
+    def is_over(self) -> bool:
+        return self.outcome is not None
+
+    @property
+    def to_act(self) -> int:
+        return self.deal.to_act
+
+    def legal_actions(self) -> tuple[Action, ...]:
+        return () if self.outcome is not None else self.deal.legal_actions()
+
+    def apply(self, action: Action) -> MatchState:
+        if self.outcome is not None:
+            raise ValueError("the match is over")
+        return self._after(self.deal.apply(action))
+
+    def apply_unchecked(self, action: Action) -> MatchState:
+        return self._after(self.deal.apply_unchecked(action))
+
+    def forfeit(self, offender: int, detail: str, illegal_action: bool = False) -> MatchState:
+        """``offender`` broke a rule or the protocol. An illegal action under
+        ``illegal_move_policy = forfeit_deal`` costs the deal (3 game points to the opponent) and the
+        match goes on; everything else ends the match (RULES.md §11 row 34)."""
+        if self.outcome is not None:
+            raise ValueError("the match is over")
+        if illegal_action and self.rules.illegal_move_policy is IllegalMovePolicy.FORFEIT_DEAL:
+            return self._after(self.deal.forfeit(offender))
+        outcome = MatchOutcome(winner=1 - offender, reason=MatchEnd.FORFEIT,
+                               game_points=self.game_points, offender=offender, detail=detail)
+        return dataclasses.replace(self, outcome=outcome)
+
+    def _after(self, deal: DealState) -> MatchState:
+        settlement = deal.settlement
+        if settlement is None:
+            return dataclasses.replace(self, deal=deal)
+        # RULES.md §7.6: the pot goes to whoever scores next, whatever the reason, then resets.
+        rules = self.rules
+        points = list(self.game_points)
+        if settlement.winner is None:
+            awarded = 0
+            pot = self.pot + rules.draw_carry_points if rules.draw_carry_accumulates \
+                else max(self.pot, rules.draw_carry_points)
+        else:
+            awarded = settlement.game_points + self.pot
+            points[settlement.winner] += awarded
+            pot = 0
+        game_points = (points[0], points[1])
+        result = DealResult(self.deal_no, self.dealer, self.order, settlement, awarded, pot,
+                            game_points)
+        results = self.results + (result,)
+        leader = 0 if points[0] >= points[1] else 1
+        if points[leader] >= rules.match_target:
+            value = 2 if rules.shutout_double and points[1 - leader] == 0 else 1
+            outcome = MatchOutcome(winner=leader, reason=MatchEnd.TARGET, game_points=game_points,
+                                   value=value)
+            return dataclasses.replace(self, deal=deal, game_points=game_points, pot=pot,
+                                       results=results, outcome=outcome)
+        dealer = _next_dealer(rules, self.dealer, settlement.winner)
+        deal_no = self.deal_no + 1
+        order = _order(rules, self.seed, deal_no, self.orders)
+        return dataclasses.replace(self, deal=DealState.new(rules, dealer, order), deal_no=deal_no,
+                                   dealer=dealer, order=order, game_points=game_points, pot=pot,
+                                   results=results)
+
+
+def _next_dealer(rules: Rules, dealer: int, winner: int | None) -> int:
+    """RULES.md §8, flag row 33."""
+    if winner is None:
+        return dealer if rules.dealer_after_draw is DealerAfterDraw.SAME_DEALER else 1 - dealer
+    if rules.next_dealer is NextDealer.WINNER_DEALS:
+        return winner
+    if rules.next_dealer is NextDealer.LOSER_DEALS:
+        return 1 - winner
+    return 1 - dealer
+
+
+def _order(rules: Rules, seed: int | str, deal_no: int,
+           orders: tuple[tuple[Card, ...], ...] | None) -> tuple[Card, ...]:
+    if orders is None:
+        return shuffled_order(rules, seed, deal_no)
+    if deal_no > len(orders):
+        raise ValueError(f"the match needs deal {deal_no} but only {len(orders)} orders were given")
+    return orders[deal_no - 1]
+
+
+def replay_states(rules: Rules, seed: int | str, actions: Iterable[Action | str],
+                  first_dealer: int = 0,
+                  orders: Iterable[Sequence[Card]] | None = None) -> Iterator[MatchState]:
+    """Every match state from the start, applying ``actions`` (validated) in turn."""
+    state = MatchState.new(rules, seed, first_dealer, orders)
+    yield state
+    for action in actions:
+        state = state.apply(Action.parse(action) if isinstance(action, str) else action)
+        yield state
+
+
+def replay(rules: Rules, seed: int | str, actions: Iterable[Action | str], first_dealer: int = 0,
+           orders: Iterable[Sequence[Card]] | None = None) -> MatchState:
+    """The match state reached by ``actions`` from the start: seed + profile + actions is a record."""
+    state = None
+    for state in replay_states(rules, seed, actions, first_dealer, orders):
+        pass
+    assert state is not None
+    return state

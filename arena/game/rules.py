@@ -1,0 +1,366 @@
+"""Rules profiles: every disputed point of RULES.md §11 as a named flag.
+
+A profile is a frozen ``Rules`` object. The named profiles are ``sixty_six`` (the default),
+``schnapsen`` (§9) and ``vu_compat`` (§13). Any flag can be overridden from a mapping or a TOML file;
+an unknown flag or a bad value is a ``RulesError`` that names the flag and the allowed values.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, Mapping
+
+from arena.game.cards import PACKS, Pack
+
+CLAIM_TARGET = 66
+"""Card points a two-player claim needs (RULES.md §7.3)."""
+
+
+class RulesError(ValueError):
+    """A rules profile or override is not valid."""
+
+
+class DealPattern(StrEnum):
+    THREE_THREE = "3_3"
+    THREE_UP_TWO = "3_up_2"
+    VU_ALTERNATE = "vu_alternate"
+
+
+class ExchangeWho(StrEnum):
+    LEADER_OR_FOLLOWER = "leader_or_follower"
+    LEADER_ONLY = "leader_only"
+    BETWEEN_TRICKS = "between_tricks"
+
+
+class MarriageCredit(StrEnum):
+    ONCE_ANY_TRICK = "once_any_trick"
+    NEXT_TRICK_AFTER_MELD = "next_trick_after_meld"
+
+
+class MarriageLeadCard(StrEnum):
+    KING_OR_QUEEN = "king_or_queen"
+    KING_ONLY = "king_only"
+
+
+class CloserTierBasis(StrEnum):
+    FINAL = "final"
+    AT_CLOSE = "at_close"
+
+
+class CloseFailThreeIf(StrEnum):
+    OPP_NO_TRICK_AT_CLOSE = "opp_no_trick_at_close"
+    CLOSER_NO_TRICK_AT_CLOSE = "closer_no_trick_at_close"
+    NEVER = "never"
+    ALWAYS = "always"
+
+
+class OpponentOutAfterClose(StrEnum):
+    AS_CLOSE_FAIL = "as_close_fail"
+    TWO = "two"
+
+
+class Phase2Follow(StrEnum):
+    STRICT = "strict"
+    FOLLOW_ONLY = "follow_only"
+
+
+class ClaimMode(StrEnum):
+    EXPLICIT = "explicit"
+    AUTO_AFTER_TRICK = "auto_after_trick"
+
+
+class ClaimWindow(StrEnum):
+    AFTER_TRICK_OR_MELD = "after_trick_or_meld"
+    ON_LEAD_ANY_TIME = "on_lead_any_time"
+
+
+class WrongClaimAward(StrEnum):
+    TWO_OR_THREE = "two_or_three"
+    TWO = "two"
+    MIRROR = "mirror"
+
+
+class SchwarzTest(StrEnum):
+    NO_TRICKS = "no_tricks"
+    ZERO_POINTS = "zero_points"
+
+
+class EndWithoutClaim(StrEnum):
+    DRAW_CARRY = "draw_carry"
+    HIGHER_TOTAL = "higher_total"
+    LAST_TRICK_WINS_1 = "last_trick_wins_1"
+
+
+class NextDealer(StrEnum):
+    ALTERNATE = "alternate"
+    WINNER_DEALS = "winner_deals"
+    LOSER_DEALS = "loser_deals"
+
+
+class DealerAfterDraw(StrEnum):
+    ALTERNATE = "alternate"
+    SAME_DEALER = "same_dealer"
+
+
+class IllegalMovePolicy(StrEnum):
+    FORFEIT_MATCH = "forfeit_match"
+    FORFEIT_DEAL = "forfeit_deal"
+
+
+def _flag(row: int, doc: str, choices: tuple[Any, ...] | None = None, lo: int | None = None,
+          hi: int | None = None) -> dict[str, Any]:
+    """Field metadata: the RULES.md §11 row, a one-line meaning, and the allowed values."""
+    return {"row": row, "doc": doc, "choices": choices, "lo": lo, "hi": hi}
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The two-player flags of RULES.md §11, rows 1-34. Defaults are the ``sixty_six`` profile."""
+
+    name: str = field(default="sixty_six", metadata=_flag(0, "profile this was built from"))
+    deck_size: int = field(default=24, metadata=_flag(1, "cards in the pack", choices=(20, 24, 32, 48)))
+    hand_size: int = field(default=6, metadata=_flag(2, "cards in each hand", choices=(5, 6, 7)))
+    deal_pattern: DealPattern = field(default=DealPattern.THREE_THREE,
+                                      metadata=_flag(3, "batches of the deal (§2.4)"))
+    exchange_who: ExchangeWho = field(default=ExchangeWho.LEADER_OR_FOLLOWER,
+                                      metadata=_flag(4, "who may exchange the lowest trump (§5.3)"))
+    exchange_requires_trick: bool = field(default=True,
+                                          metadata=_flag(5, "an exchange needs a trick won this deal"))
+    exchange_min_stock: int = field(default=2, metadata=_flag(6, "least stock size for an exchange",
+                                                               choices=(2, 4)))
+    exchange_on_opponent_close: bool = field(
+        default=True, metadata=_flag(7, "the closer's opponent may exchange at the close"))
+    marriage_requires_prior_trick: bool = field(
+        default=False, metadata=_flag(8, "a marriage needs a trick already won"))
+    marriage_credit: MarriageCredit = field(default=MarriageCredit.ONCE_ANY_TRICK,
+                                            metadata=_flag(9, "when marriage points count"))
+    marriage_in_phase2: bool = field(default=False,
+                                     metadata=_flag(10, "marriages after the stock is closed or gone"))
+    marriage_on_closing_lead: bool = field(
+        default=True, metadata=_flag(11, "a marriage on the lead at which the leader closes"))
+    marriage_lead_card: MarriageLeadCard = field(default=MarriageLeadCard.KING_OR_QUEEN,
+                                                 metadata=_flag(12, "which card a marriage leads"))
+    claim_after_meld: bool = field(default=True, metadata=_flag(13, "claim right after a marriage"))
+    close_enabled: bool = field(default=True, metadata=_flag(14, "closing the stock exists"))
+    close_before_draw: bool = field(default=True,
+                                    metadata=_flag(16, "close after winning a trick, before the draw"))
+    close_min_stock: int = field(default=2, metadata=_flag(17, "least stock size for a close after "
+                                                                "the draw", choices=(2, 4)))
+    close_pre_draw_min_stock: int = field(default=4, metadata=_flag(
+        17, "least stock size for a close before the draw", choices=(2, 4)))
+    close_before_first_trick: bool = field(default=True,
+                                           metadata=_flag(18, "the non-dealer may close before trick 1"))
+    closer_tier_basis: CloserTierBasis = field(default=CloserTierBasis.FINAL,
+                                               metadata=_flag(19, "figures a closer's 1/2/3 is read from"))
+    close_fail_three_if: CloseFailThreeIf = field(default=CloseFailThreeIf.OPP_NO_TRICK_AT_CLOSE,
+                                                  metadata=_flag(20, "when a failed close costs 3"))
+    opponent_out_after_close: OpponentOutAfterClose = field(
+        default=OpponentOutAfterClose.AS_CLOSE_FAIL,
+        metadata=_flag(21, "award when the closer's opponent claims first, correctly"))
+    phase2_follow: Phase2Follow = field(default=Phase2Follow.STRICT,
+                                        metadata=_flag(22, "follow rule once the stock is gone (§6)"))
+    claim_mode: ClaimMode = field(default=ClaimMode.EXPLICIT, metadata=_flag(23, "how claims happen"))
+    claim_window: ClaimWindow = field(default=ClaimWindow.AFTER_TRICK_OR_MELD,
+                                      metadata=_flag(24, "when a claim may be made (§7.2)"))
+    wrong_claim_award: WrongClaimAward = field(default=WrongClaimAward.TWO_OR_THREE,
+                                               metadata=_flag(25, "award for a wrong claim (§7.3)"))
+    schwarz_test: SchwarzTest = field(default=SchwarzTest.NO_TRICKS,
+                                      metadata=_flag(26, "what makes the loser schwarz"))
+    schneider_below: int = field(default=33, metadata=_flag(27, "loser below this is schneider",
+                                                             lo=1, hi=66))
+    last_trick_bonus: int = field(default=10, metadata=_flag(28, "points for the last trick when the "
+                                                                  "stock was exhausted", choices=(0, 10)))
+    end_without_claim: EndWithoutClaim = field(default=EndWithoutClaim.DRAW_CARRY,
+                                               metadata=_flag(29, "a deal played out without a claim"))
+    undeclared_66_voids_claim: bool = field(
+        default=False, metadata=_flag(30, "a correct claim against an undeclared 66 is a draw"))
+    draw_carry_points: int = field(default=1, metadata=_flag(31, "game points a draw carries",
+                                                              choices=(0, 1)))
+    draw_carry_accumulates: bool = field(default=True, metadata=_flag(31, "consecutive draws add up"))
+    match_target: int = field(default=7, metadata=_flag(32, "game points that win the match",
+                                                         lo=1, hi=1000))
+    shutout_double: bool = field(default=False, metadata=_flag(32, "a 7-0 match counts double (§8)"))
+    next_dealer: NextDealer = field(default=NextDealer.ALTERNATE,
+                                    metadata=_flag(33, "who deals the next deal"))
+    dealer_after_draw: DealerAfterDraw = field(default=DealerAfterDraw.ALTERNATE,
+                                               metadata=_flag(33, "who deals after a drawn deal"))
+    illegal_move_policy: IllegalMovePolicy = field(default=IllegalMovePolicy.FORFEIT_MATCH,
+                                                   metadata=_flag(34, "what an illegal action costs"))
+
+    def __post_init__(self) -> None:
+        problems = _consistency_problems(self)
+        if problems:
+            raise RulesError(f"rules profile {self.name!r}: " + "; ".join(problems))
+
+    # -- derived facts, computed once -----------------------------------------------------------
+
+    @property
+    def pack(self) -> Pack:
+        return PACKS[self.deck_size]
+
+    @property
+    def stock_size(self) -> int:
+        """Cards in the stock at the start of a deal, the up-card included."""
+        return self.deck_size - 2 * self.hand_size
+
+    # -- building -------------------------------------------------------------------------------
+
+    def with_overrides(self, overrides: Mapping[str, Any]) -> Rules:
+        """A copy with some flags changed. Values may be given as text (from TOML or a command line)."""
+        changes = {name: _coerce_flag(name, value) for name, value in overrides.items()}
+        return dataclasses.replace(self, **changes)
+
+    def flags(self) -> dict[str, Any]:
+        """Every flag with its value, in RULES.md §11 order."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "name"}
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain values (str/int/bool), for records and TOML."""
+        out: dict[str, Any] = {"name": self.name}
+        for key, value in self.flags().items():
+            out[key] = str(value) if isinstance(value, StrEnum) else value
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Rules:
+        """Rebuild from ``to_dict()`` output (or any mapping with an optional ``name``/``profile``)."""
+        data = dict(data)
+        base = data.pop("profile", None) or data.pop("name", "sixty_six")
+        data.pop("name", None)
+        return profile(str(base)).with_overrides(data)
+
+FLAG_FIELDS = {f.name: f for f in dataclasses.fields(Rules) if f.name != "name"}
+
+
+def allowed_values(name: str) -> str:
+    """The allowed values of a flag, as text for error messages and ``arena rules show``."""
+    f = FLAG_FIELDS[name]
+    meta = f.metadata
+    if meta["choices"]:
+        return " | ".join(str(c) for c in meta["choices"])
+    if isinstance(f.default, StrEnum):
+        return " | ".join(str(v) for v in type(f.default))
+    if isinstance(f.default, bool):
+        return "true | false"
+    return f"a whole number from {meta['lo']} to {meta['hi']}"
+
+
+def _coerce_flag(name: str, value: Any) -> Any:
+    if name not in FLAG_FIELDS:
+        close = [n for n in FLAG_FIELDS if n.split("_")[0] == name.split("_")[0]]
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        raise RulesError(f"unknown rules flag {name!r}{hint}; known flags: {', '.join(FLAG_FIELDS)}")
+    f = FLAG_FIELDS[name]
+    default = f.default
+    bad = RulesError(f"bad value {value!r} for rules flag {name!r}: allowed {allowed_values(name)}")
+    if isinstance(default, StrEnum):
+        try:
+            return type(default)(str(value))
+        except ValueError:
+            raise bad from None
+    if isinstance(default, bool):
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in ("true", "false"):
+            return value.lower() == "true"
+        raise bad
+    if isinstance(default, int):
+        if isinstance(value, bool):
+            raise bad
+        try:
+            number = int(value)
+        except (TypeError, ValueError):
+            raise bad from None
+        if str(number) != str(value).strip():
+            raise bad
+        meta = f.metadata
+        if meta["choices"] and number not in meta["choices"]:
+            raise bad
+        if meta["lo"] is not None and not meta["lo"] <= number <= meta["hi"]:
+            raise bad
+        return number
+    raise AssertionError(f"flag {name} has no coercion")  # pragma: no cover - a new flag type
+
+
+_PATTERN_HAND = {DealPattern.THREE_THREE: 6, DealPattern.THREE_UP_TWO: 5}
+
+
+def _consistency_problems(rules: Rules) -> list[str]:
+    """Flag combinations that cannot describe a two-player deal."""
+    problems = []
+    if rules.deck_size == 48:
+        problems.append("deck_size 48 (two packs) belongs to the four-player variant of RULES.md §10, "
+                        "which is not built yet; two players use 20, 24 or 32")
+    expected = _PATTERN_HAND.get(rules.deal_pattern)
+    if expected is not None and rules.hand_size != expected:
+        problems.append(f"deal_pattern {rules.deal_pattern} deals {expected} cards each, "
+                        f"but hand_size is {rules.hand_size}")
+    if rules.deck_size != 48 and rules.deck_size - 2 * rules.hand_size < 2:
+        problems.append(f"hand_size {rules.hand_size} leaves no stock in a {rules.deck_size}-card pack")
+    return problems
+
+
+PROFILES: dict[str, Rules] = {
+    "sixty_six": Rules(),
+    # RULES.md §9.
+    "schnapsen": Rules(
+        name="schnapsen", deck_size=20, hand_size=5, deal_pattern=DealPattern.THREE_UP_TWO,
+        exchange_who=ExchangeWho.LEADER_ONLY, exchange_requires_trick=False,
+        exchange_on_opponent_close=False, marriage_in_phase2=True, close_before_draw=False,
+        closer_tier_basis=CloserTierBasis.AT_CLOSE, last_trick_bonus=0,
+        end_without_claim=EndWithoutClaim.LAST_TRICK_WINS_1,
+    ),
+    # RULES.md §13: replays deals of the VU Amsterdam `schnapsen` package. A single deal is a match
+    # to 1 game point (VU has no draws, so the first deal always decides it).
+    "vu_compat": Rules(
+        name="vu_compat", deck_size=20, hand_size=5, deal_pattern=DealPattern.VU_ALTERNATE,
+        exchange_who=ExchangeWho.LEADER_ONLY, exchange_requires_trick=False, exchange_min_stock=2,
+        exchange_on_opponent_close=False, close_enabled=False, marriage_in_phase2=True,
+        marriage_lead_card=MarriageLeadCard.KING_ONLY,
+        marriage_credit=MarriageCredit.NEXT_TRICK_AFTER_MELD, claim_after_meld=False,
+        claim_mode=ClaimMode.AUTO_AFTER_TRICK, last_trick_bonus=0,
+        end_without_claim=EndWithoutClaim.LAST_TRICK_WINS_1, schwarz_test=SchwarzTest.ZERO_POINTS,
+        match_target=1,
+    ),
+}
+
+
+def profile(name: str) -> Rules:
+    """A named profile."""
+    try:
+        return PROFILES[name]
+    except KeyError:
+        raise RulesError(f"unknown rules profile {name!r}; known profiles: "
+                         f"{', '.join(PROFILES)}") from None
+
+
+def load_rules(name: str = "sixty_six", toml_path: str | Path | None = None,
+               overrides: Mapping[str, Any] | None = None) -> Rules:
+    """A profile, then the flags of a TOML file, then explicit overrides (later ones win).
+
+    The TOML file holds flags at its top level (or under a ``[rules]`` table), and may name its base
+    profile with ``profile = "schnapsen"``, which then replaces ``name``.
+    """
+    data: dict[str, Any] = {}
+    if toml_path is not None:
+        path = Path(toml_path)
+        try:
+            with path.open("rb") as fh:
+                data = tomllib.load(fh)
+        except OSError as err:
+            raise RulesError(f"cannot read rules file {path}: {err.strerror}") from err
+        except tomllib.TOMLDecodeError as err:
+            raise RulesError(f"rules file {path} is not valid TOML: {err}") from err
+        if "rules" in data and isinstance(data["rules"], dict):
+            data = {**{k: v for k, v in data.items() if k != "rules"}, **data["rules"]}
+        name = str(data.pop("profile", name))
+    rules = profile(name)
+    if data:
+        rules = rules.with_overrides(data)
+    if overrides:
+        rules = rules.with_overrides(overrides)
+    return rules

@@ -1,0 +1,553 @@
+"""One deal of Sixty-Six or Schnapsen as an immutable state (RULES.md §3-§7).
+
+``DealState.new(rules, dealer, order)`` deals; ``legal_actions()`` lists what the player to act may
+do; ``apply(action)`` returns the next state or raises ``IllegalActionError`` naming the rule.
+``apply_unchecked`` is the fast path for callers that took the action from ``legal_actions()``.
+
+The state is omniscient (it holds both hands and the stock order): what a seat may see is computed
+only by ``observe.observe()``. Cards are kept as bit masks (see ``cards.py``), so the hot path is
+integer arithmetic; a state is frozen once built (``__setattr__`` refuses), and ``apply`` builds the
+next one by copying the fields into a fresh object, changing a few, and then freezing it.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, Sequence
+
+from arena.game import scoring
+from arena.game.actions import (CLAIM, CLOSE, EXCHANGE, MARRY_ACTIONS, PASS, PLAY_ACTIONS, Action,
+                                ActionKind, Decision)
+from arena.game.cards import CARDS, POINTS_BY_INDEX, SUIT_MASKS, Card, Rank, Suit, beats, cards_of_mask
+from arena.game.dealing import deal_layout
+from arena.game.errors import IllegalActionError
+from arena.game.events import Event, EventKind
+from arena.game.rules import CLAIM_TARGET, ClaimMode, ClaimWindow, ExchangeWho, MarriageCredit, \
+    MarriageLeadCard, Phase2Follow, Rules
+
+OPEN, CLOSED, EXHAUSTED = 0, 1, 2
+STOCK_STATES = ("open", "closed", "exhausted")
+
+_LEAD, _FOLLOW, _AFTER, _XCLOSE, _BETWEEN, _OVER = (Decision.LEAD, Decision.FOLLOW,
+                                                   Decision.AFTER_TRICK, Decision.CLOSE_EXCHANGE,
+                                                   Decision.BETWEEN_TRICKS, Decision.OVER)
+_PLAY, _MARRY, _EXCHANGE, _CLOSE, _CLAIM, _PASS = (ActionKind.PLAY, ActionKind.MARRY,
+                                                   ActionKind.EXCHANGE, ActionKind.CLOSE,
+                                                   ActionKind.CLAIM, ActionKind.PASS)
+_KING_QUEEN = (1 << Rank.KING) | (1 << Rank.QUEEN)
+
+
+def _pair(pair: tuple[int, int], seat: int, value: int) -> tuple[int, int]:
+    return (value, pair[1]) if seat == 0 else (pair[0], value)
+
+
+class _Fields:
+    """The fields of a deal. Mutable only while ``DealState`` builds a new state."""
+
+    __slots__ = (
+        "rules", "trump", "xcard", "dealer",
+        "hands",         # (mask, mask): cards in each hand
+        "stock",         # face-down stock, top first (fixed for the deal; ``drawn`` advances)
+        "drawn",         # cards taken from ``stock`` so far
+        "up",            # index of the up-card at the bottom of the stock, -1 once drawn
+        "stock_state",   # OPEN, CLOSED or EXHAUSTED
+        "won",           # (mask, mask): cards in each player's tricks
+        "card_points",   # (int, int): card points of the won cards
+        "tricks",        # (int, int): tricks won (a trick can be worth 0: RULES.md §3)
+        "melds",         # (int, int): marriage points credited
+        "pending",       # (int, int): marriage points declared but not yet credited (§5.4)
+        "marriages",     # ((seat, suit, points, trick_no), ...) in order of declaration
+        "exchanged_by",  # seat that exchanged this deal, -1 if none
+        "closer",        # seat that closed, -1 if none
+        "snapshot",      # figures at the close (scoring.CloseSnapshot) or None
+        "decision", "to_act", "leader",
+        "led",           # index of the card led to the current trick, -1 before the lead
+        "meld_suit",     # suit of the marriage declared on this lead, -1 if none
+        "window",        # seat whose claim window is open (§7.2), -1 if none
+        "last_winner",   # winner of the last completed trick, -1 before trick 1
+        "trick_no",      # tricks completed
+        "log",           # events as a linked list: (previous_log, event) or None
+        "settlement",    # scoring.DealSettlement once the deal is over
+        "_legal",        # cache of legal_actions()
+    )
+
+
+class DealState(_Fields):
+    """An immutable snapshot of one deal. See the module docstring."""
+
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"DealState is immutable (tried to set {name}); use apply()")
+
+    # -- construction -----------------------------------------------------------------------------
+
+    @staticmethod
+    def new(rules: Rules, dealer: int, order: Sequence[Card]) -> DealState:
+        """Deal ``order`` (a permutation of the pack, first card dealt first) with ``dealer`` dealing."""
+        if dealer not in (0, 1):
+            raise ValueError(f"dealer must be seat 0 or 1, not {dealer!r}")
+        layout = deal_layout(rules, order)
+        n = object.__new__(_Fields)
+        n.rules = rules
+        n.trump = layout.up_card >> 3
+        n.xcard = rules.pack.exchange_card(Suit(n.trump)).index
+        n.dealer = dealer
+        n.hands = _pair(_pair((0, 0), dealer, layout.dealer), 1 - dealer, layout.nondealer)
+        n.stock = layout.hidden_stock
+        n.drawn = 0
+        n.up = layout.up_card
+        n.stock_state = OPEN
+        n.won = n.card_points = n.tricks = n.melds = n.pending = (0, 0)
+        n.marriages = ()
+        n.exchanged_by = n.closer = -1
+        n.snapshot = None
+        n.leader = 1 - dealer  # the non-dealer leads to the first trick (§2.5)
+        n.led = n.meld_suit = n.window = n.last_winner = -1
+        n.trick_no = 0
+        n.log = None
+        n.settlement = None
+        n._legal = None
+        _begin_lead(n)
+        n.__class__ = DealState
+        return n  # type: ignore[return-value]
+
+    def _derive(self) -> _Fields:
+        n = object.__new__(_Fields)
+        n.rules = self.rules
+        n.trump = self.trump
+        n.xcard = self.xcard
+        n.dealer = self.dealer
+        n.hands = self.hands
+        n.stock = self.stock
+        n.drawn = self.drawn
+        n.up = self.up
+        n.stock_state = self.stock_state
+        n.won = self.won
+        n.card_points = self.card_points
+        n.tricks = self.tricks
+        n.melds = self.melds
+        n.pending = self.pending
+        n.marriages = self.marriages
+        n.exchanged_by = self.exchanged_by
+        n.closer = self.closer
+        n.snapshot = self.snapshot
+        n.decision = self.decision
+        n.to_act = self.to_act
+        n.leader = self.leader
+        n.led = self.led
+        n.meld_suit = self.meld_suit
+        n.window = self.window
+        n.last_winner = self.last_winner
+        n.trick_no = self.trick_no
+        n.log = self.log
+        n.settlement = self.settlement
+        n._legal = None
+        return n
+
+    # -- queries ----------------------------------------------------------------------------------
+
+    @property
+    def is_over(self) -> bool:
+        return self.decision is _OVER
+
+    @property
+    def trump_suit(self) -> Suit:
+        return Suit(self.trump)
+
+    @property
+    def up_card(self) -> Card | None:
+        """The card at the bottom of the stock (face up only while the stock is open)."""
+        return CARDS[self.up] if self.up >= 0 else None
+
+    @property
+    def stock_size(self) -> int:
+        """Cards left in the stock, the up-card included (RULES.md §0.3)."""
+        return len(self.stock) - self.drawn + (self.up >= 0)
+
+    @property
+    def stock_status(self) -> str:
+        return STOCK_STATES[self.stock_state]
+
+    @property
+    def phase(self) -> int:
+        """1 while the stock is open, 2 once it is exhausted or closed (RULES.md §0.3)."""
+        return 1 if self.stock_state == OPEN else 2
+
+    def hand(self, seat: int) -> list[Card]:
+        return cards_of_mask(self.hands[seat])
+
+    def won_cards(self, seat: int) -> list[Card]:
+        return cards_of_mask(self.won[seat])
+
+    def stock_cards(self) -> list[Card]:
+        """The stock, top first, the up-card last."""
+        rest = [CARDS[i] for i in self.stock[self.drawn:]]
+        return rest + [CARDS[self.up]] if self.up >= 0 else rest
+
+    def total(self, seat: int) -> int:
+        """Card points + credited marriages + last-trick bonus (RULES.md §7.1). Omniscient: the
+        referee uses it to settle claims; no seat ever sees it during a deal."""
+        return scoring.total(self, seat)
+
+    def events(self) -> list[Event]:
+        out = []
+        node = self.log
+        while node is not None:
+            node, event = node
+            out.append(event)
+        out.reverse()
+        return out
+
+    def __repr__(self) -> str:
+        return (f"<DealState trick={self.trick_no} {self.decision.text} seat={self.to_act} "
+                f"trump={Suit(self.trump)} stock={self.stock_size}/{self.stock_status} "
+                f"hands={' '.join(map(str, self.hand(0)))} | {' '.join(map(str, self.hand(1)))}>")
+
+    # -- legal actions ----------------------------------------------------------------------------
+
+    def legal_actions(self) -> tuple[Action, ...]:
+        """Everything the player to act may do now, in a fixed order (RULES.md §4)."""
+        legal = self._legal
+        if legal is None:
+            legal = _compute_legal(self)
+            object.__setattr__(self, "_legal", legal)
+        return legal
+
+    def is_legal(self, action: Action) -> bool:
+        return action in self.legal_actions()
+
+    # -- transitions ------------------------------------------------------------------------------
+
+    def apply(self, action: Action) -> DealState:
+        """The state after ``action`` by the player to act; ``IllegalActionError`` if not allowed."""
+        if action not in self.legal_actions():
+            raise IllegalActionError(*_why_illegal(self, action), action=action)
+        return self.apply_unchecked(action)
+
+    def apply_unchecked(self, action: Action) -> DealState:
+        """Fast path: ``action`` must come from ``legal_actions()``; it is not checked again."""
+        n = self._derive()
+        kind = action.kind
+        seat = self.to_act
+        if kind is _PLAY:
+            if self.decision is _LEAD:
+                _lead(n, seat, action.index)
+            else:
+                _follow(n, seat, action.index)
+        elif kind is _PASS:
+            if self.decision is _AFTER:
+                _after_trick_pass(n)
+            else:  # DP-X or DP-B declined: the leader's turn
+                n.decision, n.to_act = _LEAD, n.leader
+        elif kind is _CLAIM:
+            _log(n, Event(EventKind.CLAIM, seat))
+            scoring.settle_claim(n, seat)
+        elif kind is _EXCHANGE:
+            _exchange(n, seat)
+        elif kind is _CLOSE:
+            _close(n, seat)
+        else:
+            _marry(n, seat, action.index)
+        n.__class__ = DealState
+        return n  # type: ignore[return-value]
+
+
+    def forfeit(self, offender: int) -> DealState:
+        """The deal ends with ``offender`` forfeiting it: illegal_move_policy = forfeit_deal (§11 row
+        34). Forfeiting the whole match is the match's business (``MatchState.forfeit``)."""
+        if self.is_over:
+            raise ValueError("the deal is already over")
+        n = self._derive()
+        scoring.settle_forfeit(n, offender)
+        n.__class__ = DealState
+        return n  # type: ignore[return-value]
+
+
+# -- transitions on the mutable copy -----------------------------------------------------------------
+
+def _log(n: _Fields, event: Event) -> None:
+    n.log = (n.log, event)
+
+
+def _begin_lead(n: _Fields) -> None:
+    """The next trick begins: the non-leader's between-tricks exchange point, then DP-L."""
+    n.led = n.meld_suit = -1
+    if n.rules.exchange_who is ExchangeWho.BETWEEN_TRICKS and _exchange_open(n, 1 - n.leader):
+        n.decision, n.to_act = _BETWEEN, 1 - n.leader
+    else:
+        n.decision, n.to_act = _LEAD, n.leader
+
+
+def _lead(n: _Fields, seat: int, card: int) -> None:
+    n.hands = _pair(n.hands, seat, n.hands[seat] ^ (1 << card))
+    n.led = card
+    n.window = -1  # the claim window closes with the lead (RULES.md §7.2)
+    _log(n, Event(EventKind.PLAY, seat, (CARDS[card],)))
+    n.decision, n.to_act = _FOLLOW, 1 - seat
+
+
+def _follow(n: _Fields, seat: int, card: int) -> None:
+    n.hands = _pair(n.hands, seat, n.hands[seat] ^ (1 << card))
+    led = n.led
+    leader = 1 - seat
+    winner = seat if beats(card, led, n.trump) else leader  # RULES.md §5.1
+    n.won = _pair(n.won, winner, n.won[winner] | (1 << card) | (1 << led))
+    n.card_points = _pair(n.card_points, winner,
+                          n.card_points[winner] + POINTS_BY_INDEX[card] + POINTS_BY_INDEX[led])
+    n.tricks = _pair(n.tricks, winner, n.tricks[winner] + 1)
+    if n.pending[winner]:
+        # A marriage becomes effective once its declarer wins a trick (§5.4; with
+        # next_trick_after_meld every marriage is pending until this moment).
+        n.melds = _pair(n.melds, winner, n.melds[winner] + n.pending[winner])
+        n.pending = _pair(n.pending, winner, 0)
+    n.trick_no += 1
+    n.leader = n.window = n.last_winner = winner
+    _log(n, Event(EventKind.PLAY, seat, (CARDS[card],)))
+    _log(n, Event(EventKind.TRICK, winner, (CARDS[led], CARDS[card])))
+    n.led = -1
+    rules = n.rules
+    if rules.claim_mode is ClaimMode.AUTO_AFTER_TRICK and scoring.total(n, winner) >= CLAIM_TARGET:
+        scoring.settle_claim(n, winner)  # VU: the deal ends as soon as the winner has 66 (§13)
+        return
+    if rules.claim_mode is ClaimMode.EXPLICIT or _can_close_before_draw(n):
+        n.decision, n.to_act = _AFTER, winner  # DP-W
+    else:
+        _after_trick_pass(n)
+
+
+def _after_trick_pass(n: _Fields) -> None:
+    """DP-W passed: the deal ends if the hands are empty, else the draw and the next lead."""
+    if not (n.hands[0] | n.hands[1]):
+        scoring.settle_hands_exhausted(n)
+        return
+    if n.stock_state == OPEN:
+        winner = n.last_winner
+        _draw(n, winner)
+        _draw(n, 1 - winner)  # winner first, loser second (RULES.md §5.2)
+        if len(n.stock) - n.drawn + (n.up >= 0) == 0:
+            n.stock_state = EXHAUSTED
+    _begin_lead(n)
+
+
+def _draw(n: _Fields, seat: int) -> None:
+    if n.drawn < len(n.stock):
+        card = n.stock[n.drawn]
+        n.drawn += 1
+        public = 0
+    else:
+        card, n.up, public = n.up, -1, 1  # the up-card is drawn last, in view of both (§5.2)
+    n.hands = _pair(n.hands, seat, n.hands[seat] | (1 << card))
+    _log(n, Event(EventKind.DRAW, seat, (CARDS[card],), public))
+
+
+def _exchange(n: _Fields, seat: int) -> None:
+    took, gave = n.up, n.xcard
+    n.hands = _pair(n.hands, seat, n.hands[seat] ^ (1 << gave) | (1 << took))
+    n.up = gave
+    n.exchanged_by = seat
+    _log(n, Event(EventKind.EXCHANGE, seat, (CARDS[took], CARDS[gave])))
+    if n.decision is _XCLOSE or n.decision is _BETWEEN:
+        n.decision, n.to_act = _LEAD, n.leader
+
+
+def _close(n: _Fields, seat: int) -> None:
+    n.closer = seat
+    n.stock_state = CLOSED
+    n.snapshot = scoring.snapshot_at_close(n, seat)
+    _log(n, Event(EventKind.CLOSE, seat))
+    opp = 1 - seat
+    # DP-X (RULES.md §5.3): offered whenever its public conditions hold, whether or not the
+    # opponent holds the exchange card, so that being asked reveals nothing to the closer.
+    if n.rules.exchange_on_opponent_close and n.exchanged_by < 0 and n.up != n.xcard and \
+            len(n.stock) - n.drawn + 1 >= n.rules.exchange_min_stock:
+        n.decision, n.to_act = _XCLOSE, opp
+    else:
+        n.decision, n.to_act = _LEAD, seat
+
+
+def _marry(n: _Fields, seat: int, suit: int) -> None:
+    points = 40 if suit == n.trump else 20
+    if n.rules.marriage_credit is MarriageCredit.ONCE_ANY_TRICK and n.tricks[seat]:
+        n.melds = _pair(n.melds, seat, n.melds[seat] + points)
+    else:
+        n.pending = _pair(n.pending, seat, n.pending[seat] + points)
+    n.marriages = n.marriages + ((seat, suit, points, n.trick_no),)
+    n.meld_suit = suit
+    base = suit * 8
+    _log(n, Event(EventKind.MARRIAGE, seat, (CARDS[base + Rank.KING], CARDS[base + Rank.QUEEN]),
+                  points, Suit(suit)))
+
+
+# -- legality ----------------------------------------------------------------------------------------
+
+def _exchange_open(n: _Fields, seat: int) -> bool:
+    """Public conditions for ``seat`` to exchange at a normal decision point (RULES.md §5.3)."""
+    rules = n.rules
+    return (n.stock_state == OPEN and n.exchanged_by < 0 and n.up >= 0 and n.up != n.xcard
+            and len(n.stock) - n.drawn + 1 >= rules.exchange_min_stock
+            and (n.tricks[seat] > 0 or not rules.exchange_requires_trick))
+
+
+def _can_close_before_draw(n: _Fields) -> bool:
+    rules = n.rules
+    return (rules.close_enabled and rules.close_before_draw and n.stock_state == OPEN
+            and n.closer < 0 and len(n.stock) - n.drawn + (n.up >= 0) >= rules.close_pre_draw_min_stock)
+
+
+def _can_close_at_lead(n: _Fields) -> bool:
+    rules = n.rules
+    return (rules.close_enabled and n.stock_state == OPEN and n.closer < 0 and n.meld_suit < 0
+            and len(n.stock) - n.drawn + (n.up >= 0) >= rules.close_min_stock
+            and (n.trick_no > 0 or rules.close_before_first_trick))
+
+
+def _marriage_suits(n: _Fields, seat: int) -> list[int]:
+    rules = n.rules
+    if n.meld_suit >= 0:
+        return []  # one marriage per lead (RULES.md §5.4)
+    if n.stock_state != OPEN and not rules.marriage_in_phase2 and not (
+            rules.marriage_on_closing_lead and n.closer == seat and n.snapshot.trick_no == n.trick_no):
+        return []
+    if rules.marriage_requires_prior_trick and not n.tricks[seat]:
+        return []
+    hand = n.hands[seat]
+    return [s for s in range(4) if (hand >> (s * 8)) & _KING_QUEEN == _KING_QUEEN]
+
+
+def _may_claim_at_lead(n: _Fields, seat: int) -> bool:
+    rules = n.rules
+    if rules.claim_mode is not ClaimMode.EXPLICIT:
+        return False
+    if n.window == seat or rules.claim_window is ClaimWindow.ON_LEAD_ANY_TIME:
+        return True
+    return n.meld_suit >= 0 and rules.claim_after_meld  # right after a marriage (§7.2)
+
+
+def follow_mask(n: _Fields, seat: int) -> int:
+    """Cards the follower may play (RULES.md §6)."""
+    hand = n.hands[seat]
+    if n.stock_state == OPEN:
+        return hand  # phase 1: no obligation (§5.2)
+    led = n.led
+    same = hand & SUIT_MASKS[led >> 3]
+    if n.rules.phase2_follow is Phase2Follow.FOLLOW_ONLY:
+        return same or hand
+    if same:
+        # Lower index = higher rank: the cards of the led suit above ``led``.
+        higher = same & ((1 << led) - 1)
+        return higher or same
+    trumps = hand & SUIT_MASKS[n.trump]
+    return trumps or hand  # with two players any trump beats a plain lead
+
+
+_plays_cache: dict[int, tuple[Action, ...]] = {}
+
+
+def _plays(mask: int) -> tuple[Action, ...]:
+    plays = _plays_cache.get(mask)
+    if plays is None:
+        plays = tuple(PLAY_ACTIONS[c.index] for c in cards_of_mask(mask))
+        if len(_plays_cache) < 1 << 20:
+            _plays_cache[mask] = plays
+    return plays
+
+
+def _compute_legal(n: _Fields) -> tuple[Action, ...]:
+    decision = n.decision
+    seat = n.to_act
+    rules = n.rules
+    hand = n.hands[seat] if seat >= 0 else 0
+    holds_x = (hand >> n.xcard) & 1
+    if decision is _FOLLOW:
+        plays = _plays(follow_mask(n, seat))
+        if holds_x and rules.exchange_who is ExchangeWho.LEADER_OR_FOLLOWER and _exchange_open(n, seat):
+            return (EXCHANGE,) + plays
+        return plays
+    if decision is _LEAD:
+        if n.meld_suit >= 0:
+            base = n.meld_suit * 8
+            card_mask = (1 << (base + Rank.KING))
+            if rules.marriage_lead_card is MarriageLeadCard.KING_OR_QUEEN:
+                card_mask |= 1 << (base + Rank.QUEEN)
+            plays = _plays(card_mask)
+            return (CLAIM,) + plays if _may_claim_at_lead(n, seat) else plays
+        out: list[Action] = []
+        if holds_x and _exchange_open(n, seat):
+            out.append(EXCHANGE)
+        if _can_close_at_lead(n):
+            out.append(CLOSE)
+        out.extend(MARRY_ACTIONS[s] for s in _marriage_suits(n, seat))
+        if _may_claim_at_lead(n, seat):
+            out.append(CLAIM)
+        return tuple(out) + _plays(hand)
+    if decision is _AFTER:
+        out = [CLAIM] if rules.claim_mode is ClaimMode.EXPLICIT else []
+        if _can_close_before_draw(n):
+            out.append(CLOSE)
+        out.append(PASS)
+        return tuple(out)
+    if decision is _XCLOSE or decision is _BETWEEN:
+        return (EXCHANGE, PASS) if holds_x else (PASS,)
+    return ()
+
+
+def _why_illegal(s: DealState, action: Action) -> tuple[str, str]:
+    """A reason and the RULES.md section for an action that is not in ``legal_actions()``."""
+    d = s.decision
+    kind = action.kind
+    if d is _OVER:
+        return "the deal is over", "RULES.md §7"
+    if kind is _PLAY:
+        card = action.index
+        if d not in (_LEAD, _FOLLOW):
+            return f"no card is played at the {d.text} decision point", "RULES.md §4"
+        if not (s.hands[s.to_act] >> card) & 1:
+            return f"{action.card} is not in the hand of seat {s.to_act}", "RULES.md §4"
+        if d is _LEAD:
+            return (f"after declaring a marriage the leader must lead its "
+                    f"{'king' if s.rules.marriage_lead_card is MarriageLeadCard.KING_ONLY else 'king or queen'}"
+                    ), "RULES.md §5.4"
+        return ("in phase 2 the follower must follow suit and beat the led card if he can, else trump "
+                "(RULES.md §6)"), "RULES.md §6"
+    if kind is _MARRY:
+        if d is not _LEAD:
+            return "only the leader may declare a marriage, before leading", "RULES.md §5.4"
+        if s.meld_suit >= 0:
+            return "only one marriage may be declared per lead", "RULES.md §5.4"
+        if s.stock_state != OPEN and not s.rules.marriage_in_phase2:
+            return "no marriage once the stock is exhausted or closed", "RULES.md §5.4"
+        return f"a marriage needs the king and queen of {action.suit} in hand", "RULES.md §5.4"
+    if kind is _CLAIM:
+        if d in (_LEAD, _AFTER) and s.rules.claim_mode is not ClaimMode.EXPLICIT:
+            return "claims are automatic in this profile", "RULES.md §11 row 23"
+        return ("no claim window: a claim is allowed only between winning a trick and leading the next "
+                "card, or right after declaring a marriage"), "RULES.md §7.2"
+    if kind is _CLOSE:
+        if d not in (_LEAD, _AFTER):
+            return "only the player entitled to lead may close", "RULES.md §5.5"
+        if s.closer >= 0 or s.stock_state != OPEN:
+            return "the stock is not open", "RULES.md §5.5"
+        if s.meld_suit >= 0:
+            return "a close must come before the marriage on the same lead", "RULES.md §4"
+        if d is _AFTER and not s.rules.close_before_draw:
+            return "closing before the draw is not allowed in this profile", "RULES.md §5.5"
+        return "the stock is too small to close now", "RULES.md §5.5"
+    if kind is _EXCHANGE:
+        if s.exchanged_by >= 0:
+            return "only one exchange per deal", "RULES.md §5.3"
+        if not (s.hands[s.to_act] >> s.xcard) & 1:
+            return f"exchanging needs {CARDS[s.xcard]} in hand", "RULES.md §5.3"
+        if s.stock_state != OPEN:
+            return "no exchange once the stock is exhausted or closed", "RULES.md §5.3"
+        if s.rules.exchange_requires_trick and not s.tricks[s.to_act]:
+            return "an exchange needs a trick won in this deal", "RULES.md §5.3"
+        return "an exchange is not allowed at this point", "RULES.md §5.3"
+    return f"{action} is not allowed at the {d.text} decision point", "RULES.md §4"
+
+
+def iter_states(state: DealState, actions: Sequence[Action]) -> Iterator[DealState]:
+    """Every state reached by applying ``actions`` in turn (validated)."""
+    yield state
+    for action in actions:
+        state = state.apply(action)
+        yield state
