@@ -240,7 +240,7 @@ class DealState(_Fields):
             else:  # DP-X or DP-B declined: the leader's turn
                 n.decision, n.to_act = _LEAD, n.leader
         elif kind is _CLAIM:
-            _log(n, Event(EventKind.CLAIM, seat))
+            _log(n, _event(EventKind.CLAIM, seat))
             scoring.settle_claim(n, seat)
         elif kind is _EXCHANGE:
             _exchange(n, seat)
@@ -269,6 +269,16 @@ def _log(n: _Fields, event: Event) -> None:
     n.log = (n.log, event)
 
 
+_tuple_new = tuple.__new__
+
+
+def _event(kind: EventKind, seat: int, cards: tuple[Card, ...] = (), value: int = 0,
+           suit: Suit | None = None) -> Event:
+    # Event(...) goes through NamedTuple's Python-level __new__; this is the same tuple, built
+    # directly, on the hot path (several events per trick).
+    return _tuple_new(Event, (kind, seat, cards, value, suit))
+
+
 def _begin_lead(n: _Fields) -> None:
     """The next trick begins: the non-leader's between-tricks exchange point, then DP-L."""
     n.led = n.meld_suit = -1
@@ -282,7 +292,7 @@ def _lead(n: _Fields, seat: int, card: int) -> None:
     n.hands = _pair(n.hands, seat, n.hands[seat] ^ (1 << card))
     n.led = card
     n.window = -1  # the claim window closes with the lead (RULES.md §7.2)
-    _log(n, Event(EventKind.PLAY, seat, (CARDS[card],)))
+    _log(n, _event(EventKind.PLAY, seat, (CARDS[card],)))
     n.decision, n.to_act = _FOLLOW, 1 - seat
 
 
@@ -302,9 +312,11 @@ def _follow(n: _Fields, seat: int, card: int) -> None:
         n.pending = _pair(n.pending, winner, 0)
     n.trick_no += 1
     n.leader = n.window = n.last_winner = winner
-    _log(n, Event(EventKind.PLAY, seat, (CARDS[card],)))
-    _log(n, Event(EventKind.TRICK, winner, (CARDS[led], CARDS[card])))
-    n.led = -1
+    _log(n, _event(EventKind.PLAY, seat, (CARDS[card],)))
+    _log(n, _event(EventKind.TRICK, winner, (CARDS[led], CARDS[card])))
+    # The lead's own facts end with the trick, whichever decision point comes next (a close at DP-W
+    # goes straight to the next lead).
+    n.led = n.meld_suit = -1
     rules = n.rules
     if rules.claim_mode is ClaimMode.AUTO_AFTER_TRICK and scoring.total(n, winner) >= CLAIM_TARGET:
         scoring.settle_claim(n, winner)  # VU: the deal ends as soon as the winner has 66 (§13)
@@ -337,7 +349,7 @@ def _draw(n: _Fields, seat: int) -> None:
     else:
         card, n.up, public = n.up, -1, 1  # the up-card is drawn last, in view of both (§5.2)
     n.hands = _pair(n.hands, seat, n.hands[seat] | (1 << card))
-    _log(n, Event(EventKind.DRAW, seat, (CARDS[card],), public))
+    _log(n, _event(EventKind.DRAW, seat, (CARDS[card],), public))
 
 
 def _exchange(n: _Fields, seat: int) -> None:
@@ -345,7 +357,7 @@ def _exchange(n: _Fields, seat: int) -> None:
     n.hands = _pair(n.hands, seat, n.hands[seat] ^ (1 << gave) | (1 << took))
     n.up = gave
     n.exchanged_by = seat
-    _log(n, Event(EventKind.EXCHANGE, seat, (CARDS[took], CARDS[gave])))
+    _log(n, _event(EventKind.EXCHANGE, seat, (CARDS[took], CARDS[gave])))
     if n.decision is _XCLOSE or n.decision is _BETWEEN:
         n.decision, n.to_act = _LEAD, n.leader
 
@@ -354,7 +366,7 @@ def _close(n: _Fields, seat: int) -> None:
     n.closer = seat
     n.stock_state = CLOSED
     n.snapshot = scoring.snapshot_at_close(n, seat)
-    _log(n, Event(EventKind.CLOSE, seat))
+    _log(n, _event(EventKind.CLOSE, seat))
     opp = 1 - seat
     # DP-X (RULES.md §5.3): offered whenever its public conditions hold, whether or not the
     # opponent holds the exchange card, so that being asked reveals nothing to the closer.
@@ -374,7 +386,7 @@ def _marry(n: _Fields, seat: int, suit: int) -> None:
     n.marriages = n.marriages + ((seat, suit, points, n.trick_no),)
     n.meld_suit = suit
     base = suit * 8
-    _log(n, Event(EventKind.MARRIAGE, seat, (CARDS[base + Rank.KING], CARDS[base + Rank.QUEEN]),
+    _log(n, _event(EventKind.MARRIAGE, seat, (CARDS[base + Rank.KING], CARDS[base + Rank.QUEEN]),
                   points, Suit(suit)))
 
 
@@ -440,16 +452,24 @@ def follow_mask(n: _Fields, seat: int) -> int:
     return trumps or hand  # with two players any trump beats a plain lead
 
 
-_plays_cache: dict[int, tuple[Action, ...]] = {}
+# Play actions for every subset of one suit's 8 card slots: a hand's plays are four table lookups
+# (one per suit byte) joined, in card-index order, with no per-hand cache to miss.
+_SUIT_PLAYS: tuple[tuple[tuple[Action, ...], ...], ...] = tuple(
+    tuple(tuple(PLAY_ACTIONS[suit * 8 + r] for r in range(8) if (byte >> r) & 1) for byte in range(256))
+    for suit in range(4))
+_C_PLAYS, _S_PLAYS, _H_PLAYS, _D_PLAYS = _SUIT_PLAYS
 
 
 def _plays(mask: int) -> tuple[Action, ...]:
-    plays = _plays_cache.get(mask)
-    if plays is None:
-        plays = tuple(PLAY_ACTIONS[c.index] for c in cards_of_mask(mask))
-        if len(_plays_cache) < 1 << 20:
-            _plays_cache[mask] = plays
-    return plays
+    return (_C_PLAYS[mask & 255] + _S_PLAYS[(mask >> 8) & 255] + _H_PLAYS[(mask >> 16) & 255]
+            + _D_PLAYS[mask >> 24])
+
+
+_CLAIM_PASS = (CLAIM, PASS)
+_CLAIM_CLOSE_PASS = (CLAIM, CLOSE, PASS)
+_CLOSE_PASS = (CLOSE, PASS)
+_PASS_ONLY = (PASS,)
+_EXCHANGE_PASS = (EXCHANGE, PASS)
 
 
 def _compute_legal(n: _Fields) -> tuple[Action, ...]:
@@ -469,7 +489,7 @@ def _compute_legal(n: _Fields) -> tuple[Action, ...]:
             card_mask = (1 << (base + Rank.KING))
             if rules.marriage_lead_card is MarriageLeadCard.KING_OR_QUEEN:
                 card_mask |= 1 << (base + Rank.QUEEN)
-            plays = _plays(card_mask)
+            plays = _plays(card_mask & hand)
             return (CLAIM,) + plays if _may_claim_at_lead(n, seat) else plays
         out: list[Action] = []
         if holds_x and _exchange_open(n, seat):
@@ -481,13 +501,11 @@ def _compute_legal(n: _Fields) -> tuple[Action, ...]:
             out.append(CLAIM)
         return tuple(out) + _plays(hand)
     if decision is _AFTER:
-        out = [CLAIM] if rules.claim_mode is ClaimMode.EXPLICIT else []
-        if _can_close_before_draw(n):
-            out.append(CLOSE)
-        out.append(PASS)
-        return tuple(out)
+        if rules.claim_mode is ClaimMode.EXPLICIT:
+            return _CLAIM_CLOSE_PASS if _can_close_before_draw(n) else _CLAIM_PASS
+        return _CLOSE_PASS if _can_close_before_draw(n) else _PASS_ONLY
     if decision is _XCLOSE or decision is _BETWEEN:
-        return (EXCHANGE, PASS) if holds_x else (PASS,)
+        return _EXCHANGE_PASS if holds_x else _PASS_ONLY
     return ()
 
 
