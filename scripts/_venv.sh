@@ -16,7 +16,13 @@ fi
 stamp=".venv/.installed${extras:+-$extras}"
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
     echo "installing the project into .venv${extras:+ (with $extras extras)}" >&2
-    .venv/bin/python -m pip install --quiet --upgrade pip >/dev/null
-    .venv/bin/python -m pip install --quiet -e ".${extras:+[$extras]}"
+    log=".venv/install.log"
+    # pip's own chatter goes to a log; it is shown only when the install fails.
+    if ! { .venv/bin/python -m pip install --upgrade pip \
+           && .venv/bin/python -m pip install -e ".${extras:+[$extras]}"; } >"$log" 2>&1; then
+        cat "$log" >&2
+        echo "error: installing the project into .venv failed (log above, also in $log)" >&2
+        exit 1
+    fi
     touch "$stamp"
 fi

@@ -9,7 +9,7 @@ from its seed, profile and action list.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Iterable, Iterator, Sequence
 
@@ -35,6 +35,7 @@ class DealResult:
     awarded: int                     # game points scored, the carried pot included
     pot_after: int
     game_points_after: tuple[int, int]
+    final: DealState = field(compare=False, repr=False)  # the settled deal, with all its events
 
 
 @dataclass(frozen=True)
@@ -122,7 +123,7 @@ class MatchState:
             pot = 0
         game_points = (points[0], points[1])
         result = DealResult(self.deal_no, self.dealer, self.order, settlement, awarded, pot,
-                            game_points)
+                            game_points, deal)
         results = self.results + (result,)
         leader = 0 if points[0] >= points[1] else 1
         if points[leader] >= rules.match_target:

@@ -1,0 +1,80 @@
+"""A match as readable text, deal by deal, trick by trick (the omniscient view).
+
+Used by ``arena demo`` and, later, ``arena replay``. It reads only the engine's events and
+settlements, so what it prints is exactly what happened in the engine.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator, Sequence
+
+from arena.game import DealResult, EventKind, MatchOutcome, Suit
+from arena.game.cards import CARDS, Card, cards_of_mask
+from arena.game.dealing import deal_layout
+
+SUIT_SYMBOLS = {Suit.CLUBS: "♣", Suit.SPADES: "♠", Suit.HEARTS: "♥", Suit.DIAMONDS: "♦"}
+
+_REASON_TEXT = {
+    "claim": "correct claim",
+    "wrong_claim": "wrong claim",
+    "close_failed": "failed close",
+    "claim_against_close": "claim against the closer",
+    "last_trick": "last trick wins",
+    "higher_total": "higher total",
+    "draw": "drawn deal",
+    "forfeit": "forfeit (illegal action)",
+}
+
+
+def _cards(cards: Iterable[Card]) -> str:
+    return " ".join(str(c) for c in cards)
+
+
+def narrate_deal(result: DealResult, names: Sequence[str]) -> Iterator[str]:
+    """Lines describing one settled deal."""
+    deal = result.final
+    layout = deal_layout(deal.rules, result.order)
+    start_hands = {result.dealer: layout.dealer, 1 - result.dealer: layout.nondealer}
+    width = max(len(n) for n in names)
+    yield (f"Deal {result.deal_no}: {names[result.dealer]} deals, trump "
+           f"{SUIT_SYMBOLS[Suit(deal.trump)]} (up-card {CARDS[layout.up_card]})")
+    for seat in (1 - result.dealer, result.dealer):
+        yield f"  {names[seat]:<{width}}  {_cards(cards_of_mask(start_hands[seat]))}"
+    trick_no = 0
+    line: list[str] = []
+    for event in deal.events():
+        who = names[event.seat] if event.seat >= 0 else ""
+        kind = event.kind
+        if kind is EventKind.PLAY:
+            line.append(f"{who} {event.cards[0]}")
+        elif kind is EventKind.TRICK:
+            trick_no += 1
+            yield f"  {trick_no:>2}. {', '.join(line)}  -> {who}"
+            line = []
+        elif kind is EventKind.MARRIAGE:
+            line.append(f"{who} shows {SUIT_SYMBOLS[event.suit]} marriage ({event.value})")
+        elif kind is EventKind.EXCHANGE:
+            yield f"      {who} exchanges {event.cards[1]} for {event.cards[0]}"
+        elif kind is EventKind.CLOSE:
+            yield f"      {who} closes the stock"
+        elif kind is EventKind.CLAIM:
+            yield f"      {who} claims 66"
+    s = result.settlement
+    totals = f"totals {s.totals[0]}-{s.totals[1]}, tricks {s.tricks[0]}-{s.tricks[1]}"
+    if s.winner is None:
+        outcome = f"no score, pot now {result.pot_after}"
+    else:
+        pot = f" (with {result.awarded - s.game_points} carried)" if result.awarded > s.game_points \
+            else ""
+        outcome = f"{names[s.winner]} +{result.awarded}{pot}"
+    score = f"{result.game_points_after[0]}-{result.game_points_after[1]}"
+    yield f"  => {_REASON_TEXT[str(s.reason)]}: {outcome}; {totals}; match {score}"
+
+
+def narrate_outcome(outcome: MatchOutcome, names: Sequence[str]) -> str:
+    points = f"{outcome.game_points[0]}-{outcome.game_points[1]}"
+    if outcome.reason == "forfeit":
+        return (f"{names[outcome.winner]} wins the match: {names[outcome.offender or 0]} forfeits "
+                f"({outcome.detail}); game points {points}")
+    double = " (a shut-out, counts double)" if outcome.value == 2 else ""
+    return f"{names[outcome.winner]} wins the match {points}{double}"

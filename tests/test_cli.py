@@ -1,0 +1,83 @@
+"""End-to-end checks of the ``arena`` command line, through Typer's runner and the installed script."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.cli import app
+from arena.game.rules import FLAG_FIELDS
+
+runner = CliRunner()
+
+
+def test_help_lists_the_commands():
+    result = runner.invoke(app, ["--help"])
+    assert result.exit_code == 0
+    for command in ("demo", "rules"):
+        assert command in result.output
+
+
+@pytest.mark.parametrize("profile", ["sixty_six", "schnapsen", "vu_compat"])
+def test_rules_show_prints_every_flag(profile):
+    result = runner.invoke(app, ["rules", "show", profile])
+    assert result.exit_code == 0, result.output
+    for name in FLAG_FIELDS:
+        assert f" {name} " in result.output, name
+
+
+def test_rules_show_values_differ_between_profiles():
+    schnapsen = runner.invoke(app, ["rules", "show", "schnapsen"]).output
+    line = next(l for l in schnapsen.splitlines() if " deck_size " in l)
+    assert "= 20" in line
+
+
+def test_rules_show_toml_round_trips_as_an_override_file(tmp_path):
+    toml_text = runner.invoke(app, ["rules", "show", "schnapsen", "--toml"]).output
+    path = tmp_path / "rules.toml"
+    path.write_text(toml_text.replace("match_target = 7", "match_target = 11"))
+    result = runner.invoke(app, ["rules", "show", "-r", str(path)])
+    assert result.exit_code == 0, result.output
+    line = next(l for l in result.output.splitlines() if " match_target " in l)
+    assert "= 11" in line
+    assert "rules profile schnapsen" in result.output
+
+
+def test_rules_show_bad_flag_value_is_a_clear_error(tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text('wrong_claim_award = "sometimes"\n')
+    result = runner.invoke(app, ["rules", "show", "-r", str(path)])
+    assert result.exit_code == 2
+    assert "wrong_claim_award" in result.output and "two_or_three" in result.output
+
+
+def test_rules_show_unknown_profile_is_a_clear_error():
+    result = runner.invoke(app, ["rules", "show", "nope"])
+    assert result.exit_code == 2
+    assert "unknown rules profile 'nope'" in result.output
+
+
+@pytest.mark.parametrize("profile", ["sixty_six", "schnapsen"])
+def test_demo_plays_a_full_match(profile):
+    result = runner.invoke(app, ["demo", "--seed", "5", "--profile", profile])
+    assert result.exit_code == 0, result.output
+    assert "Deal 1:" in result.output
+    assert "wins the match" in result.output
+
+
+def test_demo_is_deterministic_for_a_seed():
+    first = runner.invoke(app, ["demo", "--seed", "11"]).output
+    second = runner.invoke(app, ["demo", "--seed", "11"]).output
+    assert first == second
+
+
+def test_installed_console_script_runs():
+    script = shutil.which("arena", path=str(__import__("pathlib").Path(sys.executable).parent))
+    if script is None:
+        pytest.skip("the arena console script is not installed next to this Python")
+    out = subprocess.run([script, "rules", "list"], capture_output=True, text=True, check=True)
+    assert "schnapsen" in out.stdout
