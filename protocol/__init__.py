@@ -1,0 +1,20 @@
+"""The Sixty-Six Arena wire protocol, version 1 (PROTOCOL.md), and the Python bot SDK.
+
+Data flow: ``messages`` (the value types) <-> ``codec`` (text, pure) ; ``from_engine`` (what the
+referee sends, from ``arena.game``) ; ``view`` (what a bot has seen) ; ``sdk`` (the bot's loop).
+"""
+
+from protocol.codec import (MAX_LINE_BYTES, PROTOCOL_NAME, PROTOCOL_VERSION, ProtocolError,
+                            decode_from_bot, decode_from_referee, encode)
+from protocol.messages import (REQUEST_DECISIONS, ActionReply, BotMessage, Claim, Close, DealStart,
+                               Draw, Event, Exchange, Fault, Hello, Marriage, MatchEnd, MatchStart,
+                               Message, Played, Ready, RefereeMessage, Request, RulesLine, Settle,
+                               Trick, Unknown, Who)
+
+__all__ = [
+    "MAX_LINE_BYTES", "PROTOCOL_NAME", "PROTOCOL_VERSION", "REQUEST_DECISIONS", "ActionReply",
+    "BotMessage", "Claim", "Close", "DealStart", "Draw", "Event", "Exchange", "Fault", "Hello",
+    "Marriage", "MatchEnd", "MatchStart", "Message", "Played", "ProtocolError", "Ready",
+    "RefereeMessage", "Request", "RulesLine", "Settle", "Trick", "Unknown", "Who", "decode_from_bot",
+    "decode_from_referee", "encode",
+]
