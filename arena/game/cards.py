@@ -28,9 +28,13 @@ class Suit(IntEnum):
 
     @classmethod
     def parse(cls, text: str) -> Suit:
+        # Exactly one character: str.index would also find "" and substrings such as "HD", which
+        # made the wire text "marry:" parse as "marry:C" (the text forms are the protocol's, §1.1).
         try:
+            if len(text) != 1:
+                raise ValueError
             return cls(_SUIT_CHARS.index(text.upper()))
-        except ValueError:
+        except (ValueError, TypeError):
             raise ValueError(f"not a suit: {text!r} (expected one of C S H D)") from None
 
     def __str__(self) -> str:
@@ -60,8 +64,10 @@ class Rank(IntEnum):
     @classmethod
     def parse(cls, text: str) -> Rank:
         try:
+            if len(text) != 1:  # as Suit.parse: no "" or substrings of the rank chars
+                raise ValueError
             return cls(_RANK_CHARS.index(text.upper()))
-        except ValueError:
+        except (ValueError, TypeError):
             raise ValueError(f"not a rank: {text!r} (expected one of A T K Q J 9 8 7)") from None
 
     def __str__(self) -> str:

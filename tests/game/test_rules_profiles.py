@@ -1,0 +1,377 @@
+"""Rules profiles (RULES.md §9, §11, §13), their TOML overrides and errors; cards, packs and actions
+(§1, §4) and the trick-resolution table (§5.1)."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from pathlib import Path
+
+import pytest
+
+from arena.game import (CARDS, PACKS, Action, Card, DealState, MatchState, Rank, RulesError, Suit,
+                        load_rules, profile)
+from arena.game.cards import beats
+from arena.game.rules import FLAG_FIELDS, allowed_values
+from helpers import SIXTY_SIX, deal, play
+
+# -- §11: every flag of rows 1-34, its allowed values and its sixty_six default ------------------
+
+# (row, flag, allowed values as written in the §11 table, default of the sixty_six profile)
+SECTION_11 = [
+    (1, "deck_size", {"24", "32", "20", "48"}, 24),
+    (2, "hand_size", {"6", "5", "7"}, 6),
+    (3, "deal_pattern", {"3_3", "3_up_2", "vu_alternate"}, "3_3"),
+    (4, "exchange_who", {"leader_or_follower", "leader_only", "between_tricks"}, "leader_or_follower"),
+    (5, "exchange_requires_trick", {"true", "false"}, True),
+    (6, "exchange_min_stock", {"2", "4"}, 2),
+    (7, "exchange_on_opponent_close", {"true", "false"}, True),
+    (8, "marriage_requires_prior_trick", {"false", "true"}, False),
+    (9, "marriage_credit", {"once_any_trick", "next_trick_after_meld"}, "once_any_trick"),
+    (10, "marriage_in_phase2", {"false", "true"}, False),
+    (11, "marriage_on_closing_lead", {"true", "false"}, True),
+    (12, "marriage_lead_card", {"king_or_queen", "king_only"}, "king_or_queen"),
+    (13, "claim_after_meld", {"true", "false"}, True),
+    (14, "close_enabled", {"true", "false"}, True),
+    (16, "close_before_draw", {"true", "false"}, True),
+    (17, "close_min_stock", {"2", "4"}, 2),
+    (17, "close_pre_draw_min_stock", {"4", "2"}, 4),
+    (18, "close_before_first_trick", {"true", "false"}, True),
+    (19, "closer_tier_basis", {"final", "at_close"}, "final"),
+    (20, "close_fail_three_if", {"opp_no_trick_at_close", "closer_no_trick_at_close", "never", "always"},
+     "opp_no_trick_at_close"),
+    (21, "opponent_out_after_close", {"as_close_fail", "two"}, "as_close_fail"),
+    (22, "phase2_follow", {"strict", "follow_only"}, "strict"),
+    (23, "claim_mode", {"explicit", "auto_after_trick"}, "explicit"),
+    (24, "claim_window", {"after_trick_or_meld", "on_lead_any_time"}, "after_trick_or_meld"),
+    (25, "wrong_claim_award", {"two_or_three", "two", "mirror"}, "two_or_three"),
+    (26, "schwarz_test", {"no_tricks", "zero_points"}, "no_tricks"),
+    (27, "schneider_below", None, 33),
+    (28, "last_trick_bonus", {"10", "0"}, 10),
+    (29, "end_without_claim", {"draw_carry", "higher_total", "last_trick_wins_1"}, "draw_carry"),
+    (30, "undeclared_66_voids_claim", {"false", "true"}, False),
+    (31, "draw_carry_points", {"1", "0"}, 1),
+    (31, "draw_carry_accumulates", {"true", "false"}, True),
+    (32, "match_target", None, 7),
+    (33, "next_dealer", {"alternate", "winner_deals", "loser_deals"}, "alternate"),
+    (33, "dealer_after_draw", {"alternate", "same_dealer"}, "alternate"),
+    (34, "illegal_move_policy", {"forfeit_match", "forfeit_deal"}, "forfeit_match"),
+]
+# §8 names one more two-player flag outside the table.
+EXTRA_FLAGS = {"shutout_double": False}
+
+RULES_MD = Path(__file__).resolve().parents[3] / "shared" / "rules" / "RULES.md"
+
+
+def test_profiles_carry_every_section_11_flag() -> None:
+    names = {name for _, name, _, _ in SECTION_11} | set(EXTRA_FLAGS)
+    assert set(SIXTY_SIX.flags()) == names
+
+
+@pytest.mark.parametrize("row,name,values,default", SECTION_11, ids=[f"row{r}_{n}" for r, n, _, _ in SECTION_11])
+def test_flag_values_and_default(row: int, name: str, values: set[str] | None, default: object) -> None:
+    assert FLAG_FIELDS[name].metadata["row"] == row
+    if values is not None:
+        assert set(allowed_values(name).split(" | ")) == values
+        for value in values:  # each listed value is accepted (except combinations §10 leaves unbuilt)
+            if (name, value) in {("deck_size", "48"), ("hand_size", "5"), ("hand_size", "7"),
+                                 ("deal_pattern", "3_up_2")}:
+                continue
+            assert str(SIXTY_SIX.with_overrides({name: value}).to_dict()[name]).lower() == value
+    assert SIXTY_SIX.to_dict()[name] == default
+
+
+def test_shutout_double_default_off() -> None:
+    assert SIXTY_SIX.shutout_double is False
+
+
+@pytest.mark.skipif(not RULES_MD.exists(), reason="shared/rules/RULES.md is not beside the checkout")
+def test_section_11_table_matches_this_file() -> None:
+    """Guards SECTION_11 above against drifting from RULES.md itself."""
+    text = RULES_MD.read_text(encoding="utf-8")
+    table = text[text.index("## 11."):text.index("## 12.")]
+    found = {}
+    for line in table.splitlines():
+        m = re.match(r"^\| (\d+) ", line)
+        if not m or int(m.group(1)) > 34:
+            continue
+        last = re.split(r"(?<!\\)\|", line)[-2]
+        for part in last.split(";"):
+            fm = re.match(r"\s*`([a-z_0-9]+)`\s*(?:=\s*(.*))?", part)
+            if fm:
+                vals = None
+                if fm.group(2) and "\\|" in fm.group(2):
+                    vals = {re.sub(r"\s*\(.*", "", v.strip()).strip("`") for v in fm.group(2).split("\\|")}
+                found[fm.group(1)] = (int(m.group(1)), vals)
+    assert found == {name: (row, values) for row, name, values, _ in SECTION_11}
+
+
+# -- §9 and §13: the other profiles ------------------------------------------------------------------
+
+SCHNAPSEN_DIFF = {
+    "deck_size": 20, "hand_size": 5, "deal_pattern": "3_up_2",
+    "exchange_who": "leader_only", "exchange_requires_trick": False,
+    # §11 row 7: PS says no exchange at the opponent's close; §9 allows the exchange only to the leader.
+    "exchange_on_opponent_close": False,
+    "marriage_in_phase2": True, "close_before_draw": False, "closer_tier_basis": "at_close",
+    "last_trick_bonus": 0, "end_without_claim": "last_trick_wins_1",
+}
+
+
+def test_schnapsen_differs_exactly_as_section_9() -> None:
+    base, sch = SIXTY_SIX.to_dict(), profile("schnapsen").to_dict()
+    diff = {k: sch[k] for k in base if k != "name" and sch[k] != base[k]}
+    assert diff == SCHNAPSEN_DIFF
+
+
+VU_SECTION_13 = {
+    "deck_size": 20, "hand_size": 5, "deal_pattern": "vu_alternate", "exchange_who": "leader_only",
+    "exchange_requires_trick": False, "exchange_min_stock": 2, "close_enabled": False,
+    "marriage_in_phase2": True, "marriage_lead_card": "king_only",
+    "marriage_credit": "next_trick_after_meld", "claim_mode": "auto_after_trick", "last_trick_bonus": 0,
+    "end_without_claim": "last_trick_wins_1", "schwarz_test": "zero_points",
+}
+
+
+def test_vu_compat_has_the_section_13_flags() -> None:
+    vu = profile("vu_compat").to_dict()
+    assert {k: vu[k] for k in VU_SECTION_13} == VU_SECTION_13
+
+
+def test_vu_compat_is_a_single_deal() -> None:
+    """§13: "single deal (no match)": the first settled deal ends the match."""
+    vu = profile("vu_compat")
+    m = MatchState.new(vu, seed=3)
+    steps = 0
+    while not m.is_over:
+        m = m.apply(m.legal_actions()[0])
+        steps += 1
+        assert steps < 200
+    assert len(m.results) == 1 and m.outcome is not None and m.outcome.reason == "target"
+
+
+def test_unknown_profile() -> None:
+    with pytest.raises(RulesError, match="nope.*sixty_six"):
+        profile("nope")
+
+
+# -- overrides and TOML ----------------------------------------------------------------------------
+
+
+def test_toml_overrides(tmp_path: Path) -> None:
+    path = tmp_path / "house.toml"
+    path.write_text('wrong_claim_award = "mirror"\nmatch_target = 11\nclose_before_draw = false\n')
+    rules = load_rules("sixty_six", path)
+    assert (rules.wrong_claim_award, rules.match_target, rules.close_before_draw) == ("mirror", 11, False)
+    assert rules.name == "sixty_six" and rules.deck_size == 24
+    assert profile("sixty_six").match_target == 7  # the named profile itself is untouched
+
+
+def test_toml_names_its_base_profile_and_rules_table(tmp_path: Path) -> None:
+    path = tmp_path / "sharp.toml"
+    path.write_text('profile = "schnapsen"\n[rules]\nmarriage_requires_prior_trick = true\n'
+                    'illegal_move_policy = "forfeit_deal"\n')
+    rules = load_rules("sixty_six", path, overrides={"match_target": 5})
+    assert rules.name == "schnapsen" and rules.deck_size == 20
+    assert rules.marriage_requires_prior_trick is True and rules.illegal_move_policy == "forfeit_deal"
+    assert rules.match_target == 5
+
+
+def test_overrides_behave() -> None:
+    """An override is not just stored: it changes play (§11 row 18, close before trick 1)."""
+    d = ("AC TC KC QC JC 9C", "AS TS KS QS JS 9S", "9H")
+    assert "close" in {str(a) for a in deal(*d).legal_actions()}
+    off = SIXTY_SIX.with_overrides({"close_before_first_trick": "false"})
+    assert "close" not in {str(a) for a in deal(*d, rules=off).legal_actions()}
+
+
+def test_rules_round_trip_through_dict() -> None:
+    for name in ("sixty_six", "schnapsen", "vu_compat"):
+        rules = profile(name).with_overrides({"match_target": 9})
+        assert type(rules).from_dict(rules.to_dict()) == rules
+
+
+@pytest.mark.parametrize("content,needle", [
+    ("deck_size = ", "not valid TOML"),
+    ("colour = \"red\"\n", "colour"),
+])
+def test_bad_toml(tmp_path: Path, content: str, needle: str) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(content)
+    with pytest.raises(RulesError, match=needle):
+        load_rules("sixty_six", path)
+
+
+def test_missing_toml(tmp_path: Path) -> None:
+    with pytest.raises(RulesError, match="cannot read"):
+        load_rules("sixty_six", tmp_path / "absent.toml")
+
+
+def test_unknown_flag_names_it_and_the_known_flags() -> None:
+    with pytest.raises(RulesError) as info:
+        SIXTY_SIX.with_overrides({"exchange_whom": "leader_only"})
+    message = str(info.value)
+    assert "exchange_whom" in message and "exchange_who" in message and "known flags" in message
+
+
+@pytest.mark.parametrize("name,value,allowed", [
+    ("exchange_who", "dealer", ["leader_or_follower", "leader_only", "between_tricks"]),
+    ("exchange_min_stock", 3, ["2", "4"]),
+    ("deck_size", "twenty", ["20", "24", "32", "48"]),
+    ("close_enabled", "maybe", ["true", "false"]),
+    ("close_enabled", 1, ["true", "false"]),
+    ("match_target", 0, ["1", "1000"]),
+    ("match_target", "7.5", ["1", "1000"]),
+    ("match_target", True, ["1", "1000"]),
+    ("schneider_below", 67, ["1", "66"]),
+    ("last_trick_bonus", 5, ["0", "10"]),
+])
+def test_bad_value_names_flag_and_allowed_values(name: str, value: object, allowed: list[str]) -> None:
+    with pytest.raises(RulesError) as info:
+        SIXTY_SIX.with_overrides({name: value})
+    message = str(info.value)
+    assert repr(name) in message
+    for a in allowed:
+        assert a in message
+
+
+def test_deck_48_is_refused_clearly() -> None:
+    with pytest.raises(RulesError, match=r"deck_size 48.*§10"):
+        SIXTY_SIX.with_overrides({"deck_size": 48})
+
+
+@pytest.mark.parametrize("overrides,needle", [
+    ({"hand_size": 5}, r"deal_pattern 3_3 deals 6 cards each, but hand_size is 5"),
+    ({"hand_size": 7}, r"deal_pattern 3_3 deals 6 cards each, but hand_size is 7"),
+    ({"deal_pattern": "3_up_2"}, r"deal_pattern 3_up_2 deals 5 cards each, but hand_size is 6"),
+])
+def test_hand_size_must_match_deal_pattern(overrides: dict[str, object], needle: str) -> None:
+    with pytest.raises(RulesError, match=needle):
+        SIXTY_SIX.with_overrides(overrides)
+
+
+def test_thirty_two_card_pack_deals() -> None:
+    """S1's 32-card two-player game (§2.6): 6 each, a 20-card stock, trump 7 is the exchange card."""
+    rules = SIXTY_SIX.with_overrides({"deck_size": 32})
+    state = DealState.new(rules, 1, rules.pack.cards)
+    assert state.stock_size == 20 and len(state.hand(0)) == len(state.hand(1)) == 6
+    assert rules.pack.exchange_card(state.trump_suit).rank is Rank.SEVEN
+
+
+@pytest.mark.parametrize("text", ["", "CS", "SH", "HD", "X", "♥"])
+def test_bad_suit_text(text: str) -> None:
+    """Regression: "".index and substrings of "CSHD" used to parse ("" as clubs, "HD" as hearts), so
+    the wire text "marry:" was accepted as "marry:C"."""
+    with pytest.raises(ValueError, match="not a suit"):
+        Suit.parse(text)
+
+
+@pytest.mark.parametrize("text", ["", "AT", "KQJ", "10", "X"])
+def test_bad_rank_text(text: str) -> None:
+    with pytest.raises(ValueError, match="not a rank"):
+        Rank.parse(text)
+
+
+# -- §1 cards and packs ----------------------------------------------------------------------------
+
+
+def test_card_text_round_trip() -> None:
+    for card in CARDS:
+        assert Card.parse(str(card)) is card
+        assert eval(repr(card)) is card  # repr can be pasted back (STYLE.md)
+    assert str(Card(Suit.HEARTS, Rank.TEN)) == "TH"
+
+
+@pytest.mark.parametrize("text", ["", "A", "AHS", "1H", "AX", "10H", "XX", " AS", None, 5])
+def test_bad_card_text(text: object) -> None:
+    with pytest.raises(ValueError, match="not a card"):
+        Card.parse(text)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("size,ranks,exchange", [
+    (20, "A T K Q J", Rank.JACK), (24, "A T K Q J 9", Rank.NINE), (32, "A T K Q J 9 8 7", Rank.SEVEN)])
+def test_packs(size: int, ranks: str, exchange: Rank) -> None:
+    pack = PACKS[size]
+    assert len(pack.cards) == size == len(set(pack.cards))
+    assert sum(c.points for c in pack.cards) == 120
+    assert {c.rank.char for c in pack.cards} == set(ranks.split())
+    assert pack.exchange_rank is exchange
+
+
+def test_card_points() -> None:
+    """§1.1: A 11, 10 10, K 4, Q 3, J 2, 9 0 (and 8, 7 worth 0 in the 32-card pack)."""
+    assert {r.char: r.points for r in Rank} == {"A": 11, "T": 10, "K": 4, "Q": 3, "J": 2, "9": 0, "8": 0,
+                                                 "7": 0}
+
+
+# -- §4 actions ---------------------------------------------------------------------------------------
+
+ALL_ACTIONS = ([f"play:{c}" for c in CARDS] + [f"marry:{s.char}" for s in Suit]
+               + ["exchange", "close", "claim", "pass"])
+
+
+def test_action_text_round_trip() -> None:
+    assert len(set(ALL_ACTIONS)) == 32 + 4 + 4
+    for text in ALL_ACTIONS:
+        action = Action.parse(text)
+        assert str(action) == text
+        assert Action.parse(str(action)) is action
+        assert eval(repr(action)) is action
+    assert Action.play("TH") is Action.parse("play:TH") is Action.play(Card.parse("TH"))
+    assert Action.marry(Suit.HEARTS) is Action.parse("marry:H")
+
+
+@pytest.mark.parametrize("text", ["", "play", "play:", "play:XX", "play:ASS", "marry:", "marry:X",
+                                  "marry:HH", "marry:HD", "marry:CS", "exchange:AS", "Claim", "fold",
+                                  "play AS", None])
+def test_bad_action_text(text: object) -> None:
+    with pytest.raises(ValueError, match="not an? (action|card|suit)"):
+        Action.parse(text)  # type: ignore[arg-type]
+
+
+# -- §5.1 trick resolution ---------------------------------------------------------------------------
+
+TRICK_TABLE = [
+    # (led, followed, trump, winner) -- "L" leader, "F" follower
+    ("KC", "AD", "H", "L"),   # different plain suits: the leader
+    ("AC", "9H", "H", "F"),   # any trump beats a plain card
+    ("9H", "AC", "H", "L"),   # a plain card under a trump lead
+    ("TS", "KS", "H", "L"),   # the Ten outranks the King
+    ("KS", "TS", "H", "F"),
+    ("9S", "AS", "H", "F"),
+    ("AH", "TH", "H", "L"),   # trump on trump: rank
+    ("JH", "QH", "H", "F"),
+    ("QC", "KC", "C", "F"),
+    ("7S", "8S", "H", "F"),   # 32-card pack: 8 beats 7 though both are worth 0 (§1.1 note)
+    ("8S", "9S", "H", "F"),
+    ("9S", "7S", "H", "L"),
+    ("AD", "7H", "H", "F"),
+]
+
+
+@pytest.mark.parametrize("led,followed,trump,winner", TRICK_TABLE,
+                         ids=[f"{a}-{b}-tr{t}" for a, b, t, _ in TRICK_TABLE])
+def test_trick_resolution_table(led: str, followed: str, trump: str, winner: str) -> None:
+    f_wins = beats(Card.parse(followed).index, Card.parse(led).index, Suit.parse(trump))
+    assert ("F" if f_wins else "L") == winner
+
+
+def test_trick_resolution_exhaustive() -> None:
+    """§5.1 for every ordered pair of the 32 cards and every trump, against the rule as stated."""
+    order = "A T K Q J 9 8 7".split()
+    for led, fol in itertools.permutations(CARDS, 2):
+        for trump in Suit:
+            if fol.suit is led.suit:
+                expected = order.index(fol.rank.char) < order.index(led.rank.char)
+            else:
+                expected = fol.suit is trump
+            assert beats(fol.index, led.index, trump) is expected, (led, fol, trump)
+
+
+def test_trick_resolution_in_play() -> None:
+    """The engine applies the table when a trick is played (not only in ``beats``)."""
+    state = play(deal("TS AC KC QC JC 9C", "KS AS JS 9S AD TD", "JH"), "TS KS")
+    trick = state.events()[-1]
+    assert (trick.kind, trick.seat) == ("trick", 0)
+    state = play(deal("TS AC KC QC JC 9C", "KS AS JS 9S AD TD", "JH"), "TS AS")
+    assert state.events()[-1].seat == 1
