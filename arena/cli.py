@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 from pathlib import Path
 from typing import Optional
 
@@ -12,7 +13,11 @@ from rich.console import Console
 from arena import __version__
 from arena.game import PROFILES, MatchState, RulesError, load_rules
 from arena.game.rules import FLAG_FIELDS, allowed_values
-from arena.narrate import narrate_deal, narrate_outcome
+from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
+from arena.bot_specs import BotSpecError, resolve_bot
+from arena.narrate import deal_line, match_line, narrate_deal, narrate_outcome
+from arena.records import RecordError, read_record, replay_record
+from arena.referee import BotSpec, MatchConfig, run_match
 
 app = typer.Typer(help="Sixty-Six Arena: run bot matches and tournaments for Sixty-Six and Schnapsen.",
                   no_args_is_help=True, add_completion=False)
@@ -106,6 +111,99 @@ def demo(
         printed = len(state.results)
     assert state.outcome is not None
     console.print(f"[bold]{narrate_outcome(state.outcome, names)}[/]")
+
+
+def _rules_or_fail(profile: str, rules_file: Optional[Path], target: Optional[int]):  # noqa: ANN202
+    try:
+        return load_rules(profile, rules_file,
+                          overrides={"match_target": target} if target is not None else None)
+    except RulesError as err:
+        raise _fail(str(err)) from None
+
+
+@app.command()
+def play(
+    bot_a: str = typer.Argument(..., metavar="A", help="Seat 0: a bundled bot's name or a command."),
+    bot_b: str = typer.Argument(..., metavar="B", help="Seat 1: a bundled bot's name or a command."),
+    profile: str = typer.Option("sixty_six", help="Rules profile."),
+    rules_file: Optional[Path] = typer.Option(None, "--rules-file", "-r", help="TOML flag overrides."),
+    seed: int = typer.Option(1, help="Seed of the deals."),
+    target: Optional[int] = typer.Option(None, help="Game points that win the match."),
+    first_dealer: int = typer.Option(0, min=0, max=1, help="Seat of the first dealer."),
+    decision_ms: int = typer.Option(DEFAULT_DECISION_MS, min=1, help="Time limit per decision (ms)."),
+    startup_ms: int = typer.Option(DEFAULT_STARTUP_MS, min=1, help="Time limit to start (ms)."),
+    record: Optional[Path] = typer.Option(None, help="Where to write the match record (JSON Lines)."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Print the protocol transcript."),
+) -> None:
+    """Play one match between two bot programs and print each deal's settlement."""
+    rules = _rules_or_fail(profile, rules_file, target)
+    try:
+        specs = (resolve_bot(bot_a), resolve_bot(bot_b))
+    except BotSpecError as err:
+        raise _fail(str(err)) from None
+    if specs[0].name == specs[1].name:
+        specs = (BotSpec(specs[0].name + "-0", specs[0].argv), BotSpec(specs[1].name + "-1", specs[1].argv))
+    if record is None:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        record = Path("results") / "play" / f"{stamp}-{specs[0].name}-vs-{specs[1].name}-seed{seed}.jsonl"
+    config = MatchConfig(rules=rules, seed=seed, first_dealer=first_dealer,
+                         limits=Limits(decision_ms=decision_ms, startup_ms=startup_ms))
+    result = run_match(specs, config, record_path=record, log_dir=record.parent / "logs")
+    names = (specs[0].name, specs[1].name)
+    if verbose:
+        for item in read_record(record).messages:
+            arrow = "->" if item["dir"] == "out" else "<-"
+            console.print(f"{item['t']:>10.1f} ms  {names[item['seat']]:<12} {arrow} {item['line']}",
+                          soft_wrap=True)
+        console.print()
+    for deal in result.deals:
+        console.print(deal_line(deal, names), soft_wrap=True)
+    console.print(f"[bold]{match_line(result, names)}[/]", soft_wrap=True)
+    for seat, stats in enumerate(result.seats):
+        timing = stats.timing()
+        if timing["decisions"]:
+            console.print(f"  {names[seat]}: claims {stats.correct_claims} correct, {stats.wrong_claims} "
+                          f"wrong, {stats.missed_claims} missed; decisions {timing['decisions']}, "
+                          f"median {timing['median_ms']:.2f} ms, max {timing['max_ms']:.2f} ms",
+                          soft_wrap=True)
+    console.print(f"record: {record}")
+
+
+@app.command()
+def replay(
+    record: Path = typer.Argument(..., help="A match record (JSON Lines) written by arena play."),
+    seat: Optional[int] = typer.Option(None, min=0, max=1,
+                                       help="Show what this seat saw (its protocol transcript) "
+                                            "instead of the omniscient view."),
+) -> None:
+    """Print a recorded match deal by deal, replayed through the engine."""
+    try:
+        rec = read_record(record)
+        state = replay_record(rec)
+    except RecordError as err:
+        raise _fail(str(err)) from None
+    names = rec.names
+    if seat is not None:
+        console.print(f"[bold]{names[seat]}[/] (seat {seat}) in match {rec.header['match_id']}: "
+                      "> referee to bot, < bot to referee")
+        for item in rec.messages:
+            if item["seat"] == seat:
+                console.print(f"{'>' if item['dir'] == 'out' else '<'} {item['line']}", soft_wrap=True)
+        return
+    console.print(f"[bold]{names[0]} vs {names[1]}[/], match {rec.header['match_id']}, profile "
+                  f"{rec.header['rules']['name']}, seed {rec.header['seed']}\n")
+    for result in state.results:
+        for line in narrate_deal(result, names):
+            console.print(line, soft_wrap=True)
+        console.print()
+    outcome = rec.result or {}
+    if outcome.get("reason") == "forfeit":
+        console.print(f"[bold]{names[1 - outcome['offender']]} wins: {names[outcome['offender']]} "
+                      f"forfeits ({outcome['fault']}: {outcome['detail']})[/]", soft_wrap=True)
+    elif state.outcome is not None:
+        console.print(f"[bold]{narrate_outcome(state.outcome, names)}[/]")
+    else:
+        console.print("[bold]the record ends before the match did[/]")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -6,11 +6,14 @@ settlements, so what it prints is exactly what happened in the engine.
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
 from arena.game import DealResult, EventKind, MatchOutcome, Suit
 from arena.game.cards import CARDS, Card, cards_of_mask
 from arena.game.dealing import deal_layout
+
+if TYPE_CHECKING:
+    from arena.referee import MatchResult
 
 SUIT_SYMBOLS = {Suit.CLUBS: "♣", Suit.SPADES: "♠", Suit.HEARTS: "♥", Suit.DIAMONDS: "♦"}
 
@@ -78,3 +81,24 @@ def narrate_outcome(outcome: MatchOutcome, names: Sequence[str]) -> str:
                 f"({outcome.detail}); game points {points}")
     double = " (a shut-out, counts double)" if outcome.value == 2 else ""
     return f"{names[outcome.winner]} wins the match {points}{double}"
+
+
+def deal_line(result: DealResult, names: Sequence[str]) -> str:
+    """One line for a settled deal (``arena play``)."""
+    s = result.settlement
+    who = "nobody" if s.winner is None else f"{names[s.winner]} +{result.awarded}"
+    by = f" by {names[s.claimant]}" if s.claimant is not None else ""
+    return (f"Deal {result.deal_no:>2}: {who:<16} {_REASON_TEXT[str(s.reason)]}{by}; totals "
+            f"{s.totals[0]}-{s.totals[1]}, tricks {s.tricks[0]}-{s.tricks[1]}; match "
+            f"{result.game_points_after[0]}-{result.game_points_after[1]}")
+
+
+def match_line(result: "MatchResult", names: Sequence[str]) -> str:
+    """One line for a match result (``arena play``)."""
+    points = f"{result.game_points[0]}-{result.game_points[1]}"
+    if result.winner is None:
+        return f"no contest: {result.detail}"
+    if result.reason == "forfeit":
+        return (f"{names[result.winner]} wins by forfeit: {names[result.offender]} "
+                f"{result.fault} ({result.detail}); game points {points}")
+    return f"{names[result.winner]} wins the match {points}"

@@ -1,0 +1,270 @@
+"""One bot as a child process, spoken to line by line with deadlines (PROTOCOL.md §1, §5, §6).
+
+Line framing lives here; message meanings live in the referee. Nothing a bot does may hang or crash
+the referee, so every pipe is non-blocking and every wait has a deadline:
+
+- stdout is read through our own buffer, so a line that never ends, a flood, or bytes that are not
+  UTF-8 are seen as such (``line_too_long``, ``malformed``) instead of blocking a ``readline``;
+- stdin is written without blocking: a bot that stops reading its input eventually fills the pipe,
+  and the write then times out instead of blocking the referee forever;
+- stderr is drained whenever we wait, into a log file capped at ``stderr_cap`` bytes;
+- the bot runs in its own session (process group) in a fresh temporary folder; ``close()`` ends the
+  whole group and reaps the child, so no process outlives the match through the referee.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+DEFAULT_DECISION_MS = 1000
+DEFAULT_STARTUP_MS = 10_000
+MAX_LINE_BYTES = 1024          # PROTOCOL.md §1, without the "\n"
+STDERR_CAP_BYTES = 1 << 20     # PROTOCOL.md §1: the first 1 MiB of stderr is kept
+EXIT_GRACE_S = 1.0             # PROTOCOL.md §4.4: after match_end the bot has 1 s to exit
+_READ_CHUNK = 65536
+
+
+class BotFault(Exception):
+    """A bot broke the protocol. ``fault`` is one of the words of PROTOCOL.md §5."""
+
+    def __init__(self, fault: str, detail: str, line: bytes | None = None):
+        super().__init__(f"{fault}: {detail}")
+        self.fault = fault
+        self.detail = detail
+        self.line = line
+
+
+@dataclass(frozen=True)
+class Limits:
+    decision_ms: int = DEFAULT_DECISION_MS
+    startup_ms: int = DEFAULT_STARTUP_MS
+    max_line_bytes: int = MAX_LINE_BYTES
+    stderr_cap: int = STDERR_CAP_BYTES
+
+
+def _minimal_env(workdir: str) -> dict[str, str]:
+    """What a bot gets of the environment: enough to run an interpreter, nothing of the arena's."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": workdir, "TMPDIR": workdir,
+           "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONUNBUFFERED": "1",
+           "PYTHONDONTWRITEBYTECODE": "1"}
+    # A bundled Python bot imports the SDK from this installation, wherever the venv is.
+    if "VIRTUAL_ENV" in os.environ:
+        env["VIRTUAL_ENV"] = os.environ["VIRTUAL_ENV"]
+    return env
+
+
+class BotProcess:
+    """A running bot. Use ``start()``, then ``send``/``read_line``, and always ``close()``."""
+
+    def __init__(self, argv: Sequence[str], limits: Limits = Limits(),
+                 stderr_log: Path | None = None, cwd: Path | None = None):
+        if not argv:
+            raise ValueError("a bot command needs at least a program")
+        self.argv = list(argv)
+        self.limits = limits
+        self.stderr_log_path = stderr_log
+        self._cwd = cwd
+        self._workdir: str | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._buffer = bytearray()
+        self._eof = False
+        self._stderr_file = None
+        self._stderr_written = 0
+        self.stderr_dropped = 0
+        self.started_at = 0.0
+        self._selector: selectors.BaseSelector | None = None
+
+    # -- life cycle ------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the process. A program that cannot be started is an ``exit`` fault."""
+        self._workdir = tempfile.mkdtemp(prefix="sixtysix-bot-")
+        if self.stderr_log_path is not None:
+            self.stderr_log_path.parent.mkdir(parents=True, exist_ok=True)
+            self._stderr_file = open(self.stderr_log_path, "wb")
+        try:
+            self._proc = subprocess.Popen(
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                cwd=str(self._cwd) if self._cwd else self._workdir, env=_minimal_env(self._workdir),
+                start_new_session=True, close_fds=True)
+        except OSError as err:
+            raise BotFault("exit", f"cannot start {self.argv[0]!r}: {err.strerror}") from err
+        self.started_at = time.monotonic()
+        for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
+            os.set_blocking(stream.fileno(), False)
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self._proc.stdout, selectors.EVENT_READ, "out")
+        self._selector.register(self._proc.stderr, selectors.EVENT_READ, "err")
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc else None
+
+    def close(self, grace_s: float = EXIT_GRACE_S) -> int | None:
+        """Close stdin, give the bot ``grace_s`` to exit, then end its whole process group.
+        Returns the exit status (negative: killed by that signal)."""
+        proc = self._proc
+        status = None
+        if proc is not None:
+            try:
+                proc.stdin.close()
+            except OSError:
+                pass
+            deadline = time.monotonic() + grace_s
+            while proc.poll() is None and time.monotonic() < deadline:
+                self._pump(min(0.02, max(0.0, deadline - time.monotonic())))
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)  # the group: children the bot left behind too
+            except (ProcessLookupError, PermissionError):
+                pass
+            status = proc.wait()
+            self._pump(0)  # whatever stderr is left
+            for stream in (proc.stdout, proc.stderr):
+                stream.close()
+        if self._selector is not None:
+            self._selector.close()
+            self._selector = None
+        if self._stderr_file is not None:
+            if self.stderr_dropped:
+                self._stderr_file.write(f"\n[arena: {self.stderr_dropped} more bytes of stderr "
+                                        "discarded]\n".encode())
+            self._stderr_file.close()
+            self._stderr_file = None
+        if self._workdir is not None:
+            shutil.rmtree(self._workdir, ignore_errors=True)
+            self._workdir = None
+        self._proc = None
+        return status
+
+    # -- writing ---------------------------------------------------------------------------------
+
+    def send(self, line: str, timeout_s: float | None = None) -> None:
+        """Write one line. A bot that does not read its input within ``timeout_s`` (default: the
+        decision limit) times out; a bot that has exited is an ``exit`` fault."""
+        proc = self._require()
+        data = memoryview((line + "\n").encode())
+        deadline = time.monotonic() + (self.limits.decision_ms / 1000 if timeout_s is None
+                                       else timeout_s)
+        fd = proc.stdin.fileno()
+        while data:
+            try:
+                written = os.write(fd, data)
+                data = data[written:]
+                continue
+            except BlockingIOError:
+                pass
+            except (BrokenPipeError, OSError) as err:
+                if isinstance(err, BrokenPipeError) or err.errno == errno.EPIPE:
+                    raise BotFault("exit", self._exit_detail("its input was closed")) from None
+                raise
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise BotFault("timeout", "did not read its input (the pipe stayed full)")
+            with selectors.DefaultSelector() as wsel:
+                wsel.register(fd, selectors.EVENT_WRITE)
+                wsel.select(min(remaining, 0.05))
+            self._pump(0)
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def unread_output(self) -> bytes:
+        """Whatever the bot has written that was not read yet, without waiting (up to 200 bytes).
+        Before a request this must be empty: anything there was not an answer (PROTOCOL.md §5)."""
+        self._pump(0)
+        return bytes(self._buffer[:200])
+
+    def read_line(self, timeout_s: float) -> bytes:
+        """The next line without its ``\\n``, within ``timeout_s``.
+
+        Raises ``BotFault`` for ``timeout``, ``line_too_long`` or ``exit``."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            line = self._take_line(final=self._eof)
+            if line is not None:
+                return line
+            if self._eof:
+                raise BotFault("exit", self._exit_detail("closed its output"))
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                partial = f" ({len(self._buffer)} bytes of an unfinished line)" if self._buffer else ""
+                raise BotFault("timeout", f"no answer within {timeout_s * 1000:.0f} ms{partial}",
+                               bytes(self._buffer[:200]) or None)
+            self._pump(remaining)
+
+    def _take_line(self, final: bool) -> bytes | None:
+        buf = self._buffer
+        end = buf.find(b"\n", 0, self.limits.max_line_bytes + 1)
+        if end < 0:
+            if len(buf) > self.limits.max_line_bytes or (final and buf):
+                if len(buf) > self.limits.max_line_bytes:
+                    raise BotFault("line_too_long", f"wrote more than {self.limits.max_line_bytes} "
+                                   "bytes without a newline", bytes(buf[:200]))
+                line = bytes(buf)  # the last line of a bot that exited without a newline
+                buf.clear()
+                return line
+            return None
+        line = bytes(buf[:end])
+        del buf[:end + 1]
+        return line
+
+    def _pump(self, timeout_s: float) -> None:
+        """Wait up to ``timeout_s`` for output; move stdout into the buffer and stderr into the log."""
+        selector = self._selector
+        if selector is None:
+            return
+        for key, _ in selector.select(timeout_s):
+            stream = key.fileobj
+            try:
+                chunk = os.read(stream.fileno(), _READ_CHUNK)  # type: ignore[union-attr]
+            except BlockingIOError:
+                continue
+            except OSError:
+                chunk = b""
+            if key.data == "out":
+                if chunk:
+                    # Keep at most one line's worth beyond what has been framed: a flood is a fault
+                    # found by _take_line, not a memory problem here.
+                    self._buffer += chunk
+                else:
+                    self._eof = True
+                    selector.unregister(stream)
+            elif chunk:
+                self._log_stderr(chunk)
+            else:
+                selector.unregister(stream)
+
+    def _log_stderr(self, chunk: bytes) -> None:
+        room = self.limits.stderr_cap - self._stderr_written
+        if self._stderr_file is not None and room > 0:
+            self._stderr_file.write(chunk[:room])
+            self._stderr_file.flush()
+        kept = min(max(room, 0), len(chunk))
+        self._stderr_written += kept
+        self.stderr_dropped += len(chunk) - kept
+
+    def _exit_detail(self, what: str) -> str:
+        proc = self._proc
+        if proc is not None:
+            try:
+                status = proc.wait(timeout=0.2)
+            except subprocess.TimeoutExpired:
+                return what
+            if status < 0:
+                return f"{what}; killed by signal {signal.Signals(-status).name}"
+            return f"{what}; exited with status {status}"
+        return what
+
+    def _require(self) -> subprocess.Popen[bytes]:
+        if self._proc is None:
+            raise RuntimeError("the bot process is not running")
+        return self._proc

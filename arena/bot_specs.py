@@ -1,0 +1,98 @@
+"""Turning what a user types ("greedy", "./mybot", "node bot.js") into a bot to run.
+
+A bundled bot is named; anything else is a command line, split like a shell would (but never run
+through one). Bundled bots in C are compiled on first use with the machine's ``make`` and ``gcc``.
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import bots
+from arena.referee import BotSpec
+
+BOTS_DIR = Path(bots.__file__).resolve().parent
+C_DIR = BOTS_DIR / "c"
+
+_PYTHON_MODULES = {
+    "random": "bots.random_bot",
+    "greedy": "bots.greedy_bot",
+}
+_PYTHON_SCRIPTS = {
+    "first-legal": BOTS_DIR / "minimal" / "first_legal.py",
+}
+_C_TARGETS = {
+    "c-counter": "sixtysix-c",
+    "first-legal-c": "first-legal-c",
+}
+
+
+class BotSpecError(ValueError):
+    """A bot name or command that cannot be run."""
+
+
+def bundled_names() -> list[str]:
+    return [*_PYTHON_MODULES, *_PYTHON_SCRIPTS, *_C_TARGETS]
+
+
+def resolve_bot(text: str, name: str | None = None) -> BotSpec:
+    """A bundled bot's name, or a command line. ``name`` overrides the display name."""
+    text = text.strip()
+    if not text:
+        raise BotSpecError("empty bot name or command")
+    if text in _PYTHON_MODULES:
+        return BotSpec(name or text, (sys.executable, "-m", _PYTHON_MODULES[text]))
+    if text in _PYTHON_SCRIPTS:
+        return BotSpec(name or text, (sys.executable, str(_PYTHON_SCRIPTS[text])))
+    if text in _C_TARGETS:
+        return BotSpec(name or text, (str(build_c_bot(_C_TARGETS[text])),))
+    try:
+        argv = shlex.split(text)
+    except ValueError as err:
+        raise BotSpecError(f"cannot split the bot command {text!r}: {err}") from None
+    program = argv[0]
+    path = Path(program)
+    if path.suffix == ".py" and path.is_file():
+        argv = [sys.executable, str(path.resolve()), *argv[1:]]
+    elif "/" in program:
+        if not path.is_file():
+            raise BotSpecError(f"bot program {program!r} does not exist "
+                               f"(bundled bots: {', '.join(bundled_names())})")
+        if not path.stat().st_mode & 0o111:
+            raise BotSpecError(f"bot program {program!r} is not executable (chmod +x it)")
+        argv[0] = str(path.resolve())  # bots run in a temporary folder: relative paths break
+    elif shutil.which(program) is None:
+        raise BotSpecError(f"unknown bot {program!r}: not a bundled bot "
+                           f"({', '.join(bundled_names())}) nor a program on PATH")
+    return BotSpec(name or _default_name(argv), tuple(argv))
+
+
+def _default_name(argv: list[str]) -> str:
+    program = Path(argv[0]).name
+    if program.startswith("python") and len(argv) > 1:
+        # python script.py ARGS -> "script"; python -m package.module -> "module"
+        if argv[1] == "-m" and len(argv) > 2:
+            return argv[2].rsplit(".", 1)[-1]
+        return Path(argv[1]).stem
+    if program in ("node", "bash", "sh") and len(argv) > 1:
+        return Path(argv[1]).stem
+    return Path(program).stem
+
+
+def build_c_bot(target: str) -> Path:
+    """Compile a bundled C bot with ``make`` if its binary is missing or older than its sources."""
+    binary = C_DIR / "build" / target
+    if shutil.which("make") is None or shutil.which("cc") is None and shutil.which("gcc") is None:
+        if binary.is_file():
+            return binary
+        raise BotSpecError(f"bundled C bot {target!r} needs make and a C compiler to build; "
+                           "neither was found on PATH")
+    proc = subprocess.run(["make", "-s", "-C", str(C_DIR), f"build/{target}"],
+                          capture_output=True, text=True)
+    if proc.returncode != 0 or not binary.is_file():
+        raise BotSpecError(f"building bundled C bot {target!r} failed:\n{proc.stdout}{proc.stderr}")
+    return binary

@@ -1,0 +1,148 @@
+"""Match records as JSON Lines: the raw truth that everything else is derived from.
+
+A record is written line by line while the match runs (a crash keeps everything up to it). Types:
+
+- ``header``: format version, match id, seed, first dealer, the full rules, both bots, the limits;
+- ``msg``: one protocol line, ``dir`` "out" (referee to bot) or "in" (bot to referee), with ``t``, the
+  milliseconds since the match started, and the ``seat``;
+- ``action``: an action accepted by the referee, with the bot's thinking time;
+- ``fault``: a protocol fault, its word (PROTOCOL.md §5), detail and offending line;
+- ``deal_start``: a deal's number, dealer and pack order (so it replays without the seed);
+- ``deal``: a settled deal and its settlement;
+- ``result``: the outcome, claim statistics and decision-time figures.
+
+``replay_record`` rebuilds the match with the engine from the header and the actions, and checks
+that every deal settles exactly as recorded.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, Iterator
+
+from arena.game import Action, Card, MatchState, Rules
+
+RECORD_FORMAT = "sixtysix-record"
+RECORD_VERSION = 1
+
+
+class RecordError(ValueError):
+    """A record file that cannot be read or does not replay."""
+
+
+class RecordWriter:
+    """Appends JSON lines to a record file, flushing each one."""
+
+    def __init__(self, path: Path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._file: IO[str] | None = open(path, "w", encoding="utf-8")
+
+    def write(self, kind: str, **fields: Any) -> None:
+        if self._file is None:
+            return
+        self._file.write(json.dumps({"type": kind, **fields}, separators=(",", ":")) + "\n")
+        self._file.flush()
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+@dataclass
+class Record:
+    header: dict[str, Any]
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    actions: list[dict[str, Any]] = field(default_factory=list)  # actions and deal forfeits, in order
+    deal_starts: list[dict[str, Any]] = field(default_factory=list)
+    deals: list[dict[str, Any]] = field(default_factory=list)
+    faults: list[dict[str, Any]] = field(default_factory=list)
+    result: dict[str, Any] | None = None
+
+    @property
+    def rules(self) -> Rules:
+        return Rules.from_dict(self.header["rules"])
+
+    @property
+    def names(self) -> tuple[str, str]:
+        bots = self.header["bots"]
+        return bots[0]["name"], bots[1]["name"]
+
+
+def iter_lines(path: Path) -> Iterator[dict[str, Any]]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for number, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    item = json.loads(line)
+                except json.JSONDecodeError as err:
+                    raise RecordError(f"{path}:{number}: not a JSON line ({err.msg})") from None
+                if not isinstance(item, dict) or "type" not in item:
+                    raise RecordError(f"{path}:{number}: a record line needs a 'type'")
+                yield item
+    except OSError as err:
+        raise RecordError(f"cannot read record {path}: {err.strerror}") from err
+
+
+def read_record(path: Path) -> Record:
+    items = iter_lines(path)
+    header = next(items, None)
+    if header is None or header.get("type") != "header" or header.get("format") != RECORD_FORMAT:
+        raise RecordError(f"{path} is not a match record (no '{RECORD_FORMAT}' header line)")
+    if header.get("version") != RECORD_VERSION:
+        raise RecordError(f"{path}: record version {header.get('version')} is not supported "
+                          f"(this arena reads version {RECORD_VERSION})")
+    record = Record(header)
+    for item in items:
+        kind = item["type"]
+        if kind == "msg":
+            record.messages.append(item)
+        elif kind in ("action", "forfeit_deal"):
+            record.actions.append(item)
+        elif kind == "deal_start":
+            record.deal_starts.append(item)
+        elif kind == "deal":
+            record.deals.append(item)
+        elif kind == "fault":
+            record.faults.append(item)
+        elif kind == "result":
+            record.result = item
+    return record
+
+
+def replay_record(record: Record) -> MatchState:
+    """The engine's match state after the record's actions; ``RecordError`` if a deal settles
+    differently from what the record says (a corrupted record, or an engine that changed)."""
+    header = record.header
+    try:
+        orders = [tuple(Card.parse(c) for c in d["order"]) for d in record.deal_starts]
+        state = MatchState.new(record.rules, header["seed"], header["first_dealer"], orders=orders)
+    except (KeyError, ValueError) as err:
+        raise RecordError(f"record's header or deal orders are unusable: {err}") from err
+    for item in record.actions:
+        if state.is_over:
+            raise RecordError("record has actions after the end of the match")
+        try:
+            if item["type"] == "forfeit_deal":
+                state = state.forfeit(item["seat"], item.get("detail", ""), illegal_action=True)
+            else:
+                if state.to_act != item["seat"]:
+                    raise RecordError(f"action {item['action']} by seat {item['seat']} out of turn")
+                state = state.apply(Action.parse(item["action"]))
+        except ValueError as err:
+            if isinstance(err, RecordError):
+                raise
+            raise RecordError(f"record does not replay: {err}") from err
+    for recorded, result in zip(record.deals, state.results):
+        s = result.settlement
+        if (recorded["reason"], recorded["winner"], recorded["awarded"], tuple(recorded["totals"])) != \
+                (str(s.reason), s.winner, result.awarded, s.totals):
+            raise RecordError(f"deal {result.deal_no} replays as {s.reason} for {s.winner} "
+                              f"(+{result.awarded}, totals {s.totals}) but the record says "
+                              f"{recorded['reason']} for {recorded['winner']}")
+    return state

@@ -1,0 +1,389 @@
+"""The referee: runs one match between two bot processes (PROTOCOL.md, RULES.md).
+
+The loop is short and linear: deal, tell both bots what they may see, ask the player to act, check
+the answer against the engine, apply, repeat. Every fault a bot commits becomes a result (a forfeit
+with the fault's word, detail and offending line), never an exception that escapes. The referee
+owns the seeded deals; bots only ever see what ``observe`` allows, translated into protocol lines.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+from arena.bot_process import BotFault, BotProcess, Limits
+from arena.game import CLAIM, Action, DealResult, DealState, MatchState, Rules
+from arena.records import RECORD_FORMAT, RECORD_VERSION, RecordWriter
+from protocol import from_engine
+from protocol import messages as m
+from protocol.codec import PROTOCOL_VERSION, ProtocolError, decode_from_bot, encode
+
+CLAIM_TARGET = 66
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """A bot to run: its display name and the argument list that starts it (no shell)."""
+
+    name: str
+    argv: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MatchConfig:
+    rules: Rules
+    seed: int | str = 0
+    first_dealer: int = 0
+    match_id: str = ""
+    limits: Limits = Limits()
+
+
+@dataclass
+class SeatStats:
+    """What the referee saw of one seat, beyond the score."""
+
+    name: str = ""
+    correct_claims: int = 0
+    wrong_claims: int = 0
+    missed_claims: int = 0  # claim windows in which the seat had 66 and did not claim
+    decision_ms: list[float] = field(default_factory=list)
+
+    def timing(self) -> dict[str, float]:
+        times = sorted(self.decision_ms)
+        if not times:
+            return {"decisions": 0}
+        p99 = times[min(len(times) - 1, int(0.99 * len(times)))]
+        return {"decisions": len(times), "median_ms": round(statistics.median(times), 3),
+                "p99_ms": round(p99, 3), "max_ms": round(times[-1], 3)}
+
+
+@dataclass
+class MatchResult:
+    match_id: str
+    winner: int | None            # None: no contest (both bots failed to start)
+    reason: str                   # "target", "forfeit" or "no_contest"
+    game_points: tuple[int, int]
+    deals: tuple[DealResult, ...]
+    seats: tuple[SeatStats, SeatStats]
+    offender: int | None = None
+    fault: str | None = None
+    detail: str = ""
+    line: str | None = None       # the offending line, when there was one
+    record_path: Path | None = None
+    state: MatchState | None = None
+
+
+class _Match:
+    """One match in progress. ``run()`` returns the result and always ends both processes."""
+
+    def __init__(self, bots: Sequence[BotSpec], config: MatchConfig, record_path: Path | None,
+                 log_dir: Path | None):
+        if len(bots) != 2:
+            raise ValueError("a match needs exactly two bots")
+        self.bots = tuple(bots)
+        self.config = config
+        self.match_id = config.match_id or uuid.uuid4().hex[:12]
+        self.limits = config.limits
+        self.writer = RecordWriter(record_path) if record_path else None
+        self.record_path = record_path
+        self.procs = tuple(
+            BotProcess(b.argv, self.limits,
+                       stderr_log=(log_dir / f"{self.match_id}.seat{seat}.stderr.log")
+                       if log_dir else None)
+            for seat, b in enumerate(self.bots))
+        self.seats = (SeatStats(bots[0].name), SeatStats(bots[1].name))
+        self.t0 = time.monotonic()
+        self.state: MatchState | None = None
+        self._could_claim: set[tuple[int, int, int]] = set()
+        self._did_claim: set[tuple[int, int, int]] = set()
+
+    # -- I/O with the record ---------------------------------------------------------------------
+
+    def _ms(self) -> float:
+        return round((time.monotonic() - self.t0) * 1000, 3)
+
+    def _record(self, kind: str, **fields: object) -> None:
+        if self.writer is not None:
+            self.writer.write(kind, **fields)
+
+    def _send(self, seat: int, message: m.Message) -> None:
+        line = encode(message)
+        self._record("msg", t=self._ms(), seat=seat, dir="out", line=line)
+        self.procs[seat].send(line)
+
+    def _send_both(self, make: Callable[[int], m.Message | None]) -> None:
+        for seat in (0, 1):
+            message = make(seat)
+            if message is not None:
+                self._send_checked(seat, message)
+
+    def _send_checked(self, seat: int, message: m.Message) -> None:
+        try:
+            self._send(seat, message)
+        except BotFault as fault:
+            raise _SeatFault(seat, fault) from None
+
+    # -- the match -------------------------------------------------------------------------------
+
+    def run(self) -> MatchResult:
+        config = self.config
+        self._record("header", format=RECORD_FORMAT, version=RECORD_VERSION, match_id=self.match_id,
+                     seed=config.seed, first_dealer=config.first_dealer, rules=config.rules.to_dict(),
+                     bots=[{"seat": s, "name": b.name, "command": list(b.argv)}
+                           for s, b in enumerate(self.bots)],
+                     limits={"decision_ms": self.limits.decision_ms,
+                             "startup_ms": self.limits.startup_ms,
+                             "max_line_bytes": self.limits.max_line_bytes},
+                     started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+        try:
+            failed = self._start_and_greet()
+            if failed is not None:
+                return failed
+            self.state = MatchState.new(config.rules, config.seed, config.first_dealer)
+            try:
+                self._play()
+            except _SeatFault as sf:
+                return self._forfeit(sf.seat, sf.fault)
+            return self._finish()
+        finally:
+            for proc in self.procs:
+                proc.close()
+            if self.writer is not None:
+                self.writer.close()
+
+    def _start_and_greet(self) -> MatchResult | None:
+        """Start both bots and read their ``ready`` lines within the start-up limit."""
+        faults: dict[int, BotFault] = {}
+        for seat, proc in enumerate(self.procs):
+            try:
+                proc.start()
+                self._send(seat, m.Hello(PROTOCOL_VERSION))
+            except BotFault as fault:
+                faults[seat] = fault
+        startup_s = self.limits.startup_ms / 1000
+        for seat, proc in enumerate(self.procs):
+            if seat in faults:
+                continue
+            try:
+                remaining = proc.started_at + startup_s - time.monotonic()
+                line = proc.read_line(max(remaining, 0.0))
+                self._record("msg", t=self._ms(), seat=seat, dir="in",
+                             line=line.decode("utf-8", "replace"))
+                try:
+                    ready = decode_from_bot(line, expect="ready")
+                except ProtocolError as err:
+                    raise BotFault(err.fault, f"bad answer to the greeting: {err.reason}", line) \
+                        from None
+                self.seats[seat].name = self.bots[seat].name or ready.name
+            except BotFault as fault:
+                if fault.fault == "timeout":
+                    fault = BotFault("timeout", f"no 'ready' within the start-up limit of "
+                                     f"{self.limits.startup_ms} ms", fault.line)
+                faults[seat] = fault
+        if len(faults) == 2:
+            for seat, fault in faults.items():
+                self._record("fault", seat=seat, fault=fault.fault, detail=fault.detail,
+                             line=_text(fault.line))
+            result = MatchResult(self.match_id, None, "no_contest", (0, 0), (), self.seats,
+                                 detail="neither bot started: " + "; ".join(
+                                     f"seat {s}: {f}" for s, f in sorted(faults.items())),
+                                 record_path=self.record_path)
+            self._record("result", **_result_fields(result))
+            return result
+        if faults:
+            seat, fault = next(iter(faults.items()))
+            self.state = MatchState.new(self.config.rules, self.config.seed, self.config.first_dealer)
+            return self._forfeit(seat, fault)
+        for seat in (0, 1):
+            try:
+                self._send(seat, from_engine.match_start(self.match_id, self.config.rules, seat,
+                                                         self.bots[1 - seat].name,
+                                                         self.limits.decision_ms))
+                self._send(seat, from_engine.rules_line(self.config.rules))
+            except BotFault as fault:
+                self.state = MatchState.new(self.config.rules, self.config.seed,
+                                            self.config.first_dealer)
+                return self._forfeit(seat, fault)
+        return None
+
+    def _play(self) -> None:
+        state = self.state
+        assert state is not None
+        deal_announced = 0
+        events_sent = 0
+        while not state.is_over:
+            deal = state.deal
+            if deal_announced != state.deal_no:
+                self._announce_deal(state)
+                deal_announced, events_sent = state.deal_no, 0
+            events_sent = self._send_events(deal, events_sent)
+            seat = deal.to_act
+            legal = deal.legal_actions()
+            if CLAIM in legal and deal.total(seat) >= CLAIM_TARGET:
+                self._could_claim.add((state.deal_no, deal.trick_no, seat))
+            action = self._ask(seat, deal, legal)
+            if action is None:  # an illegal action that only costs the deal (forfeit_deal)
+                self._record("forfeit_deal", seat=seat, detail="illegal action")
+                before = len(state.results)
+                state = state.forfeit(seat, "illegal action", illegal_action=True)
+            else:
+                if action is CLAIM:
+                    self._did_claim.add((state.deal_no, deal.trick_no, seat))
+                before = len(state.results)
+                state = state.apply(action)
+            self.state = state
+            if len(state.results) > before:
+                result = state.results[-1]
+                self._send_events(result.final, events_sent)
+                self._deal_over(result)
+
+    def _announce_deal(self, state: MatchState) -> None:
+        self._record("deal_start", deal=state.deal_no, dealer=state.dealer,
+                     order=[str(c) for c in state.order])
+        for seat in (0, 1):
+            self._send_checked(seat, from_engine.deal_start(state, seat))
+
+    def _send_events(self, deal: DealState, already: int) -> int:
+        events = deal.events()
+        for event in events[already:]:
+            self._send_both(lambda seat, e=event: from_engine.event_message(e, seat))
+        return len(events)
+
+    def _ask(self, seat: int, deal: DealState, legal: tuple[Action, ...]) -> Action | None:
+        """Ask ``seat`` to act; the accepted action, or None for a deal-forfeiting illegal action."""
+        proc = self.procs[seat]
+        try:
+            unread = proc.unread_output()
+            if unread:
+                raise BotFault("unsolicited", "wrote output when no request was pending", unread)
+            self._send(seat, from_engine.request(deal))
+            asked = time.monotonic()
+            line = proc.read_line(self.limits.decision_ms / 1000)
+            elapsed = (time.monotonic() - asked) * 1000
+            self._record("msg", t=self._ms(), seat=seat, dir="in", line=_text(line))
+            try:
+                reply = decode_from_bot(line, expect="action")
+            except ProtocolError as err:
+                raise BotFault(err.fault, err.reason, line) from None
+        except BotFault as fault:
+            raise _SeatFault(seat, fault) from None
+        action = reply.action
+        self.seats[seat].decision_ms.append(elapsed)
+        if action not in legal:
+            fault = BotFault("illegal_action", f"{action} is not among the legal actions "
+                             f"({' '.join(str(a) for a in legal)}): "
+                             f"{_illegal_reason(deal, action)}", line)
+            if self.config.rules.illegal_move_policy == "forfeit_deal":
+                self._record("fault", seat=seat, fault=fault.fault, detail=fault.detail,
+                             line=_text(line))
+                return None
+            raise _SeatFault(seat, fault)
+        self._record("action", deal=self.state.deal_no if self.state else 0, seat=seat,
+                     action=str(action), ms=round(elapsed, 3))
+        return action
+
+    def _deal_over(self, result: DealResult) -> None:
+        s = result.settlement
+        self._record("deal", deal=result.deal_no, dealer=result.dealer, reason=str(s.reason),
+                     winner=s.winner, points=s.game_points, awarded=result.awarded,
+                     totals=list(s.totals), tricks=list(s.tricks), claimant=s.claimant,
+                     closer=s.closer, score=list(result.game_points_after), pot=result.pot_after)
+        if s.claimant is not None:
+            correct = s.reason in ("claim", "claim_against_close") or \
+                (s.reason == "draw")  # a correct claim voided by undeclared_66_voids_claim
+            stats = self.seats[s.claimant]
+            if correct:
+                stats.correct_claims += 1
+            else:
+                stats.wrong_claims += 1
+        self._send_both(lambda seat: from_engine.settle(result, seat))
+
+    # -- endings ---------------------------------------------------------------------------------
+
+    def _finish(self) -> MatchResult:
+        state = self.state
+        assert state is not None and state.outcome is not None
+        outcome = state.outcome
+        result = self._result(outcome.winner, str(outcome.reason))
+        self._tell_end(result)
+        return result
+
+    def _forfeit(self, seat: int, fault: BotFault) -> MatchResult:
+        self._record("fault", seat=seat, fault=fault.fault, detail=fault.detail,
+                     line=_text(fault.line))
+        state = self.state
+        if state is not None and not state.is_over:
+            self.state = state.forfeit(seat, f"{fault.fault}: {fault.detail}")
+        result = self._result(1 - seat, "forfeit", seat, fault)
+        self._tell_end(result)
+        return result
+
+    def _result(self, winner: int | None, reason: str, offender: int | None = None,
+                fault: BotFault | None = None) -> MatchResult:
+        state = self.state
+        self._count_missed_claims()
+        result = MatchResult(
+            match_id=self.match_id, winner=winner, reason=reason,
+            game_points=state.game_points if state else (0, 0),
+            deals=state.results if state else (), seats=self.seats, offender=offender,
+            fault=fault.fault if fault else None, detail=fault.detail if fault else "",
+            line=_text(fault.line) if fault else None, record_path=self.record_path, state=state)
+        self._record("result", **_result_fields(result))
+        return result
+
+    def _tell_end(self, result: MatchResult) -> None:
+        state = self.state
+        if state is None or state.outcome is None:
+            return
+        fault = m.Fault(result.fault) if result.fault else None
+        for seat in (0, 1):
+            try:
+                self._send(seat, from_engine.match_end(state.outcome, seat, fault))
+            except BotFault:
+                pass  # a bot that is gone cannot be told; the result stands
+
+    def _count_missed_claims(self) -> None:
+        for deal_no, trick_no, seat in self._could_claim - self._did_claim:
+            self.seats[seat].missed_claims += 1
+        self._could_claim.clear()
+
+
+class _SeatFault(Exception):
+    def __init__(self, seat: int, fault: BotFault):
+        super().__init__(str(fault))
+        self.seat = seat
+        self.fault = fault
+
+
+def _text(line: bytes | None) -> str | None:
+    if line is None:
+        return None
+    return line[:200].decode("utf-8", "replace") + ("..." if len(line) > 200 else "")
+
+
+def _illegal_reason(deal: DealState, action: Action) -> str:
+    try:
+        deal.apply(action)
+    except ValueError as err:
+        return str(err)
+    return "not offered at this decision point"
+
+
+def _result_fields(result: MatchResult) -> dict[str, object]:
+    return {
+        "winner": result.winner, "reason": result.reason, "game_points": list(result.game_points),
+        "offender": result.offender, "fault": result.fault, "detail": result.detail,
+        "line": result.line,
+        "seats": [{"name": s.name, "correct_claims": s.correct_claims, "wrong_claims": s.wrong_claims,
+                   "missed_claims": s.missed_claims, **s.timing()} for s in result.seats],
+    }
+
+
+def run_match(bots: Sequence[BotSpec], config: MatchConfig, record_path: Path | None = None,
+              log_dir: Path | None = None) -> MatchResult:
+    """Play one match between ``bots`` (seat 0, seat 1). Never raises for anything a bot does."""
+    return _Match(bots, config, record_path, log_dir).run()
