@@ -10,11 +10,13 @@ from protocol.messages import (REQUEST_DECISIONS, ActionReply, BotMessage, Claim
                                Draw, Event, Exchange, Fault, Hello, Marriage, MatchEnd, MatchStart,
                                Message, Played, Ready, RefereeMessage, Request, RulesLine, Settle,
                                Trick, Unknown, Who)
+from protocol.sdk import Bot, BotSession, run
+from protocol.view import BotView, ShownMarriage, StockState
 
 __all__ = [
-    "MAX_LINE_BYTES", "PROTOCOL_NAME", "PROTOCOL_VERSION", "REQUEST_DECISIONS", "ActionReply",
-    "BotMessage", "Claim", "Close", "DealStart", "Draw", "Event", "Exchange", "Fault", "Hello",
-    "Marriage", "MatchEnd", "MatchStart", "Message", "Played", "ProtocolError", "Ready",
-    "RefereeMessage", "Request", "RulesLine", "Settle", "Trick", "Unknown", "Who", "decode_from_bot",
-    "decode_from_referee", "encode",
+    "MAX_LINE_BYTES", "PROTOCOL_NAME", "PROTOCOL_VERSION", "REQUEST_DECISIONS", "ActionReply", "Bot",
+    "BotMessage", "BotSession", "BotView", "Claim", "Close", "DealStart", "Draw", "Event", "Exchange",
+    "Fault", "Hello", "Marriage", "MatchEnd", "MatchStart", "Message", "Played", "ProtocolError",
+    "Ready", "RefereeMessage", "Request", "RulesLine", "Settle", "ShownMarriage", "StockState",
+    "Trick", "Unknown", "Who", "decode_from_bot", "decode_from_referee", "encode", "run",
 ]
