@@ -79,6 +79,10 @@ class DealState(_Fields):
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"DealState is immutable (tried to set {name}); use apply()")
 
+    def __delattr__(self, name: str) -> None:
+        # Without this, ``del state.hands`` empties a slot of a "frozen" state (STYLE.md habit 2).
+        raise AttributeError(f"DealState is immutable (tried to delete {name})")
+
     # -- construction -----------------------------------------------------------------------------
 
     @staticmethod
