@@ -86,7 +86,7 @@ def _encode(msg: Message) -> str:
                     f"score {_pair(score)} pot {pot}")
         case MatchEnd(winner, reason, score, fault, offender):
             tail = "" if fault is None else f" fault {fault} by {offender}"
-            return f"match_end winner {winner} reason {reason} score {_pair(score)}{tail}"
+            return f"match_end winner {winner or 'none'} reason {reason} score {_pair(score)}{tail}"
         case Unknown(line):
             return line
         case Ready(name):
@@ -351,7 +351,7 @@ def _settle(w: _Words) -> Settle:
 
 def _match_end(w: _Words) -> MatchEnd:
     w.keyword("winner")
-    winner = w.who("winner")
+    winner = w.who_or_none("winner")
     w.keyword("reason")
     reason = w.word("reason")
     w.keyword("score")

@@ -80,5 +80,5 @@ def match_end(outcome: MatchOutcome, seat: int, fault: Fault | None = None) -> M
     if fault is not None:
         assert outcome.offender is not None
         offender = Who.of(outcome.offender, seat)
-    return MatchEnd(Who.of(outcome.winner, seat), str(outcome.reason),
-                    _pair(outcome.game_points, seat), fault, offender)
+    winner = None if outcome.winner is None else Who.of(outcome.winner, seat)
+    return MatchEnd(winner, str(outcome.reason), _pair(outcome.game_points, seat), fault, offender)

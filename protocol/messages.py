@@ -57,7 +57,7 @@ REQUEST_DECISIONS: tuple[str, ...] = ("lead", "follow", "after_trick", "close_ex
 """The decision points a request may name (PROTOCOL.md §4.1), in RULES.md §4 order."""
 
 SETTLE_REASONS: frozenset[str] = frozenset(str(r) for r in SettleReason)
-MATCH_END_REASONS: frozenset[str] = frozenset({"target", "forfeit"})
+MATCH_END_REASONS: frozenset[str] = frozenset({"target", "forfeit", "deal_limit"})
 MARRIAGE_POINTS: frozenset[int] = frozenset({20, 40})
 
 NAME_RE = re.compile(r"[A-Za-z0-9_.+\-]{1,64}")
@@ -345,18 +345,22 @@ class Settle:
 
 @dataclass(frozen=True, slots=True)
 class MatchEnd:
-    """``match_end winner <who> reason <target|forfeit> score <m> <t> [fault <fault> by <who>]``."""
+    """``match_end winner <who|none> reason <target|forfeit|deal_limit> score <m> <t>
+    [fault <fault> by <who>]``. Only a ``deal_limit`` end with equal scores has no winner."""
 
-    winner: Who
+    winner: Who | None
     reason: str
     score: tuple[int, int]
     fault: Fault | None = None
     offender: Who | None = None
 
     def __post_init__(self) -> None:
-        _set(self, "winner", _who(self.winner, "winner"))
         _check(self.reason in MATCH_END_REASONS,
-               f"reason must be target or forfeit, not {self.reason!r}")
+               f"reason must be one of {', '.join(sorted(MATCH_END_REASONS))}, not {self.reason!r}")
+        if self.winner is None:
+            _check(self.reason == "deal_limit", "only a match stopped at the deal limit has no winner")
+        else:
+            _set(self, "winner", _who(self.winner, "winner"))
         _check_pair(self.score, "score")
         _check((self.fault is None) == (self.offender is None),
                "fault and offender go together (fault <fault> by <who>)")

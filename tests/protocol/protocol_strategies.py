@@ -49,12 +49,14 @@ rules_lines = st.lists(st.tuples(flag_names, st.text(WORD_CHARS, min_size=1, max
 @st.composite
 def match_ends(draw: st.DrawFn) -> MatchEnd:
     if draw(st.booleans()):
-        return MatchEnd(draw(whos), draw(st.sampled_from(["target", "forfeit"])), draw(pairs))
+        reason = draw(st.sampled_from(["target", "forfeit", "deal_limit"]))
+        winner = draw(st.none() | whos) if reason == "deal_limit" else draw(whos)
+        return MatchEnd(winner, reason, draw(pairs))
     return MatchEnd(draw(whos), "forfeit", draw(pairs), draw(st.sampled_from(list(Fault))),
                     draw(whos))
 
 
-unknown_lines = st.text(st.characters(blacklist_characters="\r\n", blacklist_categories=("Cs",)),
+unknown_lines = st.text(st.characters(blacklist_characters="\r\n", blacklist_categories=["Cs"]),
                         min_size=1, max_size=200).filter(
     lambda t: t.split(" ", 1)[0] not in KNOWN_REFEREE_WORDS and not t.startswith(" ")
 ).map(Unknown)

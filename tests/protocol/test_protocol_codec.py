@@ -47,6 +47,7 @@ LINES: list[tuple[Message, str]] = [
     (MatchEnd(Who.ME, "target", (7, 3)), "match_end winner me reason target score 7 3"),
     (MatchEnd(Who.OPP, "forfeit", (2, 1), Fault.TIMEOUT, Who.ME),
      "match_end winner opp reason forfeit score 2 1 fault timeout by me"),
+    (MatchEnd(None, "deal_limit", (4, 4)), "match_end winner none reason deal_limit score 4 4"),
     (Unknown("chat hello there"), "chat hello there"),
 ]
 
@@ -88,8 +89,10 @@ def test_referee_round_trip(msg: RefereeMessage) -> None:
 
 @given(bot_messages)
 def test_bot_round_trip(msg: BotMessage) -> None:
-    expect = "ready" if isinstance(msg, Ready) else "action"
-    assert decode_from_bot(encode(msg), expect) == msg
+    if isinstance(msg, Ready):
+        assert decode_from_bot(encode(msg), "ready") == msg
+    else:
+        assert decode_from_bot(encode(msg), "action") == msg
 
 
 # -- fuzzing: anything in, a message or a ProtocolError out --------------------------------------------
@@ -240,6 +243,7 @@ REJECTED_REFEREE_LINES: list[tuple[str, str, str]] = [
      "score 0 0 pot 0", "reason must be"),
     ("fault on target", "match_end winner me reason target score 7 0 fault timeout by opp",
      "only a forfeit"),
+    ("no winner at target", "match_end winner none reason target score 7 7", "deal limit"),
     ("unknown fault", "match_end winner me reason forfeit score 1 0 fault slow by opp", "fault must"),
     ("fault without offender", "match_end winner me reason forfeit score 1 0 fault timeout",
      "missing 'by'"),
