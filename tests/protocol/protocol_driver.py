@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from arena.game import MatchState, Rules
+from arena.game import CLAIM, CLOSE, Action, MatchState, Rules
+from bots.random_bot import RandomBot
 from protocol import Bot, BotSession, BotView, Hello, Ready, decode_from_bot, encode
 from protocol import from_engine
 from protocol.messages import RefereeMessage
@@ -84,3 +85,14 @@ def _send_events(send: Callable[[int, RefereeMessage], str | None], state: Match
             if msg is not None:
                 assert send(seat, msg) is None  # events are never answered
     return len(events)
+
+
+class PatientRandomBot(RandomBot):
+    """Random, but never claims and rarely closes: deals then run to the last trick (and its bonus)
+    more often, and the other seat meets more claim windows."""
+
+    name = "patient"
+
+    def decide(self, view: BotView, legal: tuple[Action, ...]) -> Action:
+        choices = [a for a in legal if a is not CLAIM and (a is not CLOSE or self.rng.random() < 0.1)]
+        return self.rng.choice(choices or legal)
