@@ -629,3 +629,16 @@ def test_close_before_draw_after_a_marriage_trick_frees_the_next_lead() -> None:
     assert legal(state) == {"claim", "marry:H", "play:QS", "play:AH", "play:TH", "play:KH", "play:QH"}
     with pytest.raises(IllegalActionError):
         state.apply(Action.parse("play:KS"))  # already played: must not be offered again
+
+
+@pytest.mark.parametrize("b_holds_nine", [True, False])
+def test_between_tricks_exchange_point_reveals_nothing(b_holds_nine: bool) -> None:
+    """exchange_who = between_tricks (§5.3, S2 reading): the non-leader who has won a trick gets the
+    point before each lead while its public conditions hold, whether or not he holds the trump 9, so
+    being offered it tells the leader nothing about his hand (§3, one observer)."""
+    rules = SIXTY_SIX.with_overrides({"exchange_who": "between_tricks"})
+    b_hand = "9H TC TS KS KD 9D" if b_holds_nine else "QD TC TS KS KD 9D"
+    state = play(deal("9C AS AC JC QC JD", b_hand, "TH", rules=rules), "9C TC pass TS AS pass")
+    assert (state.to_act, state.decision) == (B, Decision.BETWEEN_TRICKS)
+    assert legal(state) == ({"exchange", "pass"} if b_holds_nine else {"pass"})
+    assert observe(state, A).my_turn is False and observe(state, A).decision is None
