@@ -188,6 +188,7 @@ class BotProcess:
 
         Raises ``BotFault`` for ``timeout``, ``line_too_long`` or ``exit``."""
         deadline = time.monotonic() + timeout_s
+        self._pump(0)  # an answer already in the pipe is on time, however late we look at it
         while True:
             line = self._take_line(final=self._eof)
             if line is not None:
@@ -266,5 +267,5 @@ class BotProcess:
 
     def _require(self) -> subprocess.Popen[bytes]:
         if self._proc is None:
-            raise RuntimeError("the bot process is not running")
+            raise BotFault("exit", "the bot process is not running")
         return self._proc

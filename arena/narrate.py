@@ -79,6 +79,9 @@ def narrate_outcome(outcome: MatchOutcome, names: Sequence[str]) -> str:
     if outcome.reason == "forfeit":
         return (f"{names[outcome.winner]} wins the match: {names[outcome.offender or 0]} forfeits "
                 f"({outcome.detail}); game points {points}")
+    if outcome.reason == "deal_limit":
+        winner = "nobody wins" if outcome.winner is None else f"{names[outcome.winner]} wins"
+        return f"the deal limit ended the match: {winner}, game points {points}"
     double = " (a shut-out, counts double)" if outcome.value == 2 else ""
     return f"{names[outcome.winner]} wins the match {points}{double}"
 
@@ -96,6 +99,9 @@ def deal_line(result: DealResult, names: Sequence[str]) -> str:
 def match_line(result: "MatchResult", names: Sequence[str]) -> str:
     """One line for a match result (``arena play``)."""
     points = f"{result.game_points[0]}-{result.game_points[1]}"
+    if result.reason == "deal_limit":
+        winner = "nobody wins" if result.winner is None else f"{names[result.winner]} wins"
+        return f"the deal limit ended the match: {winner}, game points {points}"
     if result.winner is None:
         return f"no contest: {result.detail}"
     if result.reason == "forfeit":

@@ -121,7 +121,9 @@ def replay_record(record: Record) -> MatchState:
     header = record.header
     try:
         orders = [tuple(Card.parse(c) for c in d["order"]) for d in record.deal_starts]
-        state = MatchState.new(record.rules, header["seed"], header["first_dealer"], orders=orders)
+        # A match that ended in the handshake dealt nothing: its first deal comes from the seed.
+        state = MatchState.new(record.rules, header["seed"], header["first_dealer"],
+                               orders=orders or None)
     except (KeyError, ValueError) as err:
         raise RecordError(f"record's header or deal orders are unusable: {err}") from err
     for item in record.actions:

@@ -40,6 +40,8 @@ class MatchConfig:
     first_dealer: int = 0
     match_id: str = ""
     limits: Limits = Limits()
+    max_deals: int = 200  # see MatchState.stop_at_deal_limit: a match between bots that never
+                          # claim would otherwise never end
 
 
 @dataclass
@@ -64,8 +66,8 @@ class SeatStats:
 @dataclass
 class MatchResult:
     match_id: str
-    winner: int | None            # None: no contest (both bots failed to start)
-    reason: str                   # "target", "forfeit" or "no_contest"
+    winner: int | None            # None: no contest, or a tie at the deal limit
+    reason: str                   # "target", "forfeit", "deal_limit" or "no_contest"
     game_points: tuple[int, int]
     deals: tuple[DealResult, ...]
     seats: tuple[SeatStats, SeatStats]
@@ -240,6 +242,8 @@ class _Match:
                 result = state.results[-1]
                 self._send_events(result.final, events_sent)
                 self._deal_over(result)
+                if not state.is_over and result.deal_no >= self.config.max_deals:
+                    state = self.state = state.stop_at_deal_limit()
 
     def _announce_deal(self, state: MatchState) -> None:
         self._record("deal_start", deal=state.deal_no, dealer=state.dealer,

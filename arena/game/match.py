@@ -22,8 +22,10 @@ from arena.game.state import DealState
 
 
 class MatchEnd(StrEnum):
-    TARGET = "target"    # a player reached the match target
-    FORFEIT = "forfeit"  # a player forfeited the match (illegal action, or any fault the referee saw)
+    TARGET = "target"          # a player reached the match target
+    FORFEIT = "forfeit"        # a player forfeited the match (illegal action, or any referee fault)
+    DEAL_LIMIT = "deal_limit"  # the platform's cap on deals was reached (two bots that never claim
+                               # draw every sixty_six deal, and the match would never end)
 
 
 @dataclass(frozen=True)
@@ -40,7 +42,7 @@ class DealResult:
 
 @dataclass(frozen=True)
 class MatchOutcome:
-    winner: int
+    winner: int | None               # None only for a tie at the deal limit
     reason: MatchEnd
     game_points: tuple[int, int]
     value: int = 1                   # 2 for a shut-out with shutout_double (§8)
@@ -105,6 +107,17 @@ class MatchState:
         outcome = MatchOutcome(winner=1 - offender, reason=MatchEnd.FORFEIT,
                                game_points=self.game_points, offender=offender, detail=detail)
         return dataclasses.replace(self, outcome=outcome)
+
+    def stop_at_deal_limit(self) -> MatchState:
+        """End the match because the platform's cap on deals was reached (not a rule of the game:
+        RULES.md has no limit, but a tournament must end). The game-point leader wins; equal game
+        points leave the match without a winner."""
+        if self.outcome is not None:
+            raise ValueError("the match is over")
+        a, b = self.game_points
+        winner = None if a == b else (0 if a > b else 1)
+        return dataclasses.replace(self, outcome=MatchOutcome(winner=winner, reason=MatchEnd.DEAL_LIMIT,
+                                                              game_points=self.game_points))
 
     def _after(self, deal: DealState) -> MatchState:
         settlement = deal.settlement

@@ -1,0 +1,241 @@
+"""The referee with real bot processes: faults become forfeits, matches complete, nothing leaks.
+
+Every bot here is a real child process: the bundled bots, and ``fixtures/bad_bot.py``, which
+misbehaves in one chosen way. No test mocks a pipe.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from arena.bot_process import Limits
+from arena.bot_specs import resolve_bot
+from arena.game import profile
+from arena.records import read_record, replay_record
+from arena.referee import BotSpec, MatchConfig, run_match
+from protocol.codec import decode_from_referee
+from protocol import messages as m
+
+BAD_BOT = Path(__file__).parent / "fixtures" / "bad_bot.py"
+FAST = Limits(decision_ms=400, startup_ms=3000)
+# Marks the bad bots of this test session, so the leftover check ignores other sessions' bots.
+SESSION = uuid.uuid4().hex
+
+
+def bad(mode: str) -> BotSpec:
+    return BotSpec(f"bad-{mode}", (sys.executable, str(BAD_BOT), mode, SESSION))
+
+
+def play(bots, tmp_path: Path, rules=None, seed: int = 2, limits: Limits = FAST, **kw):
+    config = MatchConfig(rules=rules or profile("sixty_six"), seed=seed, match_id="t", limits=limits,
+                         **kw)
+    record = tmp_path / "match.jsonl"
+    return run_match(bots, config, record_path=record, log_dir=tmp_path / "logs"), record
+
+
+# -- every fault of PROTOCOL.md §5 ends the match as a forfeit by the offender --------------------
+
+FAULTS = [
+    ("hang", "timeout"),
+    ("no_ready", "timeout"),
+    ("bad_ready", "malformed"),
+    ("exit_mid_deal", "exit"),
+    ("crash", "exit"),
+    ("garbage", "malformed"),
+    ("junk_action", "malformed"),
+    ("long_line", "line_too_long"),
+    ("illegal", "illegal_action"),
+    ("twice", "unsolicited"),
+    ("unsolicited", "unsolicited"),
+    ("no_read", "timeout"),
+]
+
+
+@pytest.mark.parametrize("mode,fault", FAULTS, ids=[f[0] for f in FAULTS])
+@pytest.mark.parametrize("seat", [0, 1])
+def test_fault_is_a_forfeit_by_the_offender(tmp_path, mode, fault, seat):
+    # Output nobody asked for is only recognisable once the referee looks before its next request
+    # (PROTOCOL.md §5); a slow opponent makes sure that moment comes after the extra line.
+    opponent = bad("slow") if mode in ("twice", "unsolicited") else resolve_bot("greedy")
+    bots = [opponent, opponent]
+    bots[seat] = bad(mode)
+    result, record = play(bots, tmp_path)
+    assert (result.reason, result.offender, result.winner, result.fault) == \
+        ("forfeit", seat, 1 - seat, fault), result.detail
+    # The record holds the fault and the result, and still replays through the engine.
+    rec = read_record(record)
+    assert rec.faults[-1]["fault"] == fault and rec.faults[-1]["seat"] == seat
+    assert rec.result is not None and rec.result["offender"] == seat
+    replay_record(rec)
+
+
+def test_the_offending_line_is_recorded(tmp_path):
+    result, _ = play([bad("junk_action"), resolve_bot("greedy")], tmp_path)
+    assert result.line == "let me think"
+
+
+def test_a_ten_megabyte_line_costs_no_more_than_a_line(tmp_path):
+    result, _ = play([bad("long_line"), resolve_bot("greedy")], tmp_path)
+    assert result.fault == "line_too_long"
+    assert result.line is not None and len(result.line) <= 210
+
+
+def test_both_bots_broken_is_no_contest(tmp_path):
+    result, _ = play([bad("bad_ready"), bad("no_ready")], tmp_path,
+                     limits=Limits(decision_ms=300, startup_ms=1000))
+    assert result.reason == "no_contest" and result.winner is None
+
+
+def test_missing_program_is_an_exit_fault(tmp_path):
+    result, _ = play([BotSpec("ghost", ("/nonexistent/bot",)), resolve_bot("greedy")], tmp_path)
+    assert (result.fault, result.offender) == ("exit", 0)
+
+
+# -- misbehaviour that is legal play: the match goes on ------------------------------------------
+
+def test_wrong_claims_are_counted_and_the_match_completes(tmp_path):
+    result, _ = play([bad("wrong_claim"), resolve_bot("greedy")], tmp_path)
+    assert result.reason == "target" and result.winner == 1
+    assert result.seats[0].wrong_claims >= 1
+    assert all(d.settlement.reason != "claim" or d.settlement.claimant == 1 for d in result.deals)
+
+
+def test_a_bot_that_never_claims_misses_its_windows(tmp_path):
+    # The C bot counts and claims; a bot that never claims must have been recorded as missing the
+    # windows in which it held 66 (if it ever did): check against the engine's own totals.
+    result, record = play([bad("never_claims"), resolve_bot("greedy")], tmp_path, seed=11)
+    assert result.reason == "target"
+    assert result.seats[0].correct_claims == result.seats[0].wrong_claims == 0
+    assert result.seats[1].missed_claims == 0  # greedy claims as soon as it counts 66
+
+
+def test_stderr_flood_is_capped_and_the_match_completes(tmp_path):
+    result, _ = play([bad("stderr_flood"), resolve_bot("greedy")], tmp_path,
+                     limits=Limits(decision_ms=2000, startup_ms=3000))
+    assert result.reason == "target"
+    log = tmp_path / "logs" / "t.seat0.stderr.log"
+    size = log.stat().st_size
+    assert 1 << 20 <= size < (1 << 20) + 200  # the cap, plus the arena's note of what was dropped
+    assert b"more bytes of stderr discarded" in log.read_bytes()
+
+
+def test_never_ending_match_stops_at_the_deal_limit(tmp_path):
+    # Two bots that never claim draw every sixty_six deal: without a cap the match would not end.
+    result, _ = play([bad("never_claims"), bad("never_claims")], tmp_path, max_deals=3)
+    assert result.reason == "deal_limit" and len(result.deals) == 3
+    assert result.winner is None and result.game_points == (0, 0)
+
+
+def test_illegal_action_under_forfeit_deal_costs_only_the_deal(tmp_path):
+    rules = profile("sixty_six").with_overrides({"illegal_move_policy": "forfeit_deal"})
+    result, record = play([bad("illegal"), resolve_bot("greedy")], tmp_path, rules=rules)
+    assert result.reason == "target" and result.winner == 1
+    assert {d.settlement.reason for d in result.deals} == {"forfeit"}
+    assert [d.awarded for d in result.deals] == [3, 3, 3]
+    replay_record(read_record(record))
+
+
+# -- what a bot sees ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("profile_name", ["sixty_six", "schnapsen"])
+def test_no_hidden_card_and_no_total_reaches_a_bot_before_the_settlement(tmp_path, seed,
+                                                                         profile_name):
+    result, record = play([resolve_bot("random"), resolve_bot("greedy")], tmp_path,
+                          rules=profile(profile_name), seed=seed)
+    rec = read_record(record)
+    state = replay_record(rec)
+    orders = {d["deal"]: d for d in rec.deal_starts}
+    for seat in (0, 1):
+        known: set[str] = set()
+        deal_no = 0
+        for item in rec.messages:
+            if item["seat"] != seat or item["dir"] != "out":
+                continue
+            msg = decode_from_referee(item["line"])
+            if isinstance(msg, m.DealStart):
+                deal_no = msg.deal_no
+                known = {str(c) for c in msg.hand} | {str(msg.upcard)}
+                # The opponent's hand and the face-down stock are exactly what must stay unknown.
+                assert deal_no in orders
+                continue
+            if isinstance(msg, (m.Played, m.Trick, m.Marriage, m.Exchange)):
+                shown = {str(c) for c in _cards(msg)}
+                known |= shown
+            elif isinstance(msg, m.Draw):
+                if msg.who is m.Who.ME:
+                    assert msg.card is not None
+                    known.add(str(msg.card))
+                elif msg.card is not None:
+                    assert str(msg.card) in known, f"opponent's draw of {msg.card} was not public"
+            elif isinstance(msg, m.Request):
+                for action in msg.actions:
+                    if action.card is not None:
+                        assert str(action.card) in known, f"request names unseen {action.card}"
+            elif isinstance(msg, m.Settle):
+                known = set()  # totals may appear only here, after the deal
+            else:
+                assert isinstance(msg, (m.Hello, m.MatchStart, m.RulesLine, m.Claim, m.Close,
+                                        m.MatchEnd)), msg
+    assert state.results == tuple(result.deals)
+
+
+def _cards(msg):
+    if isinstance(msg, m.Played):
+        return [msg.card]
+    if isinstance(msg, m.Trick):
+        return [msg.led, msg.followed]
+    if isinstance(msg, m.Marriage):
+        return [c for c in _marriage_cards(msg.suit)]
+    return [msg.took, msg.gave]
+
+
+def _marriage_cards(suit):
+    from arena.game import Card, Rank
+
+    return [Card(suit, Rank.KING), Card(suit, Rank.QUEEN)]
+
+
+def test_a_bot_sees_no_total_in_any_message_before_settle(tmp_path):
+    # The only messages with number fields during a deal are the deal line (stock, score, pot) and
+    # marriages (20/40). Totals are announced by 'settle' alone.
+    _, record = play([resolve_bot("greedy"), resolve_bot("c-counter")], tmp_path, seed=5)
+    for item in read_record(record).messages:
+        if item["dir"] == "out":
+            assert "totals" not in item["line"] or item["line"].startswith("settle ")
+
+
+# -- records replay ---------------------------------------------------------------------------------
+
+def test_record_replays_to_the_same_result(tmp_path):
+    result, record = play([resolve_bot("c-counter"), resolve_bot("greedy")], tmp_path, seed=9)
+    state = replay_record(read_record(record))
+    assert state.results == tuple(result.deals)
+    assert state.outcome is not None and state.outcome.winner == result.winner
+
+
+def test_same_seed_same_match(tmp_path):
+    a, _ = play([resolve_bot("random"), resolve_bot("greedy")], tmp_path / "a", seed=4)
+    b, _ = play([resolve_bot("random"), resolve_bot("greedy")], tmp_path / "b", seed=4)
+    assert a.deals == b.deals and a.winner == b.winner
+
+
+# -- nothing is left running ------------------------------------------------------------------------
+
+def test_no_bot_process_outlives_the_suite():
+    leftovers = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if SESSION.encode() in cmdline:
+            leftovers.append((pid, cmdline.replace(b"\0", b" ")))
+    assert leftovers == []
