@@ -9,7 +9,7 @@ from protocol.codec import (MAX_LINE_BYTES, PROTOCOL_NAME, PROTOCOL_VERSION, Pro
 from protocol.messages import (REQUEST_DECISIONS, ActionReply, BotMessage, Claim, Close, DealStart,
                                Draw, Event, Exchange, Fault, Hello, Marriage, MatchEnd, MatchStart,
                                Message, Played, Ready, RefereeMessage, Request, RulesLine, Settle,
-                               Trick, Unknown, Who)
+                               Trick, Unknown, Who, wire_name)
 from protocol.sdk import Bot, BotSession, run
 from protocol.view import BotView, ShownMarriage, StockState
 
@@ -18,5 +18,5 @@ __all__ = [
     "BotMessage", "BotSession", "BotView", "Claim", "Close", "DealStart", "Draw", "Event", "Exchange",
     "Fault", "Hello", "Marriage", "MatchEnd", "MatchStart", "Message", "Played", "ProtocolError",
     "Ready", "RefereeMessage", "Request", "RulesLine", "Settle", "ShownMarriage", "StockState",
-    "Trick", "Unknown", "Who", "decode_from_bot", "decode_from_referee", "encode", "run",
+    "Trick", "Unknown", "Who", "decode_from_bot", "decode_from_referee", "encode", "run", "wire_name",
 ]

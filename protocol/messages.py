@@ -62,6 +62,15 @@ MARRIAGE_POINTS: frozenset[int] = frozenset({20, 40})
 
 NAME_RE = re.compile(r"[A-Za-z0-9_.+\-]{1,64}")
 """A bot name (PROTOCOL.md §3)."""
+_NOT_NAME_RE = re.compile(r"[^A-Za-z0-9_.+\-]+")
+
+
+def wire_name(text: str) -> str:
+    """``text`` made into a valid bot name (e.g. a display name taken from a file name, for the
+    ``opponent`` field): other characters become ``_``, and it is cut to 64 characters."""
+    return _NOT_NAME_RE.sub("_", text)[:64] or "bot"
+
+
 WORD_RE = re.compile(r"[!-~]+")
 """A word: printable ASCII without spaces (match ids, profile names, flag values)."""
 FLAG_RE = re.compile(r"[a-z][a-z0-9_]*")

@@ -11,7 +11,7 @@ from protocol import (MAX_LINE_BYTES, ActionReply, Claim, Close, DealStart, Draw
                       Hello, Marriage, MatchEnd, MatchStart, Message, Played, ProtocolError, Ready,
                       Request, RulesLine, Settle, Trick, Unknown, Who, decode_from_bot,
                       decode_from_referee, encode)
-from protocol.messages import BotMessage, RefereeMessage
+from protocol.messages import BotMessage, RefereeMessage, wire_name
 from protocol_strategies import bot_messages, referee_messages
 
 C = Card.parse
@@ -309,3 +309,11 @@ def test_who_strings_are_accepted_and_normalised() -> None:
     assert msg == Played(Who.ME, C("AS"))
     assert repr(Who.OPP) == "Who.OPP"
     assert Who.of(1, 0) is Who.OPP and Who.ME.other is Who.OPP
+
+
+@pytest.mark.parametrize("text, name", [("greedy", "greedy"), ("my bot", "my_bot"),
+                                        ("Alice's bot (v2)", "Alice_s_bot_v2_"), ("", "bot"),
+                                        ("é" * 100, "_"), ("x" * 100, "x" * 64)])
+def test_wire_name(text: str, name: str) -> None:
+    assert wire_name(text) == name
+    Ready(wire_name(text))  # always valid
