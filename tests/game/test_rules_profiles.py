@@ -185,6 +185,49 @@ def test_overrides_behave() -> None:
     assert "close" not in {str(a) for a in deal(*d, rules=off).legal_actions()}
 
 
+# One row per §11 flag that changes what is legal: with the override, the action's legality flips.
+SKEL = ("AC TC KC QC JC 9C", "AS TS KS QS JS 9S", "9H", "")    # A leads clubs, B follows spades
+KQ_DRAWN = ("AC TC KC QC JC 9C", "AS TS KS QS JS 9S", "9H",
+            "AD TD KD 9D QD JD AH TH KH QH JH")                    # A draws KD QD by trick 7
+MARRY_S = ("KS QS AC TC JC 9C", "AS TS JS 9S KC QC", "9H", "")
+P66_24 = ("AC TC QH 9H JD 9D", "9S JS QS 9C JC QD", "KH", "")
+NINE_KEPT = ("AC TC KC QC JC 9H", "AS TS KS QS JS 9S", "AH", "")
+FOLLOWER_9 = ("9C AS AC JC QD JD", "9H TC TS KS KD 9D", "TH", "")
+FIVE = "AC 9S pass TC JS pass KC QS pass QC KS pass JC TS pass"
+FLAG_EFFECTS = [
+    # (overrides, deal, script, action, legal by default?)
+    ({"close_before_first_trick": False}, SKEL, "", "close", True),
+    ({"close_enabled": False}, SKEL, "AC 9S pass", "close", True),
+    ({"close_before_draw": False}, SKEL, "AC 9S", "close", True),
+    ({"close_min_stock": 4}, SKEL, FIVE, "close", True),
+    ({"close_pre_draw_min_stock": 2}, SKEL, FIVE + " 9C AS", "close", False),
+    ({"marriage_requires_prior_trick": True}, MARRY_S, "", "marry:S", True),
+    ({"marriage_on_closing_lead": False}, P66_24, "AC 9S pass TC JS pass exchange close", "marry:H", True),
+    ({"marriage_in_phase2": True}, KQ_DRAWN, FIVE + " 9C AS pass", "marry:D", False),
+    ({"marriage_lead_card": "king_only"}, MARRY_S, "marry:S", "play:QS", True),
+    ({"claim_after_meld": False}, MARRY_S, "marry:S", "claim", True),
+    ({"claim_mode": "auto_after_trick"}, SKEL, "AC 9S close", "claim", True),
+    ({"claim_window": "on_lead_any_time"}, SKEL, "", "claim", False),
+    ({"exchange_requires_trick": False}, ("9H AC TC KC QC JC", "AS TS KS QS JS 9S", "AH", ""), "", "exchange", False),
+    ({"exchange_who": "leader_only"}, FOLLOWER_9, "9C TC pass TS AS pass AC", "exchange", True),
+    ({"exchange_min_stock": 4}, NINE_KEPT, FIVE, "exchange", True),
+    ({"exchange_on_opponent_close": False}, ("AC TC KC QC JC 9C", "9H AS TS KS QS JS", "AH", ""), "close",
+     "exchange", True),
+    ({"phase2_follow": "follow_only"}, ("QS AC TC KC JC 9C", "9H TH AD KD QD JD", "JH", ""), "close pass QS",
+     "play:AD", False),   # void in spades: need not trump
+    ({"phase2_follow": "follow_only"}, ("QS AC TC KC JC 9C", "KS 9S AH 9D JD QD", "JH", ""), "close pass QS",
+     "play:9S", False),   # must follow, need not beat
+]
+
+
+@pytest.mark.parametrize("overrides,hands,script,action,by_default", FLAG_EFFECTS,
+                         ids=[f"{next(iter(o))}-{a}" for o, _, _, a, _ in FLAG_EFFECTS])
+def test_flag_changes_legality(overrides: dict, hands: tuple, script: str, action: str, by_default: bool) -> None:
+    for rules, expected in ((SIXTY_SIX, by_default), (SIXTY_SIX.with_overrides(overrides), not by_default)):
+        state = play(deal(*hands, rules=rules), script)
+        assert (Action.parse(action) in state.legal_actions()) is expected, (overrides, state)
+
+
 def test_rules_round_trip_through_dict() -> None:
     for name in ("sixty_six", "schnapsen", "vu_compat"):
         rules = profile(name).with_overrides({"match_target": 9})
