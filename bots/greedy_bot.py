@@ -85,11 +85,11 @@ def _may_marry(view: BotView, action: Action) -> bool:
     return any(sure_winner(view, Card(action.suit, rank)) for rank in leads)
 
 
-# -- which card -------------------------------------------------------------------------------------
+# -- which card ------------------------------------------------------------------------------------
 
 
 def _marriage_part(view: BotView, card: Card) -> bool:
-    """A king or queen whose partner is also in hand: keep it while a marriage can still be shown."""
+    """A king or queen whose partner is in hand: keep it while a marriage can still be shown."""
     if card.rank not in (Rank.KING, Rank.QUEEN):
         return False
     if view.phase == 2 and not view.rules.marriage_in_phase2:

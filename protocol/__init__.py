@@ -14,9 +14,10 @@ from protocol.sdk import Bot, BotSession, run
 from protocol.view import BotView, ShownMarriage, StockState
 
 __all__ = [
-    "MAX_LINE_BYTES", "PROTOCOL_NAME", "PROTOCOL_VERSION", "REQUEST_DECISIONS", "ActionReply", "Bot",
-    "BotMessage", "BotSession", "BotView", "Claim", "Close", "DealStart", "Draw", "Event", "Exchange",
-    "Fault", "Hello", "Marriage", "MatchEnd", "MatchStart", "Message", "Played", "ProtocolError",
-    "Ready", "RefereeMessage", "Request", "RulesLine", "Settle", "ShownMarriage", "StockState",
-    "Trick", "Unknown", "Who", "decode_from_bot", "decode_from_referee", "encode", "run", "wire_name",
+    "MAX_LINE_BYTES", "PROTOCOL_NAME", "PROTOCOL_VERSION", "REQUEST_DECISIONS", "ActionReply",
+    "Bot", "BotMessage", "BotSession", "BotView", "Claim", "Close", "DealStart", "Draw", "Event",
+    "Exchange", "Fault", "Hello", "Marriage", "MatchEnd", "MatchStart", "Message", "Played",
+    "ProtocolError", "Ready", "RefereeMessage", "Request", "RulesLine", "Settle", "ShownMarriage",
+    "StockState", "Trick", "Unknown", "Who", "decode_from_bot", "decode_from_referee", "encode",
+    "run", "wire_name",
 ]

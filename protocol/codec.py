@@ -1,7 +1,7 @@
 """Text <-> messages for protocol version 1 (PROTOCOL.md). Pure: no I/O, no clocks.
 
-``encode`` writes any message as one line (without its ``\\n``). ``decode_from_referee`` is what a bot
-(the SDK) reads: strict for every word version 1 defines, ``Unknown`` for any other first word.
+``encode`` writes any message as one line (without its ``\\n``). ``decode_from_referee`` is what a
+bot (the SDK) reads: strict for every word version 1 defines, ``Unknown`` for any other first word.
 ``decode_from_bot`` is what the referee reads, and it is stricter still: the answer must be exactly
 ``ready <name>`` or exactly one action token written as the request listed it.
 
@@ -122,8 +122,9 @@ def _line_text(line: str | bytes) -> str:
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as err:
-            raise ProtocolError(f"not valid UTF-8 (byte {err.start}: {raw[err.start:err.start + 1]!r})",
-                                Fault.MALFORMED, raw) from err
+            bad = raw[err.start:err.start + 1]
+            raise ProtocolError(f"not valid UTF-8 (byte {err.start}: {bad!r})", Fault.MALFORMED,
+                                raw) from err
     elif isinstance(line, str):
         text = line
         try:
@@ -147,7 +148,7 @@ def _line_text(line: str | bytes) -> str:
     return text
 
 
-# -- decoding the referee's lines --------------------------------------------------------------------
+# -- decoding the referee's lines ------------------------------------------------------------------
 
 _COUNT_RE = re.compile(r"0|[1-9][0-9]*")  # int() would also take "+1", " 1", "1_0" and "١"
 
@@ -221,7 +222,8 @@ class _Words:
         try:
             return Fault(word)
         except ValueError:
-            raise self.error(f"fault must be one of {', '.join(Fault)}, got {_show(word)}") from None
+            raise self.error(f"fault must be one of {', '.join(Fault)}, got {_show(word)}") \
+                from None
 
     def pair(self, what: str) -> tuple[int, int]:
         return self.count(f"{what} (mine)"), self.count(f"{what} (theirs)")
@@ -232,11 +234,13 @@ class _Words:
 
     def end(self) -> None:
         if self.more():
-            raise self.error(f"unexpected words at the end: {_show(' '.join(self.rest[self.pos:]))}")
+            extra = " ".join(self.rest[self.pos:])
+            raise self.error(f"unexpected words at the end: {_show(extra)}")
 
 
 def _action(word: str, error: Callable[[str], ProtocolError]) -> Action:
-    """An action token written exactly in its wire form (``play:as`` parses, but is not a wire form)."""
+    """An action token written exactly in its wire form (``play:as`` parses; it is not the wire
+    form)."""
     try:
         action = Action.parse(word)
     except ValueError:

@@ -1,4 +1,4 @@
-"""Engine facts -> the messages one seat receives: the one place that maps ``arena.game`` to the wire.
+"""Engine facts -> the messages one seat receives: the one place mapping ``arena.game`` to the wire.
 
 The referee sends exactly these; tests use them to drive bots without processes. Visibility is
 decided by ``arena.game.observe`` (the opponent's private draws arrive masked), never here.

@@ -2,8 +2,8 @@
 
 Each message is the decoded form of exactly one line: ``codec.encode`` writes it, the ``decode_*``
 functions read it, and ``decode(encode(m)) == m`` for every message. Constructors check the facts a
-line must respect (a seat is 0 or 1, a marriage is worth 20 or 40, ...), so a message that exists can
-always be written; a bad value is a ``ValueError`` naming the field.
+line must respect (a seat is 0 or 1, a marriage is worth 20 or 40, ...), so a message that exists
+can always be written; a bad value is a ``ValueError`` naming the field.
 
 Cards, suits and actions are the engine's own types (``arena.game``): their text forms are the wire
 forms (``TH``, ``H``, ``play:TH``).
@@ -148,7 +148,8 @@ class MatchStart:
         _check_word(self.match_id, "match_id")
         _check_word(self.profile, "profile")
         _check_count(self.target, "target", 1)
-        _check(self.seat in (0, 1) and type(self.seat) is int, f"seat must be 0 or 1, not {self.seat!r}")
+        _check(self.seat in (0, 1) and type(self.seat) is int,
+               f"seat must be 0 or 1, not {self.seat!r}")
         _check_name(self.opponent, "opponent")
         _check_count(self.decision_ms, "decision_ms", 1)
 
@@ -163,7 +164,8 @@ class RulesLine:
         _check(isinstance(self.flags, tuple), "flags must be a tuple of (name, value) pairs")
         seen = set()
         for pair in self.flags:
-            _check(isinstance(pair, tuple) and len(pair) == 2, f"not a (name, value) pair: {pair!r}")
+            _check(isinstance(pair, tuple) and len(pair) == 2,
+                   f"not a (name, value) pair: {pair!r}")
             name, value = pair
             _check(isinstance(name, str) and FLAG_RE.fullmatch(name) is not None,
                    f"flag names are snake_case words, not {name!r}")
@@ -208,7 +210,8 @@ class DealStart:
         _check_card(self.upcard, "upcard")
         # The up-card is part of the stock (PROTOCOL.md §4), so a deal always starts with one.
         _check_count(self.stock, "stock", 1)
-        _check(isinstance(self.hand, tuple) and len(self.hand) > 0, "hand must be a non-empty tuple")
+        _check(isinstance(self.hand, tuple) and len(self.hand) > 0,
+               "hand must be a non-empty tuple")
         for card in self.hand:
             _check_card(card, "every card of hand")
         _check(len(set(self.hand)) == len(self.hand), "hand lists a card twice")
@@ -219,7 +222,7 @@ class DealStart:
 
 @dataclass(frozen=True, slots=True)
 class Request:
-    """``<decision>? <action> ...``: the bot must answer with one of ``actions`` (PROTOCOL.md §4.1)."""
+    """``<decision>? <action> ...``: the bot answers with one of ``actions`` (PROTOCOL.md §4.1)."""
 
     decision: str
     actions: tuple[Action, ...]
@@ -367,7 +370,8 @@ class MatchEnd:
         _check(self.reason in MATCH_END_REASONS,
                f"reason must be one of {', '.join(sorted(MATCH_END_REASONS))}, not {self.reason!r}")
         if self.winner is None:
-            _check(self.reason == "deal_limit", "only a match stopped at the deal limit has no winner")
+            _check(self.reason == "deal_limit",
+                   "only a match stopped at the deal limit has no winner")
         else:
             _set(self, "winner", _who(self.winner, "winner"))
         _check_pair(self.score, "score")
@@ -432,6 +436,6 @@ BotMessage = Union[Ready, ActionReply]
 Message = Union[RefereeMessage, BotMessage]
 
 KNOWN_REFEREE_WORDS: frozenset[str] = frozenset(
-    {"sixtysix", "match", "rules", "deal", "played", "trick", "marriage", "exchange", "close", "draw",
-     "claim", "settle", "match_end"} | {f"{d}?" for d in REQUEST_DECISIONS})
+    {"sixtysix", "match", "rules", "deal", "played", "trick", "marriage", "exchange", "close",
+     "draw", "claim", "settle", "match_end"} | {f"{d}?" for d in REQUEST_DECISIONS})
 """First words of the referee's lines in version 1; any other first word is an ``Unknown`` line."""

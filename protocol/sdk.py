@@ -1,8 +1,8 @@
 """The Python bot SDK: subclass ``Bot``, implement ``decide``, call ``run(bot)``.
 
 Layered like an engine driver: ``run`` does the I/O (read a line, write a line, flush);
-``BotSession`` is the dialect (greeting, requests, hooks) and touches no stream, so a whole match can
-be scripted in a test or played in-process; ``BotView`` (view.py) keeps what the bot has seen.
+``BotSession`` is the dialect (greeting, requests, hooks) and touches no stream, so a whole match
+can be scripted in a test or played in-process; ``BotView`` (view.py) keeps what the bot has seen.
 
 ::
 
@@ -77,8 +77,8 @@ class BotSession:
         self._match_started = False
 
     def feed(self, line: str | bytes) -> str | None:
-        """Handle one line from the referee. A ``ProtocolError`` means the referee and this SDK do not
-        speak the same protocol; it is not caught, so the bot stops with a traceback on stderr."""
+        """Handle one line from the referee. A ``ProtocolError`` means the referee and this SDK do
+        not speak the same protocol; it is not caught: the bot stops with a traceback on stderr."""
         return self.handle(decode_from_referee(line))
 
     def handle(self, msg: RefereeMessage) -> str | None:

@@ -211,7 +211,7 @@ class BotView:
             self.upcard = self.stock_bottom = None
             self.stock_state = StockState.EXHAUSTED
 
-    # -- what the bot holds and has seen ------------------------------------------------------------
+    # -- what the bot holds and has seen -----------------------------------------------------------
 
     @property
     def hand(self) -> tuple[Card, ...]:

@@ -94,5 +94,6 @@ class PatientRandomBot(RandomBot):
     name = "patient"
 
     def decide(self, view: BotView, legal: tuple[Action, ...]) -> Action:
-        choices = [a for a in legal if a is not CLAIM and (a is not CLOSE or self.rng.random() < 0.1)]
+        choices = [a for a in legal
+                   if a is not CLAIM and (a is not CLOSE or self.rng.random() < 0.1)]
         return self.rng.choice(choices or legal)

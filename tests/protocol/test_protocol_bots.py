@@ -16,7 +16,7 @@ from arena.game.rules import CLAIM_TARGET
 from bots import BUNDLED_PYTHON, python_bot_command
 from bots.greedy_bot import GreedyBot, choose_follow, choose_lead, close_is_sure
 from bots.random_bot import SEED_ENV, RandomBot
-from protocol import Bot, BotView, decode_from_referee
+from protocol import Bot, BotView, Request, decode_from_referee
 from protocol_driver import InProcessMatch, PatientRandomBot, play
 
 C = Card.parse
@@ -56,7 +56,7 @@ def test_random_bot_seed_from_the_environment(monkeypatch: pytest.MonkeyPatch) -
     assert bot.rng.random() == RandomBot("fixed").rng.random()
 
 
-# -- the greedy bot against the engine ------------------------------------------------------------------
+# -- the greedy bot against the engine -------------------------------------------------------------
 
 
 class CheckedGreedy(GreedyBot):
@@ -104,7 +104,8 @@ def play_checked(rules: Rules, seat: int, seed: int,
 @pytest.mark.parametrize("rules", GREEDY_RULES, ids=["sixty_six", "schnapsen", "variant"])
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10**9), seat=st.sampled_from([0, 1]))
-def test_greedy_claims_exactly_when_its_count_reaches_66(rules: Rules, seed: int, seat: int) -> None:
+def test_greedy_claims_exactly_when_its_count_reaches_66(rules: Rules, seed: int,
+                                                          seat: int) -> None:
     greedy, match = play_checked(rules, seat, seed)
     # A claim by greedy is always correct, and a close by greedy always ends in its correct claim.
     for result in match.state.results:
@@ -127,7 +128,7 @@ def test_greedy_meets_claim_windows_and_beats_random(opponent: type[RandomBot]) 
     assert wins >= 34     # a counting bot beats a random one
 
 
-# -- the greedy bot's choices, from scripted views --------------------------------------------------------
+# -- the greedy bot's choices, from scripted views -------------------------------------------------
 
 MATCH = "match t profile sixty_six target 7 seat 0 opponent r decision_ms 1000"
 
@@ -195,7 +196,7 @@ def test_close_only_when_sure() -> None:
     assert not close_is_sure(view)
 
 
-# -- real processes ----------------------------------------------------------------------------------------
+# -- real processes --------------------------------------------------------------------------------
 
 SCRIPT = "\n".join([
     "sixtysix 1",
@@ -215,6 +216,8 @@ def test_bundled_bot_runs_as_a_process(name: str, tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr.decode()
     lines = proc.stdout.decode().splitlines()
     assert lines[0] == f"ready {name}"
-    assert len(lines) == 2 and A(lines[1]) in decode_from_referee(SCRIPT.splitlines()[3]).actions  # type: ignore[union-attr]
+    request = decode_from_referee(SCRIPT.splitlines()[3])
+    assert isinstance(request, Request)
+    assert len(lines) == 2 and A(lines[1]) in request.actions
     if name == "greedy":
         assert lines[1] == "marry:S"

@@ -95,7 +95,7 @@ def test_bot_round_trip(msg: BotMessage) -> None:
         assert decode_from_bot(encode(msg), "action") == msg
 
 
-# -- fuzzing: anything in, a message or a ProtocolError out --------------------------------------------
+# -- fuzzing: anything in, a message or a ProtocolError out ----------------------------------------
 
 
 def _decodes_or_refuses(decode: object, data: object, *args: str) -> None:
@@ -213,7 +213,7 @@ def test_protocol_error_is_a_value_error_with_a_fault_word() -> None:
     assert str(err) == "malformed: missing name after 'ready'"
 
 
-# -- lines a referee may not write (the SDK refuses them) ---------------------------------------------
+# -- lines a referee may not write (the SDK refuses them) ------------------------------------------
 
 REJECTED_REFEREE_LINES: list[tuple[str, str, str]] = [
     ("empty", "", "empty line"),
@@ -225,12 +225,13 @@ REJECTED_REFEREE_LINES: list[tuple[str, str, str]] = [
     ("lower-case card", "played me as", "must be written AS"),
     ("empty hand", "deal 1 dealer me upcard TH stock 12 hand score 0 0 pot 0", "non-empty"),
     ("up-card in hand", "deal 1 dealer me upcard TH stock 12 hand TH score 0 0 pot 0", "up-card"),
-    ("leading zero", "deal 01 dealer me upcard TH stock 12 hand AS score 0 0 pot 0", "whole number"),
-    ("signed number", "deal +1 dealer me upcard TH stock 12 hand AS score 0 0 pot 0", "whole number"),
+    ("leading zero", "deal 01 dealer me upcard TH stock 12 hand AS score 0 0 pot 0", "whole"),
+    ("signed number", "deal +1 dealer me upcard TH stock 12 hand AS score 0 0 pot 0", "whole"),
     ("missing pot", "deal 1 dealer me upcard TH stock 12 hand AS score 0 0", "missing 'pot'"),
     ("seat 2", "match m profile p target 7 seat 2 opponent x decision_ms 1", "seat must be 0 or 1"),
     ("keyword order", "match m target 7 profile p seat 0 opponent x decision_ms 1", "'profile'"),
-    ("bad opponent name", "match m profile p target 7 seat 0 opponent x/y decision_ms 1", "opponent"),
+    ("bad opponent name", "match m profile p target 7 seat 0 opponent x/y decision_ms 1",
+     "opponent"),
     ("marriage of 30", "marriage me H 30", "20 or 40"),
     ("bad suit", "marriage me X 20", "C S H D"),
     ("request without actions", "lead?", "at least one action"),
@@ -244,7 +245,8 @@ REJECTED_REFEREE_LINES: list[tuple[str, str, str]] = [
     ("fault on target", "match_end winner me reason target score 7 0 fault timeout by opp",
      "only a forfeit"),
     ("no winner at target", "match_end winner none reason target score 7 7", "deal limit"),
-    ("unknown fault", "match_end winner me reason forfeit score 1 0 fault slow by opp", "fault must"),
+    ("unknown fault", "match_end winner me reason forfeit score 1 0 fault slow by opp",
+     "fault must"),
     ("fault without offender", "match_end winner me reason forfeit score 1 0 fault timeout",
      "missing 'by'"),
     ("flag without value", "rules deck_size", "<flag>=<value>"),

@@ -41,10 +41,13 @@ def test_settle_pairs_are_mine_then_theirs() -> None:
 
 def test_match_end_lines() -> None:
     target = MatchOutcome(winner=1, reason="target", game_points=(3, 7))  # type: ignore[arg-type]
-    assert encode(from_engine.match_end(target, 0)) == "match_end winner opp reason target score 3 7"
+    line = encode(from_engine.match_end(target, 0))
+    assert line == "match_end winner opp reason target score 3 7"
     forfeit = MatchOutcome(winner=0, reason="forfeit", game_points=(1, 2),  # type: ignore[arg-type]
                            offender=1)
     assert from_engine.match_end(forfeit, 1, Fault.TIMEOUT) == MatchEnd(
         Who.OPP, "forfeit", (2, 1), Fault.TIMEOUT, Who.ME)
-    tie = MatchOutcome(winner=None, reason="deal_limit", game_points=(4, 4))  # type: ignore[arg-type]
-    assert encode(from_engine.match_end(tie, 1)) == "match_end winner none reason deal_limit score 4 4"
+    tie = MatchOutcome(winner=None, reason="deal_limit",  # type: ignore[arg-type]
+                       game_points=(4, 4))
+    line = encode(from_engine.match_end(tie, 1))
+    assert line == "match_end winner none reason deal_limit score 4 4"

@@ -52,8 +52,8 @@ def test_stock_size_counts_each_draw_and_not_the_exchange() -> None:
 
 
 def test_last_draws_empty_the_stock_and_show_the_up_card() -> None:
-    view = view_of(MATCH, "deal 1 dealer opp upcard TH stock 2 hand AS KS QS 9H JC 9D score 0 0 pot 0",
-                   "played me AS", "played opp 9S", "trick me AS 9S", "draw me TC", "draw opp TH")
+    view = view_of(MATCH, DEAL.replace("stock 12", "stock 2"), "played me AS", "played opp 9S",
+                   "trick me AS 9S", "draw me TC", "draw opp TH")
     assert view.stock_size == 0 and view.stock_state is StockState.EXHAUSTED
     assert view.upcard is None and view.stock_bottom is None
     assert view.opp_known == {C("TH")}  # the face-up card he drew
@@ -103,15 +103,11 @@ def test_marriage_credit_next_trick_after_meld() -> None:
 
 
 def test_last_trick_bonus_only_when_played_out_without_a_close() -> None:
-    lines = [MATCH, "deal 1 dealer opp upcard TH stock 0 hand AS score 0 0 pot 0"]
-    # A stock of 0 at the start cannot happen, but the count rule is what is tested: the deal ends
-    # with my winning the last trick of an exhausted stock.
-    view = view_of(*lines[:1])
-    view.update(decode_from_referee("deal 1 dealer opp upcard TH stock 1 hand AS score 0 0 pot 0"))
-    view.update(decode_from_referee("draw opp TH"))  # the up-card goes: exhausted
-    for line in ("played me AS", "played opp 9S"):
-        view.update(decode_from_referee(line))
-    assert view.my_points() == 0
+    # A shortened deal (one card each, one in the stock) is enough for the count rule (RULES.md
+    # §7.1): 10 more for winning the last trick once the stock is exhausted, and only then.
+    view = view_of(MATCH, "deal 1 dealer opp upcard TH stock 1 hand AS score 0 0 pot 0",
+                   "draw opp TH", "played me AS", "played opp 9S")
+    assert view.stock_state is StockState.EXHAUSTED and view.my_points() == 0
     view.update(decode_from_referee("trick me AS 9S"))
     assert view.my_points() == 11 + 10
     assert view.opp_points_known() == 0
@@ -166,7 +162,7 @@ def test_rules_line_rebuilds_every_profile() -> None:
         assert view.rules == rules and view.rules_warnings == ()
 
 
-# -- against the engine: the view never disagrees with observe() ----------------------------------------
+# -- against the engine: the view never disagrees with observe() -----------------------------------
 
 RULE_SETS: list[Rules] = [
     profile("sixty_six"),
