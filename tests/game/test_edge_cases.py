@@ -460,6 +460,11 @@ ROWS = [
         close_fail_three_if="closer_no_trick_at_close"),
     row("case_39_never", SKELETON, "close AC 9S claim", Settled(R.CLOSE_FAILED, B, 2),
         close_fail_three_if="never"),
+    # With a trick for the opponent at the close, "always" differs from the default (2).
+    row("case_39_opponent_had_trick_at_close_2", TRUMPS_45_TRICK, "9S JS pass 9D AD close claim",
+        Settled(R.CLOSE_FAILED, B, 2, (11, 2))),
+    row("case_39_always", TRUMPS_45_TRICK, "9S JS pass 9D AD close claim", Settled(R.CLOSE_FAILED, B, 3, (11, 2)),
+        close_fail_three_if="always"),
     row("case_40_closer_60_no_bonus", CLOSE_60, SCRIPT_60,
         Turn(A, Decision.AFTER_TRICK), Totals(60, 41),
         Fn("hands are empty", lambda s: not s.hand(A) and not s.hand(B))),
