@@ -68,7 +68,8 @@ def test_profiles_carry_every_section_11_flag() -> None:
     assert set(SIXTY_SIX.flags()) == names
 
 
-@pytest.mark.parametrize("row,name,values,default", SECTION_11, ids=[f"row{r}_{n}" for r, n, _, _ in SECTION_11])
+@pytest.mark.parametrize("row,name,values,default", SECTION_11,
+                         ids=[f"row{r}_{n}" for r, n, _, _ in SECTION_11])
 def test_flag_values_and_default(row: int, name: str, values: set[str] | None, default: object) -> None:
     assert FLAG_FIELDS[name].metadata["row"] == row
     if values is not None:
@@ -208,7 +209,8 @@ FLAG_EFFECTS = [
     ({"claim_after_meld": False}, MARRY_S, "marry:S", "claim", True),
     ({"claim_mode": "auto_after_trick"}, SKEL, "AC 9S close", "claim", True),
     ({"claim_window": "on_lead_any_time"}, SKEL, "", "claim", False),
-    ({"exchange_requires_trick": False}, ("9H AC TC KC QC JC", "AS TS KS QS JS 9S", "AH", ""), "", "exchange", False),
+    ({"exchange_requires_trick": False}, ("9H AC TC KC QC JC", "AS TS KS QS JS 9S", "AH", ""), "",
+     "exchange", False),
     ({"exchange_who": "leader_only"}, FOLLOWER_9, "9C TC pass TS AS pass AC", "exchange", True),
     ({"exchange_min_stock": 4}, NINE_KEPT, FIVE, "exchange", True),
     ({"exchange_on_opponent_close": False}, ("AC TC KC QC JC 9C", "9H AS TS KS QS JS", "AH", ""), "close",
@@ -222,7 +224,8 @@ FLAG_EFFECTS = [
 
 @pytest.mark.parametrize("overrides,hands,script,action,by_default", FLAG_EFFECTS,
                          ids=[f"{next(iter(o))}-{a}" for o, _, _, a, _ in FLAG_EFFECTS])
-def test_flag_changes_legality(overrides: dict, hands: tuple, script: str, action: str, by_default: bool) -> None:
+def test_flag_changes_legality(overrides: dict, hands: tuple, script: str, action: str,
+                               by_default: bool) -> None:
     for rules, expected in ((SIXTY_SIX, by_default), (SIXTY_SIX.with_overrides(overrides), not by_default)):
         state = play(deal(*hands, rules=rules), script)
         assert (Action.parse(action) in state.legal_actions()) is expected, (overrides, state)
