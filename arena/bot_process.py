@@ -77,6 +77,7 @@ class BotProcess:
         self._workdir: str | None = None
         self._proc: subprocess.Popen[bytes] | None = None
         self._buffer = bytearray()
+        self._outbox: list[str] = []
         self._eof = False
         self._stderr_file = None
         self._stderr_written = 0
@@ -148,11 +149,24 @@ class BotProcess:
 
     # -- writing ---------------------------------------------------------------------------------
 
+    def queue(self, line: str) -> None:
+        """Add a line to what the next ``flush`` writes. Lines meant for the same moment go out in
+        one write: each write wakes the bot, and the wake-ups, not the bytes, are what cost."""
+        self._outbox.append(line)
+
     def send(self, line: str, timeout_s: float | None = None) -> None:
-        """Write one line. A bot that does not read its input within ``timeout_s`` (default: the
-        decision limit) times out; a bot that has exited is an ``exit`` fault."""
+        """Write one line now (after anything queued)."""
+        self._outbox.append(line)
+        self.flush(timeout_s)
+
+    def flush(self, timeout_s: float | None = None) -> None:
+        """Write the queued lines. A bot that does not read its input within ``timeout_s``
+        (default: the decision limit) times out; a bot that has exited is an ``exit`` fault."""
+        if not self._outbox:
+            return
         proc = self._require()
-        data = memoryview((line + "\n").encode())
+        data = memoryview(("\n".join(self._outbox) + "\n").encode())
+        self._outbox.clear()
         deadline = time.monotonic() + (self.limits.decision_ms / 1000 if timeout_s is None
                                        else timeout_s)
         fd = proc.stdin.fileno()

@@ -77,6 +77,7 @@ class MatchResult:
     line: str | None = None       # the offending line, when there was one
     record_path: Path | None = None
     state: MatchState | None = None
+    play_ms: float = 0.0          # from the first deal to the end: the match without start-up
 
 
 class _Match:
@@ -100,6 +101,7 @@ class _Match:
         self.seats = (SeatStats(bots[0].name), SeatStats(bots[1].name))
         self.t0 = time.monotonic()
         self.state: MatchState | None = None
+        self._play_started = 0.0
         self._could_claim: set[tuple[int, int, int]] = set()
         self._did_claim: set[tuple[int, int, int]] = set()
 
@@ -113,9 +115,12 @@ class _Match:
             self.writer.write(kind, **fields)
 
     def _send(self, seat: int, message: m.Message) -> None:
+        """Queue a line for ``seat``. Queued lines go out in one write with the seat's next request
+        (or at the end of the match): each write wakes the bot, and wake-ups are what cost
+        (PROTOCOL.md §4.2: events arrive in order, at the latest with the next request)."""
         line = encode(message)
         self._record("msg", t=self._ms(), seat=seat, dir="out", line=line)
-        self.procs[seat].send(line)
+        self.procs[seat].queue(line)
 
     def _send_both(self, make: Callable[[int], m.Message | None]) -> None:
         for seat in (0, 1):
@@ -146,6 +151,7 @@ class _Match:
             if failed is not None:
                 return failed
             self.state = MatchState.new(config.rules, config.seed, config.first_dealer)
+            self._play_started = time.monotonic()
             try:
                 self._play()
             except _SeatFault as sf:
@@ -164,6 +170,7 @@ class _Match:
             try:
                 proc.start()
                 self._send(seat, m.Hello(PROTOCOL_VERSION))
+                proc.flush()
             except BotFault as fault:
                 faults[seat] = fault
         startup_s = self.limits.startup_ms / 1000
@@ -206,6 +213,7 @@ class _Match:
                                                          self.bots[1 - seat].name,
                                                          self.limits.decision_ms))
                 self._send(seat, from_engine.rules_line(self.config.rules))
+                self.procs[seat].flush()
             except BotFault as fault:
                 self.state = MatchState.new(self.config.rules, self.config.seed,
                                             self.config.first_dealer)
@@ -265,6 +273,7 @@ class _Match:
             if unread:
                 raise BotFault("unsolicited", "wrote output when no request was pending", unread)
             self._send(seat, from_engine.request(deal))
+            proc.flush()
             asked = time.monotonic()
             line = proc.read_line(self.limits.decision_ms / 1000)
             elapsed = (time.monotonic() - asked) * 1000
@@ -330,12 +339,14 @@ class _Match:
                 fault: BotFault | None = None) -> MatchResult:
         state = self.state
         self._count_missed_claims()
+        play_ms = (time.monotonic() - self._play_started) * 1000 if self._play_started else 0.0
         result = MatchResult(
             match_id=self.match_id, winner=winner, reason=reason,
             game_points=state.game_points if state else (0, 0),
             deals=state.results if state else (), seats=self.seats, offender=offender,
             fault=fault.fault if fault else None, detail=fault.detail if fault else "",
-            line=_text(fault.line) if fault else None, record_path=self.record_path, state=state)
+            line=_text(fault.line) if fault else None, record_path=self.record_path, state=state,
+            play_ms=round(play_ms, 3))
         self._record("result", **_result_fields(result))
         return result
 
@@ -347,6 +358,7 @@ class _Match:
         for seat in (0, 1):
             try:
                 self._send(seat, from_engine.match_end(state.outcome, seat, fault))
+                self.procs[seat].flush()
             except BotFault:
                 pass  # a bot that is gone cannot be told; the result stands
 
