@@ -20,7 +20,9 @@
 #include <string.h>
 
 #define MAX_LINE 1024          /* protocol limit, not counting the '\n' */
-#define MAX_TOKENS 128
+#define LINE_BUF (16 * MAX_LINE) /* accept longer lines anyway: the rules line
+                                  * is already close to the limit */
+#define MAX_TOKENS 1024
 #define MAX_HAND 16
 #define CLAIM_TARGET 66
 #define BOT_NAME "c-counter"
@@ -90,6 +92,7 @@ typedef struct {
     int marr_credited[2];       /* marriage points that count */
     int marr_pending[2];        /* declared, not yet credited */
     int bonus[2];               /* last-trick bonus */
+    unsigned char gone[8][4];   /* [rank][suit]: played to a trick */
     int have_led;               /* a card is on the table */
     Card led;                   /* ... and this is it */
 } State;
@@ -228,6 +231,7 @@ static void on_played(char **tok, int n)
         return;
     if (w == ME)
         hand_remove(c);
+    st.gone[c.rank][c.suit] = 1;
     if (!st.have_led) {
         st.have_led = 1;
         st.led = c;
@@ -311,6 +315,21 @@ static int cost(Card c)
     return k;
 }
 
+/* Is c the highest card of its suit not yet played (counting our own hand)? */
+static int is_top(Card c)
+{
+    int r, i;
+    for (r = 0; r < c.rank; r++) {
+        int mine = 0;
+        for (i = 0; i < st.hand_n; i++)
+            if (st.hand[i].rank == r && st.hand[i].suit == c.suit)
+                mine = 1;
+        if (!st.gone[r][c.suit] && !mine)
+            return 0;
+    }
+    return 1;
+}
+
 static int choose(char **act, int n)
 {
     int i, best, marry = -1, k;
@@ -372,10 +391,18 @@ static int choose(char **act, int n)
                 if (best < 0 || cost(played[k]) < cost(played[best]))
                     best = k;
     } else {
-        /* Leader: lowest card that is not a trump (cost() ranks trumps last). */
-        for (k = 0; k < np; k++)
-            if (best < 0 || cost(played[k]) < cost(played[best]))
-                best = k;
+        /* Leader, once the stock is gone (strict following): cash a card
+         * that cannot be beaten, a trump first. */
+        if (st.stock == 0 || st.closed)
+            for (k = 0; k < np; k++)
+                if (is_top(played[k])
+                    && (best < 0 || (played[k].suit == st.trump && played[best].suit != st.trump)))
+                    best = k;
+        /* Otherwise the lowest card that is not a trump (cost() ranks trumps last). */
+        if (best < 0)
+            for (k = 0; k < np; k++)
+                if (best < 0 || cost(played[k]) < cost(played[best]))
+                    best = k;
     }
     return played_idx[best];
 }
@@ -433,7 +460,7 @@ static int on_line(char *line)
 
 int main(void)
 {
-    static char buf[MAX_LINE + 64];
+    static char buf[LINE_BUF];
     int skipping = 0;   /* inside an over-long line: drop its remainder */
 
     st.last_trick_bonus = 10;
@@ -446,7 +473,7 @@ int main(void)
             continue;
         }
         if (!complete) {
-            if (!feof(stdin)) {      /* longer than the protocol allows */
+            if (!feof(stdin)) {      /* far longer than the protocol allows */
                 skipping = 1;
                 continue;
             }
