@@ -210,9 +210,10 @@ class _Match:
         for seat in (0, 1):
             try:
                 self._send(seat, from_engine.match_start(self.match_id, self.config.rules, seat,
-                                                         self.bots[1 - seat].name,
+                                                         m.wire_name(self.bots[1 - seat].name),
                                                          self.limits.decision_ms))
-                self._send(seat, from_engine.rules_line(self.config.rules))
+                for line in from_engine.rules_lines(self.config.rules):
+                    self._send(seat, line)
                 self.procs[seat].flush()
             except BotFault as fault:
                 self.state = MatchState.new(self.config.rules, self.config.seed,

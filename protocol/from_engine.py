@@ -9,6 +9,7 @@ from __future__ import annotations
 from arena.game import DealResult, DealState, Decision, EventKind, MatchOutcome, MatchState, Rules
 from arena.game.events import Event as EngineEvent
 from arena.game.observe import visible_event
+from protocol.codec import MAX_LINE_BYTES, encode
 from protocol.messages import (Claim, Close, DealStart, Draw, Event, Exchange, Fault, Marriage,
                                MatchEnd, MatchStart, Played, Request, RulesLine, Settle, Trick, Who)
 
@@ -23,8 +24,19 @@ def match_start(match_id: str, rules: Rules, seat: int, opponent: str,
     return MatchStart(match_id, rules.name, rules.match_target, seat, opponent, decision_ms)
 
 
-def rules_line(rules: Rules) -> RulesLine:
-    return RulesLine.from_rules(rules)
+def rules_lines(rules: Rules) -> tuple[RulesLine, ...]:
+    """The ``rules`` lines for ``rules``: as few as fit, each within ``MAX_LINE_BYTES`` (today one;
+    new flags within version 1 must never push a line over the limit, PROTOCOL.md §3)."""
+    flags = RulesLine.from_rules(rules).flags
+    lines: list[RulesLine] = []
+    chunk: list[tuple[str, str]] = []
+    for flag in flags:
+        if chunk and len(encode(RulesLine(tuple(chunk + [flag])))) > MAX_LINE_BYTES:
+            lines.append(RulesLine(tuple(chunk)))
+            chunk = []
+        chunk.append(flag)
+    lines.append(RulesLine(tuple(chunk)))
+    return tuple(lines)
 
 
 def deal_start(match: MatchState, seat: int) -> DealStart:

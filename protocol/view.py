@@ -91,6 +91,7 @@ class BotView:
         self.decision_ms = 0
         self.rules: Rules = DEFAULT_RULES
         self.rules_warnings: tuple[str, ...] = ()
+        self._rule_flags: dict[str, str] = {}
         self.score: tuple[int, int] = (0, 0)
         self.pot = 0
         self.last_settle: Settle | None = None
@@ -177,8 +178,10 @@ class BotView:
                 # The profile's flags until the rules line (which lists them all) says otherwise.
                 self.rules = PROFILES.get(msg.profile, DEFAULT_RULES)
             case RulesLine():
+                # Several rules lines may come (PROTOCOL.md §3); their flags add up.
+                self._rule_flags.update(msg.as_dict())
                 self.rules, self.rules_warnings = rules_from_line(self.profile or "sixty_six",
-                                                                  msg.as_dict())
+                                                                  self._rule_flags)
             case MatchEnd(score=score):
                 self.match_end = msg
                 self.score = score

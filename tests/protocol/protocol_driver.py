@@ -41,7 +41,8 @@ def play(rules: Rules, bots: Sequence[Bot], seed: int | str = 0, first_dealer: i
         assert isinstance(ready, Ready)
     for seat in (0, 1):
         send(seat, from_engine.match_start(match_id, rules, seat, bots[1 - seat].name, 1000))
-        send(seat, from_engine.rules_line(rules))
+        for line in from_engine.rules_lines(rules):
+            send(seat, line)
 
     state = out.state
     announced, sent = 0, 0

@@ -51,3 +51,26 @@ def test_match_end_lines() -> None:
                        game_points=(4, 4))
     line = encode(from_engine.match_end(tie, 1))
     assert line == "match_end winner none reason deal_limit score 4 4"
+
+
+def test_rules_lines_split_to_fit_and_a_view_adds_them_up(monkeypatch) -> None:
+    # Today every profile fits one line; a smaller limit shows the split that new flags would need.
+    from arena.game import profile as named_profile
+    from protocol import from_engine as fe
+    from protocol.codec import encode as encode_line
+    from protocol.messages import MatchStart
+    from protocol.view import BotView
+
+    rules = named_profile("schnapsen").with_overrides({"match_target": 11})
+    assert len(fe.rules_lines(rules)) == 1
+    monkeypatch.setattr(fe, "MAX_LINE_BYTES", 200)
+    lines = fe.rules_lines(rules)
+    assert len(lines) > 3
+    assert all(len(encode_line(line)) <= 200 for line in lines)
+    assert [flag for line in lines for flag in line.flags] == \
+        list(fe.RulesLine.from_rules(rules).flags)
+    view = BotView()
+    view.update(MatchStart("m1", "schnapsen", 11, 0, "other", 1000))
+    for line in lines:
+        view.update(line)
+    assert view.rules == rules and view.rules_warnings == ()
