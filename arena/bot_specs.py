@@ -54,6 +54,10 @@ def resolve_bot(text: str, name: str | None = None) -> BotSpec:
         argv = shlex.split(text)
     except ValueError as err:
         raise BotSpecError(f"cannot split the bot command {text!r}: {err}") from None
+    # Bots run in a fresh empty folder, so an argument naming a file here ("python3 bot.py",
+    # "node dist/bot.js") must become an absolute path or it would not be found there.
+    argv = [argv[0]] + [str(Path(a).resolve()) if not a.startswith("-") and Path(a).is_file() else a
+                        for a in argv[1:]]
     program = argv[0]
     path = Path(program)
     if path.suffix == ".py" and path.is_file():

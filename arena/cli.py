@@ -29,7 +29,7 @@ err_console = Console(stderr=True, highlight=False)
 
 
 def _fail(message: str) -> typer.Exit:
-    err_console.print(f"[bold red]error:[/] {message}")
+    err_console.print(f"[bold red]error:[/] {message}", soft_wrap=True)  # paths must stay whole
     return typer.Exit(code=2)
 
 
@@ -146,7 +146,9 @@ def play(
     if record is None:
         stamp = time.strftime("%Y%m%d-%H%M%S")
         record = Path("results") / "play" / f"{stamp}-{specs[0].name}-vs-{specs[1].name}-seed{seed}.jsonl"
-    config = MatchConfig(rules=rules, seed=seed, first_dealer=first_dealer,
+    # The match id is derived from the seed, not random: bots may seed themselves from it (the
+    # bundled random bot does), so the same command must give the same match.
+    config = MatchConfig(rules=rules, seed=seed, first_dealer=first_dealer, match_id=f"play-{seed}",
                          limits=Limits(decision_ms=decision_ms, startup_ms=startup_ms))
     result = run_match(specs, config, record_path=record, log_dir=record.parent / "logs")
     names = (specs[0].name, specs[1].name)

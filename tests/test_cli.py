@@ -81,3 +81,46 @@ def test_installed_console_script_runs():
         pytest.skip("the arena console script is not installed next to this Python")
     out = subprocess.run([script, "rules", "list"], capture_output=True, text=True, check=True)
     assert "schnapsen" in out.stdout
+
+
+def test_play_prints_a_reproducible_match(tmp_path):
+    runs = []
+    for name in ("a", "b"):
+        result = runner.invoke(app, ["play", "random", "greedy", "--seed", "7",
+                                     "--record", str(tmp_path / f"{name}.jsonl")])
+        assert result.exit_code == 0, result.output
+        assert "wins the match" in result.output and "Deal  1:" in result.output
+        runs.append([l for l in result.output.splitlines() if l.startswith("Deal")])
+    assert runs[0] == runs[1]
+
+
+def test_play_resolves_relative_script_paths(tmp_path, monkeypatch):
+    bots_dir = __import__("pathlib").Path(__file__).resolve().parents[1] / "bots" / "minimal"
+    monkeypatch.chdir(bots_dir)
+    result = runner.invoke(app, ["play", f"{sys.executable} first_legal.py", "random", "--seed", "3",
+                                 "--record", str(tmp_path / "r.jsonl")])
+    assert result.exit_code == 0, result.output
+    assert "forfeit" not in result.output
+
+
+def test_play_unknown_bot_is_a_clear_error():
+    result = runner.invoke(app, ["play", "no-such-bot", "random"])
+    assert result.exit_code == 2
+    assert "unknown bot 'no-such-bot'" in result.output
+
+
+def test_replay_prints_the_match_and_a_seat_view(tmp_path):
+    record = tmp_path / "m.jsonl"
+    assert runner.invoke(app, ["play", "greedy", "random", "--seed", "4", "--record",
+                               str(record)]).exit_code == 0
+    omniscient = runner.invoke(app, ["replay", str(record)])
+    assert omniscient.exit_code == 0 and "Deal 1:" in omniscient.output
+    seat = runner.invoke(app, ["replay", str(record), "--seat", "1"])
+    assert seat.exit_code == 0 and "> deal 1 " in seat.output and "< ready random" in seat.output
+
+
+def test_replay_of_a_corrupt_record_is_a_clear_error(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("this is not json\n")
+    result = runner.invoke(app, ["replay", str(bad)])
+    assert result.exit_code == 2 and "not a JSON line" in result.output
