@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Literal
 
-from arena.game import Action, Card, Suit
+from arena.game import CARDS, Action, Card, Suit
 from protocol.messages import (NAME_RE, ActionReply, BotMessage, Claim, Close, DealStart, Draw,
                                Exchange, Fault, Hello, Marriage, MatchEnd, MatchStart, Message,
                                Played, Ready, RefereeMessage, Request, RulesLine, Settle, Trick,
@@ -150,6 +150,10 @@ def _line_text(line: str | bytes) -> str:
 
 # -- decoding the referee's lines ------------------------------------------------------------------
 
+# Exact wire forms, looked up instead of parsed (enum calls and Card.parse are slow in a bot's loop).
+_CARD_WORDS: dict[str, Card] = {str(c): c for c in CARDS}
+_SUIT_WORDS: dict[str, Suit] = {s.char: s for s in Suit}
+_WHO_WORDS: dict[str, Who] = {w.value: w for w in Who}
 _COUNT_RE = re.compile(r"0|[1-9][0-9]*")  # int() would also take "+1", " 1", "1_0" and "١"
 
 
@@ -172,11 +176,11 @@ class _Words:
         return self.rest[self.pos] if self.more() else None
 
     def word(self, what: str) -> str:
-        if not self.more():
+        pos = self.pos
+        if pos >= len(self.rest):  # more(), inlined: the hot path of every decode
             raise self.error(f"missing {what}")
-        word = self.rest[self.pos]
-        self.pos += 1
-        return word
+        self.pos = pos + 1
+        return self.rest[pos]
 
     def keyword(self, expected: str) -> None:
         word = self.word(f"'{expected}'")
@@ -191,6 +195,9 @@ class _Words:
 
     def card(self, what: str = "card") -> Card:
         word = self.word(what)
+        card = _CARD_WORDS.get(word)  # the exact wire form: a bot decodes several per request
+        if card is not None:
+            return card
         try:
             card = Card.parse(word)
         except ValueError:
@@ -201,15 +208,17 @@ class _Words:
 
     def suit(self, what: str = "suit") -> Suit:
         word = self.word(what)
-        if word not in ("C", "S", "H", "D"):
+        suit = _SUIT_WORDS.get(word)
+        if suit is None:
             raise self.error(f"{what} must be one of C S H D, got {_show(word)}")
-        return Suit.parse(word)
+        return suit
 
     def who(self, what: str = "who") -> Who:
         word = self.word(what)
-        if word not in ("me", "opp"):
+        who = _WHO_WORDS.get(word)
+        if who is None:
             raise self.error(f"{what} must be 'me' or 'opp', got {_show(word)}")
-        return Who(word)
+        return who
 
     def who_or_none(self, what: str) -> Who | None:
         if self.peek() == "none":

@@ -7,8 +7,9 @@
    decisions per deal, microseconds per decision, and
        efficiency = (pipe round trip x decisions per deal) / measured time per deal
    (1.0 would mean the referee costs nothing beyond one round trip per decision; target >= 0.5).
-3. The SDK's random bot against the minimal Python bot: time per decision, and their ratio
-   (target: the SDK's random bot within 1.5x of the minimal bot).
+3. Python SDK bots against the minimal Python bot, time per decision and ratio (target: within
+   1.5x): an SDK bot that plays the first legal action (the same games, so the ratio is the SDK's
+   own cost), and the SDK's random bot (its own, shorter games, so per-deal costs weigh more).
 
 Usage: scripts/bench_referee.py [--matches N] [--round-trips N]
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -33,6 +35,11 @@ from arena.referee import BotSpec, MatchConfig, run_match  # noqa: E402
 PY_ECHO = ("import sys\nr = sys.stdin.buffer.readline\nw = sys.stdout.buffer.write\n"
            "f = sys.stdout.flush\nwhile True:\n    l = r()\n    if not l:\n        break\n"
            "    w(l)\n    f()\n")
+SDK_FIRST_LEGAL = (
+    "from protocol import Bot, run\n\n"
+    "class FirstLegal(Bot):\n    name = 'sdk-first-legal'\n\n"
+    "    def decide(self, view, legal):\n        return legal[0]\n\n"
+    "run(FirstLegal())\n")
 C_ECHO = r"""
 #include <stdio.h>
 int main(void) {
@@ -90,35 +97,50 @@ def matches(bots: tuple[BotSpec, BotSpec], n: int) -> tuple[float, float, float]
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--matches", type=int, default=20)
-    parser.add_argument("--round-trips", type=int, default=20000)
+    parser.add_argument("--matches", type=int, default=10, help="matches per figure per round")
+    parser.add_argument("--round-trips", type=int, default=10000)
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="interleaved rounds; each ratio is taken within a round, then the "
+                             "median is reported (these machines are shared and noisy)")
     args = parser.parse_args()
-    print(f"# python {sys.version.split()[0]}, {os.cpu_count()} cores; {args.matches} matches per "
-          f"figure, {args.round_trips} round trips")
-    with tempfile.TemporaryDirectory() as tmp:
-        rtt_py = round_trip_us([sys.executable, "-c", PY_ECHO], args.round_trips)
-        c_echo = c_echo_binary(Path(tmp))
-        rtt_c = round_trip_us(c_echo, args.round_trips) if c_echo else None
-    print(f"pipe round trip, python echo: {rtt_py:7.1f} us")
-    if rtt_c is not None:
-        print(f"pipe round trip, C echo:      {rtt_c:7.1f} us")
-
+    print(f"# python {sys.version.split()[0]}, {os.cpu_count()} cores; {args.rounds} rounds of "
+          f"{args.matches} matches per figure and {args.round_trips} round trips")
     first_py = resolve_bot("first-legal")
-    rows = [("python first-legal", (first_py, BotSpec("first-legal-b", first_py.argv)), rtt_py)]
-    if rtt_c is not None:
-        first_c = BotSpec("first-legal-c", (str(build_c_bot("first-legal-c")),))
-        rows.append(("C first-legal", (first_c, BotSpec("first-legal-c-b", first_c.argv)), rtt_c))
-    per_decision = {}
-    for label, bots, rtt in rows:
-        dpd, us_dec, us_deal = matches(bots, args.matches)
-        per_decision[label] = us_dec
-        print(f"{label} through the referee: {dpd:.1f} decisions/deal, {us_dec:.1f} us/decision, "
-              f"{us_deal:.0f} us/deal, efficiency {rtt * dpd / us_deal:.2f}")
-
+    first_c = BotSpec("first-legal-c", (str(build_c_bot("first-legal-c")),))
     random_bot = resolve_bot("random")
-    _, us_random, _ = matches((random_bot, BotSpec("random-b", random_bot.argv)), args.matches)
-    ratio = us_random / per_decision["python first-legal"]
-    print(f"SDK random bot: {us_random:.1f} us/decision; ratio to python first-legal {ratio:.2f}")
+    rows: dict[str, list[float]] = {}
+
+    def note(key: str, value: float) -> None:
+        rows.setdefault(key, []).append(value)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        c_echo = c_echo_binary(Path(tmp))
+        script = Path(tmp) / "sdk_first_legal.py"
+        script.write_text(SDK_FIRST_LEGAL)
+        sdk_first = BotSpec("sdk-first-legal", (sys.executable, str(script)))
+        for _ in range(args.rounds):
+            rtt_py = round_trip_us([sys.executable, "-c", PY_ECHO], args.round_trips)
+            dpd, us_py, us_deal_py = matches((first_py, BotSpec("b", first_py.argv)), args.matches)
+            note("pipe round trip, python echo (us)", rtt_py)
+            note("python first-legal: us/decision", us_py)
+            note("python first-legal: decisions/deal", dpd)
+            note("python first-legal: efficiency", rtt_py * dpd / us_deal_py)
+            if c_echo:
+                rtt_c = round_trip_us(c_echo, args.round_trips)
+                dpd_c, us_c, us_deal_c = matches((first_c, BotSpec("b", first_c.argv)), args.matches)
+                note("pipe round trip, C echo (us)", rtt_c)
+                note("C first-legal: us/decision", us_c)
+                note("C first-legal: efficiency", rtt_c * dpd_c / us_deal_c)
+            # The same games as the minimal bot, through the SDK: the SDK's own cost, nothing else.
+            _, us_sdk, _ = matches((sdk_first, BotSpec("b", sdk_first.argv)), args.matches)
+            note("SDK first-legal (same games): us/decision", us_sdk)
+            note("SDK first-legal / minimal: ratio", us_sdk / us_py)
+            _, us_random, _ = matches((random_bot, BotSpec("b", random_bot.argv)), args.matches)
+            note("SDK random (own, shorter games): us/decision", us_random)
+            note("SDK random / minimal: ratio", us_random / us_py)
+    for key, values in rows.items():
+        spread = f"  (rounds: {', '.join(f'{v:.2f}' for v in values)})" if len(values) > 1 else ""
+        print(f"{key}: {statistics.median(values):.2f}{spread}")
 
 
 if __name__ == "__main__":
