@@ -114,6 +114,26 @@ def test_a_bot_that_never_claims_misses_its_windows(tmp_path):
     assert result.seats[1].missed_claims == 0  # greedy claims as soon as it counts 66
 
 
+@pytest.mark.parametrize("seed", [11, 12, 13])
+def test_missed_claims_match_an_independent_count(tmp_path, seed):
+    # Oracle: replay the record through the engine and count the (deal, trick) windows in which the
+    # never-claiming bot could claim and held 66 or more.
+    from arena.game import CLAIM, MatchState, Card
+
+    result, record = play([bad("never_claims"), resolve_bot("c-counter")], tmp_path, seed=seed)
+    rec = read_record(record)
+    orders = [tuple(Card.parse(c) for c in d["order"]) for d in rec.deal_starts]
+    state = MatchState.new(rec.rules, rec.header["seed"], rec.header["first_dealer"], orders=orders)
+    windows: set[tuple[int, int]] = set()
+    for item in rec.actions:
+        deal = state.deal
+        if item["seat"] == 0 and CLAIM in deal.legal_actions() and deal.total(0) >= 66:
+            windows.add((state.deal_no, deal.trick_no))
+        state = state.apply_unchecked(__import__("arena.game", fromlist=["Action"]).Action.parse(
+            item["action"]))
+    assert result.seats[0].missed_claims == len(windows)
+
+
 def test_stderr_flood_is_capped_and_the_match_completes(tmp_path):
     result, _ = play([bad("stderr_flood"), resolve_bot("greedy")], tmp_path,
                      limits=Limits(decision_ms=2000, startup_ms=3000))
