@@ -17,12 +17,12 @@ from typing import Callable, Sequence
 
 from arena.bot_process import BotFault, BotProcess, Limits
 from arena.game import CLAIM, Action, DealResult, DealState, MatchState, Rules
+from arena.game.rules import CLAIM_TARGET
 from arena.records import RECORD_FORMAT, RECORD_VERSION, RecordWriter
 from protocol import from_engine
 from protocol import messages as m
 from protocol.codec import PROTOCOL_VERSION, ProtocolError, decode_from_bot, encode
 
-CLAIM_TARGET = 66
 
 
 @dataclass(frozen=True)

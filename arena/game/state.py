@@ -166,7 +166,7 @@ class DealState(_Fields):
     @property
     def stock_size(self) -> int:
         """Cards left in the stock, the up-card included (RULES.md §0.3)."""
-        return len(self.stock) - self.drawn + (self.up >= 0)
+        return _stock_size(self)
 
     @property
     def stock_status(self) -> str:
@@ -269,6 +269,11 @@ class DealState(_Fields):
 
 # -- transitions on the mutable copy -----------------------------------------------------------------
 
+def _stock_size(n: _Fields) -> int:
+    """Cards left in the stock, the up-card (or the card turned down on a closed stock) included."""
+    return len(n.stock) - n.drawn + (n.up >= 0)
+
+
 def _log(n: _Fields, event: Event) -> None:
     n.log = (n.log, event)
 
@@ -340,7 +345,7 @@ def _after_trick_pass(n: _Fields) -> None:
         winner = n.last_winner
         _draw(n, winner)
         _draw(n, 1 - winner)  # winner first, loser second (RULES.md §5.2)
-        if len(n.stock) - n.drawn + (n.up >= 0) == 0:
+        if _stock_size(n) == 0:
             n.stock_state = EXHAUSTED
     _begin_lead(n)
 
@@ -375,7 +380,7 @@ def _close(n: _Fields, seat: int) -> None:
     # DP-X (RULES.md §5.3): offered whenever its public conditions hold, whether or not the
     # opponent holds the exchange card, so that being asked reveals nothing to the closer.
     if n.rules.exchange_on_opponent_close and n.exchanged_by < 0 and n.up != n.xcard and \
-            len(n.stock) - n.drawn + 1 >= n.rules.exchange_min_stock:
+            _stock_size(n) >= n.rules.exchange_min_stock:
         n.decision, n.to_act = _XCLOSE, opp
     else:
         n.decision, n.to_act = _LEAD, seat
@@ -400,20 +405,20 @@ def _exchange_open(n: _Fields, seat: int) -> bool:
     """Public conditions for ``seat`` to exchange at a normal decision point (RULES.md §5.3)."""
     rules = n.rules
     return (n.stock_state == OPEN and n.exchanged_by < 0 and n.up >= 0 and n.up != n.xcard
-            and len(n.stock) - n.drawn + 1 >= rules.exchange_min_stock
+            and _stock_size(n) >= rules.exchange_min_stock
             and (n.tricks[seat] > 0 or not rules.exchange_requires_trick))
 
 
 def _can_close_before_draw(n: _Fields) -> bool:
     rules = n.rules
     return (rules.close_enabled and rules.close_before_draw and n.stock_state == OPEN
-            and n.closer < 0 and len(n.stock) - n.drawn + (n.up >= 0) >= rules.close_pre_draw_min_stock)
+            and n.closer < 0 and _stock_size(n) >= rules.close_pre_draw_min_stock)
 
 
 def _can_close_at_lead(n: _Fields) -> bool:
     rules = n.rules
     return (rules.close_enabled and n.stock_state == OPEN and n.closer < 0 and n.meld_suit < 0
-            and len(n.stock) - n.drawn + (n.up >= 0) >= rules.close_min_stock
+            and _stock_size(n) >= rules.close_min_stock
             and (n.trick_no > 0 or rules.close_before_first_trick))
 
 
