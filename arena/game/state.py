@@ -79,6 +79,11 @@ class DealState(_Fields):
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"DealState is immutable (tried to set {name}); use apply()")
 
+    def __reduce__(self) -> tuple[object, tuple[tuple[object, ...]]]:
+        # Pickle (results cross process boundaries in tournaments) would set attributes one by one,
+        # which a frozen state refuses: rebuild through the same path as apply() instead.
+        return (_rebuild, (tuple(getattr(self, name) for name in _Fields.__slots__),))
+
     def __delattr__(self, name: str) -> None:
         # Without this, ``del state.hands`` empties a slot of a "frozen" state (STYLE.md habit 2).
         raise AttributeError(f"DealState is immutable (tried to delete {name})")
@@ -265,6 +270,14 @@ class DealState(_Fields):
         scoring.settle_forfeit(n, offender)
         n.__class__ = DealState
         return n  # type: ignore[return-value]
+
+
+def _rebuild(values: tuple[object, ...]) -> DealState:
+    n = object.__new__(_Fields)
+    for name, value in zip(_Fields.__slots__, values):
+        setattr(n, name, value)
+    n.__class__ = DealState
+    return n  # type: ignore[return-value]
 
 
 # -- transitions on the mutable copy -----------------------------------------------------------------

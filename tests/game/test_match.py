@@ -274,3 +274,24 @@ def test_bad_orders_refused() -> None:
         DealState.new(SIXTY_SIX, 2, order)
     with pytest.raises(ValueError, match="first_dealer"):
         MatchState.new(SIXTY_SIX, first_dealer=-1)
+
+
+def test_states_and_results_pickle_round_trip():
+    # Tournament workers send match results (which hold the settled deals) through pickle.
+    import pickle
+    import random
+
+    from arena.game import MatchState, profile as named
+
+    rng = random.Random(5)
+    state = MatchState.new(named("sixty_six"), seed=5)
+    while not state.is_over:
+        legal = state.legal_actions()
+        state = state.apply(legal[rng.randrange(len(legal))])
+    copy = pickle.loads(pickle.dumps(state))
+    assert copy.results == state.results and copy.outcome == state.outcome
+    for mine, theirs in zip(copy.results, state.results):
+        assert mine.final.events() == theirs.final.events()
+        assert mine.final.hands == theirs.final.hands and mine.final.settlement == theirs.final.settlement
+    with pytest.raises(AttributeError):
+        copy.deal.hands = (0, 0)

@@ -1,0 +1,207 @@
+"""The tournament's results in one SQLite file (standard library), written by the coordinator only.
+
+Each finished match goes in with its deals and per-seat figures in **one transaction**: a ``kill -9``
+at any moment leaves either the whole match or none of it. The match id is the primary key, so a
+match can never be stored twice; ``finished_ids()`` tells a resumed run what is left to play. The
+store holds derived data; the JSON Lines records it points to remain the raw truth.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from arena.referee import MatchResult
+from arena.schedule import ScheduledMatch
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tournament (
+    name TEXT PRIMARY KEY,
+    config TEXT NOT NULL,            -- JSON: everything needed to rerun the tournament
+    created TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS bots (
+    name TEXT PRIMARY KEY,
+    command TEXT NOT NULL,           -- JSON argv
+    version TEXT NOT NULL            -- content hash of the bot's files, or '' when unknown
+);
+CREATE TABLE IF NOT EXISTS matches (
+    match_id TEXT PRIMARY KEY,
+    sched_order INTEGER NOT NULL UNIQUE,
+    seat0 TEXT NOT NULL REFERENCES bots(name),
+    seat1 TEXT NOT NULL REFERENCES bots(name),
+    seed INTEGER NOT NULL,
+    first_dealer INTEGER NOT NULL,
+    pair_index INTEGER NOT NULL,
+    swapped INTEGER NOT NULL,
+    winner INTEGER,                  -- seat, NULL for no contest or a tie at the deal limit
+    reason TEXT NOT NULL,            -- target | forfeit | deal_limit | no_contest
+    points0 INTEGER NOT NULL,
+    points1 INTEGER NOT NULL,
+    offender INTEGER,
+    fault TEXT,
+    detail TEXT NOT NULL,
+    record TEXT,                     -- path of the JSON Lines record, relative to the database
+    play_ms REAL NOT NULL,
+    finished TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS deals (
+    match_id TEXT NOT NULL REFERENCES matches(match_id),
+    deal_no INTEGER NOT NULL,
+    dealer INTEGER NOT NULL,
+    reason TEXT NOT NULL,
+    winner INTEGER,
+    points INTEGER NOT NULL,
+    awarded INTEGER NOT NULL,
+    total0 INTEGER NOT NULL,
+    total1 INTEGER NOT NULL,
+    tricks0 INTEGER NOT NULL,
+    tricks1 INTEGER NOT NULL,
+    claimant INTEGER,
+    closer INTEGER,
+    PRIMARY KEY (match_id, deal_no)
+);
+CREATE TABLE IF NOT EXISTS seats (
+    match_id TEXT NOT NULL REFERENCES matches(match_id),
+    seat INTEGER NOT NULL,
+    bot TEXT NOT NULL REFERENCES bots(name),
+    correct_claims INTEGER NOT NULL,
+    wrong_claims INTEGER NOT NULL,
+    missed_claims INTEGER NOT NULL,
+    decisions INTEGER NOT NULL,
+    median_ms REAL,
+    p99_ms REAL,
+    max_ms REAL,
+    PRIMARY KEY (match_id, seat)
+);
+"""
+
+
+class StoreError(ValueError):
+    """A results database that cannot be used as asked (another tournament, newer schema, ...)."""
+
+
+class Store:
+    """A tournament's database. Open with ``Store.open(path)``; close with ``close()``."""
+
+    def __init__(self, connection: sqlite3.Connection, path: Path):
+        self.db = connection
+        self.path = path
+
+    @classmethod
+    def open(cls, path: Path) -> Store:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            db = sqlite3.connect(path, isolation_level=None)  # transactions are explicit below
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: committed data survives a kill
+            db.execute("PRAGMA foreign_keys=ON")
+            db.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as err:
+            raise StoreError(f"{path} is not a usable results database: {err}") from err
+        store = cls(db, path)
+        version = store._meta("schema_version")
+        if version is None:
+            db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        elif int(version) != SCHEMA_VERSION:
+            db.close()
+            raise StoreError(f"{path} has schema version {version}; this arena reads version "
+                             f"{SCHEMA_VERSION}")
+        return store
+
+    def close(self) -> None:
+        self.db.close()
+
+    def _meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    # -- the tournament and its bots ------------------------------------------------------------
+
+    def begin_tournament(self, name: str, config: Mapping[str, Any]) -> None:
+        """Record the tournament's settings, or check them on resume: resuming with other settings
+        would mix two tournaments in one table, so it is refused."""
+        text = json.dumps(config, sort_keys=True)
+        row = self.db.execute("SELECT name, config FROM tournament").fetchone()
+        if row is None:
+            self.db.execute("INSERT INTO tournament VALUES (?, ?, ?)",
+                            (name, text, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())))
+        elif row[0] != name or row[1] != text:
+            stored = json.loads(row[1])
+            changed = sorted(k for k in set(stored) | set(config) if stored.get(k) != config.get(k))
+            raise StoreError(f"{self.path} holds tournament {row[0]!r} with other settings "
+                             f"(differing: {', '.join(changed) or 'name'}); use a new folder")
+
+    def tournament_config(self) -> dict[str, Any] | None:
+        row = self.db.execute("SELECT config FROM tournament").fetchone()
+        return json.loads(row[0]) if row else None
+
+    def register_bots(self, bots: Iterable[tuple[str, list[str], str]]) -> None:
+        """(name, argv, version) of each bot; a bot whose command or version changed is refused."""
+        with self._transaction():
+            for name, argv, version in bots:
+                row = self.db.execute("SELECT command, version FROM bots WHERE name = ?",
+                                      (name,)).fetchone()
+                if row is None:
+                    self.db.execute("INSERT INTO bots VALUES (?, ?, ?)",
+                                    (name, json.dumps(list(argv)), version))
+                elif (json.loads(row[0]), row[1]) != (list(argv), version):
+                    raise StoreError(f"bot {name!r} changed since this tournament started "
+                                     f"(was {' '.join(json.loads(row[0]))} version {row[1] or '?'})")
+
+    # -- matches ----------------------------------------------------------------------------------
+
+    def finished_ids(self) -> set[str]:
+        return {row[0] for row in self.db.execute("SELECT match_id FROM matches")}
+
+    def record_match(self, scheduled: ScheduledMatch, result: MatchResult,
+                     record: str | None = None) -> None:
+        """Store a finished match, its deals and both seats' figures, all or nothing."""
+        names = (scheduled.seat0, scheduled.seat1)
+        with self._transaction():
+            self.db.execute(
+                "INSERT INTO matches VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (scheduled.match_id, scheduled.order, scheduled.seat0, scheduled.seat1, scheduled.seed,
+                 scheduled.first_dealer, scheduled.pair_index, int(scheduled.swapped), result.winner,
+                 result.reason, result.game_points[0], result.game_points[1], result.offender,
+                 result.fault, result.detail, record, result.play_ms,
+                 time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())))
+            self.db.executemany(
+                "INSERT INTO deals VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                [(scheduled.match_id, d.deal_no, d.dealer, str(d.settlement.reason),
+                  d.settlement.winner, d.settlement.game_points, d.awarded, d.settlement.totals[0],
+                  d.settlement.totals[1], d.settlement.tricks[0], d.settlement.tricks[1],
+                  d.settlement.claimant, d.settlement.closer) for d in result.deals])
+            self.db.executemany(
+                "INSERT INTO seats VALUES (?,?,?,?,?,?,?,?,?,?)",
+                [(scheduled.match_id, seat, names[seat], s.correct_claims, s.wrong_claims,
+                  s.missed_claims, t["decisions"], t.get("median_ms"), t.get("p99_ms"),
+                  t.get("max_ms")) for seat, s in enumerate(result.seats) for t in [s.timing()]])
+
+    def _transaction(self) -> "_Transaction":
+        return _Transaction(self.db)
+
+
+class _Transaction:
+    """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on any error: a match is stored whole or not at all."""
+
+    def __init__(self, db: sqlite3.Connection):
+        self.db = db
+
+    def __enter__(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, kind: object, error: object, tb: object) -> None:
+        if kind is None:
+            self.db.execute("COMMIT")
+        else:
+            self.db.execute("ROLLBACK")

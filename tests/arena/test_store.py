@@ -1,0 +1,128 @@
+"""The results store: a real SQLite file, whole matches or nothing, never a duplicate."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from arena.bot_specs import resolve_bot
+from arena.game import profile
+from arena.referee import MatchConfig, run_match
+from arena.schedule import round_robin
+from arena.store import Store, StoreError
+
+
+@pytest.fixture(scope="module")
+def played():
+    """Two real matches of a duplicate pair (random vs greedy), with their schedule entries."""
+    schedule = round_robin("t", ["random", "greedy"], pairs_per_pairing=1, base_seed=3)
+    out = []
+    for entry in schedule:
+        bots = [resolve_bot(entry.seat0), resolve_bot(entry.seat1)]
+        result = run_match(bots, MatchConfig(rules=profile("sixty_six"), seed=entry.seed,
+                                             first_dealer=entry.first_dealer,
+                                             match_id=entry.match_id))
+        out.append((entry, result))
+    return out
+
+
+def open_store(tmp_path):
+    store = Store.open(tmp_path / "results.sqlite")
+    store.begin_tournament("t", {"bots": ["random", "greedy"], "seed": 3})
+    store.register_bots([("random", ["python", "-m", "bots.random_bot"], ""),
+                         ("greedy", ["python", "-m", "bots.greedy_bot"], "")])
+    return store
+
+
+def test_a_match_is_stored_with_its_deals_and_seats(tmp_path, played):
+    store = open_store(tmp_path)
+    entry, result = played[0]
+    store.record_match(entry, result, record="records/x.jsonl")
+    db = store.db
+    assert store.finished_ids() == {entry.match_id}
+    row = db.execute("SELECT winner, reason, points0, points1 FROM matches").fetchone()
+    assert row == (result.winner, result.reason, *result.game_points)
+    assert db.execute("SELECT COUNT(*) FROM deals").fetchone()[0] == len(result.deals)
+    awarded = db.execute("SELECT SUM(awarded) FROM deals WHERE winner = ?", (result.winner,))
+    assert awarded.fetchone()[0] == result.game_points[result.winner]
+    assert db.execute("SELECT COUNT(*) FROM seats").fetchone()[0] == 2
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_a_match_cannot_be_stored_twice_and_the_failed_attempt_leaves_nothing(tmp_path, played):
+    store = open_store(tmp_path)
+    entry, result = played[0]
+    store.record_match(entry, result)
+    with pytest.raises(sqlite3.IntegrityError):
+        store.record_match(entry, result)
+    assert store.db.execute("SELECT COUNT(*) FROM deals").fetchone()[0] == len(result.deals)
+
+
+def test_resume_with_other_settings_is_refused(tmp_path):
+    open_store(tmp_path).close()
+    store = Store.open(tmp_path / "results.sqlite")
+    with pytest.raises(StoreError, match="differing: seed"):
+        store.begin_tournament("t", {"bots": ["random", "greedy"], "seed": 4})
+    store.begin_tournament("t", {"bots": ["random", "greedy"], "seed": 3})  # the same: fine
+
+
+def test_a_changed_bot_is_refused(tmp_path):
+    store = open_store(tmp_path)
+    with pytest.raises(StoreError, match="bot 'random' changed"):
+        store.register_bots([("random", ["python", "my_random.py"], "")])
+
+
+def test_a_file_that_is_not_a_database_is_a_clear_error(tmp_path):
+    path = tmp_path / "results.sqlite"
+    path.write_text("not a database at all, just text" * 100)
+    with pytest.raises(StoreError, match="not a usable results database"):
+        Store.open(path)
+
+
+def test_kill_9_during_writes_keeps_every_committed_match_whole(tmp_path, played):
+    # A child process stores matches in a loop (the same two, under fresh ids) and is killed hard
+    # mid-way; every match row it left must come with all its deals and seats.
+    script = tmp_path / "writer.py"
+    script.write_text(textwrap.dedent(f"""
+        import dataclasses, pickle, sys
+        from pathlib import Path
+        from arena.store import Store
+        played = pickle.loads(Path(sys.argv[1]).read_bytes())
+        store = Store.open(Path(sys.argv[2]))
+        store.begin_tournament("t", {{}})
+        store.register_bots([("random", [], ""), ("greedy", [], "")])
+        print("ready", flush=True)
+        for i in range(100000):
+            entry, result = played[i % 2]
+            entry = dataclasses.replace(entry, match_id=f"m{{i}}", order=i)
+            store.record_match(entry, result)
+    """))
+    import pickle
+    payload = tmp_path / "played.pickle"
+    payload.write_bytes(pickle.dumps(played))
+    db_path = tmp_path / "results.sqlite"
+    proc = subprocess.Popen([sys.executable, str(script), str(payload), str(db_path)],
+                            stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "ready"
+    import time
+    time.sleep(0.5)
+    proc.kill()
+    proc.wait()
+    db = sqlite3.connect(db_path)
+    stored = db.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
+    assert stored > 0
+    assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    expected = {e.match_id: len(r.deals) for e, r in played}
+    per_match = dict(db.execute("SELECT match_id, COUNT(*) FROM deals GROUP BY match_id"))
+    for match_id, order in db.execute("SELECT match_id, sched_order FROM matches"):
+        assert per_match.get(match_id) == list(expected.values())[order % 2]
+    orphans = db.execute("SELECT COUNT(*) FROM deals WHERE match_id NOT IN "
+                         "(SELECT match_id FROM matches)").fetchone()[0]
+    assert orphans == 0
+    seats = db.execute("SELECT COUNT(*) FROM seats").fetchone()[0]
+    assert seats == 2 * stored
+
