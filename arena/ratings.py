@@ -1,0 +1,91 @@
+"""TrueSkill ratings and the leaderboard, derived from the results store (never stored as truth).
+
+Ratings are updated match by match **in schedule order**, so the same results give the same
+ratings whatever order the workers finished in. A match cannot be drawn (RULES.md §8: only one
+player scores in a deal), so the environment's draw probability is 0; the two matches that have no
+winner (both bots failed to start, or a tie at the platform's deal limit) leave ratings unchanged.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+import pandas as pd
+import trueskill
+
+# The trueskill package's defaults (mu 25, sigma 25/3, beta sigma/2, tau sigma/100), written out so
+# that a change of the package's defaults cannot silently change a leaderboard.
+MU = 25.0
+SIGMA = MU / 3
+ENV = trueskill.TrueSkill(mu=MU, sigma=SIGMA, beta=SIGMA / 2, tau=SIGMA / 100, draw_probability=0.0,
+                          backend=None)
+
+
+@dataclass(frozen=True)
+class RatingPoint:
+    """A bot's rating after the match at ``order`` in the schedule (for the ratings chart)."""
+
+    order: int
+    bot: str
+    mu: float
+    sigma: float
+
+
+def rate(results: list[tuple[int, str, str, int | None]]) -> tuple[dict[str, trueskill.Rating],
+                                                                   list[RatingPoint]]:
+    """Ratings from (schedule order, seat-0 bot, seat-1 bot, winning seat or None) and the history
+    of every change. The input may come in any order; it is sorted by schedule order first."""
+    ratings: dict[str, trueskill.Rating] = {}
+    history: list[RatingPoint] = []
+    for order, seat0, seat1, winner in sorted(results):
+        a = ratings.setdefault(seat0, ENV.create_rating())
+        b = ratings.setdefault(seat1, ENV.create_rating())
+        if winner is None:
+            continue
+        if winner == 0:
+            a, b = trueskill.rate_1vs1(a, b, env=ENV)
+        else:
+            b, a = trueskill.rate_1vs1(b, a, env=ENV)
+        ratings[seat0], ratings[seat1] = a, b
+        history.append(RatingPoint(order, seat0, a.mu, a.sigma))
+        history.append(RatingPoint(order, seat1, b.mu, b.sigma))
+    return ratings, history
+
+
+def leaderboard(db: sqlite3.Connection) -> pd.DataFrame:
+    """Rank, bot, mu, sigma, conservative rating (mu - 3 sigma), matches, match win %, game points
+    won per deal, forfeits: one row per bot of the tournament, best conservative rating first."""
+    matches = pd.read_sql_query(
+        "SELECT sched_order, seat0, seat1, winner, reason, offender FROM matches", db)
+    bots = pd.read_sql_query("SELECT name FROM bots", db)["name"].tolist()
+    ratings, _ = rate(list(matches[["sched_order", "seat0", "seat1", "winner"]]
+                           .astype(object).itertuples(index=False, name=None)))
+    per_seat = pd.concat([
+        matches.assign(bot=matches.seat0, won=matches.winner == 0,
+                       forfeit=matches.offender == 0),
+        matches.assign(bot=matches.seat1, won=matches.winner == 1,
+                       forfeit=matches.offender == 1),
+    ])
+    counts = per_seat.groupby("bot").agg(matches=("won", "size"), wins=("won", "sum"),
+                                         forfeits=("forfeit", "sum"))
+    deals = pd.read_sql_query(
+        "SELECT m.seat0, m.seat1, d.winner, d.awarded FROM deals d "
+        "JOIN matches m USING (match_id)", db)
+    per_deal_seat = pd.concat([
+        deals.assign(bot=deals.seat0, won_points=deals.awarded.where(deals.winner == 0, 0)),
+        deals.assign(bot=deals.seat1, won_points=deals.awarded.where(deals.winner == 1, 0)),
+    ])
+    points = per_deal_seat.groupby("bot")["won_points"].mean().rename("points_per_deal")
+    table = pd.DataFrame({"bot": bots}).set_index("bot")
+    table["mu"] = [ratings.get(b, ENV.create_rating()).mu for b in table.index]
+    table["sigma"] = [ratings.get(b, ENV.create_rating()).sigma for b in table.index]
+    table["conservative"] = table["mu"] - 3 * table["sigma"]
+    table = table.join(counts).join(points)
+    table[["matches", "wins", "forfeits"]] = table[["matches", "wins", "forfeits"]].fillna(0).astype(int)
+    table["win_pct"] = (100 * table["wins"] / table["matches"].where(table["matches"] > 0)).fillna(0.0)
+    table["points_per_deal"] = table["points_per_deal"].fillna(0.0)
+    table = table.sort_values(["conservative", "mu"], ascending=False).reset_index()
+    table.insert(0, "rank", range(1, len(table) + 1))
+    return table[["rank", "bot", "mu", "sigma", "conservative", "matches", "win_pct",
+                  "points_per_deal", "forfeits"]]

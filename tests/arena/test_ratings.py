@@ -1,0 +1,72 @@
+"""TrueSkill ratings in schedule order, and the leaderboard computed from a real store."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from arena.bot_specs import resolve_bot
+from arena.game import profile
+from arena.ratings import ENV, MU, rate, leaderboard
+from arena.referee import MatchConfig, run_match
+from arena.schedule import round_robin
+from arena.store import Store
+
+
+def test_a_winner_gains_and_a_loser_loses():
+    ratings, history = rate([(0, "a", "b", 0)])
+    assert ratings["a"].mu > MU > ratings["b"].mu
+    assert ratings["a"].sigma < ENV.sigma and len(history) == 2
+
+
+def test_ratings_do_not_depend_on_the_order_results_arrive_in():
+    results = [(i, random.Random(i).choice("abc"), "d", i % 2) for i in range(40)]
+    shuffled = results[:]
+    random.Random(1).shuffle(shuffled)
+    first, _ = rate(results)
+    second, _ = rate(shuffled)
+    assert {k: (v.mu, v.sigma) for k, v in first.items()} == \
+        {k: (v.mu, v.sigma) for k, v in second.items()}
+
+
+def test_matches_without_a_winner_change_nothing():
+    ratings, history = rate([(0, "a", "b", None)])
+    assert ratings["a"] == ratings["b"] == ENV.create_rating() and history == []
+
+
+def test_the_draw_probability_is_zero():
+    assert ENV.draw_probability == 0.0
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    path = tmp_path_factory.mktemp("lb") / "results.sqlite"
+    store = Store.open(path)
+    store.begin_tournament("t", {})
+    names = ["random", "greedy", "c-counter"]
+    specs = {n: resolve_bot(n) for n in names}
+    store.register_bots([(n, list(specs[n].argv), "") for n in names])
+    for entry in round_robin("t", names, pairs_per_pairing=2, base_seed=5):
+        result = run_match([specs[entry.seat0], specs[entry.seat1]],
+                           MatchConfig(rules=profile("sixty_six"), seed=entry.seed,
+                                       first_dealer=entry.first_dealer, match_id=entry.match_id))
+        store.record_match(entry, result)
+    return store
+
+
+def test_leaderboard_has_one_row_per_bot_with_figures_from_the_store(store):
+    table = leaderboard(store.db)
+    assert list(table["bot"]) and sorted(table["bot"]) == ["c-counter", "greedy", "random"]
+    assert list(table["rank"]) == [1, 2, 3]
+    assert (table["conservative"] == table["mu"] - 3 * table["sigma"]).all()
+    assert list(table["conservative"]) == sorted(table["conservative"], reverse=True)
+    db = store.db
+    for row in table.itertuples():
+        matches = db.execute("SELECT COUNT(*) FROM matches WHERE seat0 = ? OR seat1 = ?",
+                             (row.bot, row.bot)).fetchone()[0]
+        wins = db.execute("SELECT COUNT(*) FROM matches WHERE (seat0 = ? AND winner = 0) OR "
+                          "(seat1 = ? AND winner = 1)", (row.bot, row.bot)).fetchone()[0]
+        assert row.matches == matches == 8
+        assert row.win_pct == pytest.approx(100 * wins / matches)
+    assert table.iloc[-1]["bot"] == "random"  # it claims at random: it loses nearly everything
