@@ -208,5 +208,133 @@ def replay(
         console.print("[bold]the record ends before the match did[/]")
 
 
+def _setup_tournament_log(out: Path) -> None:
+    """One log file for the coordinator and every worker (multiprocessing-logging forwards the
+    workers' records through a queue, so lines never interleave mid-record)."""
+    import logging
+
+    import multiprocessing_logging
+
+    out.mkdir(parents=True, exist_ok=True)
+    root = logging.getLogger()
+    root.setLevel(logging.INFO)
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+    handler = logging.FileHandler(out / "tournament.log")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(name)s: %(message)s"))
+    root.addHandler(handler)
+    multiprocessing_logging.install_mp_handler(root)
+
+
+@app.command()
+def tournament(
+    config_file: Optional[Path] = typer.Argument(None, metavar="[CONFIG.toml]",
+                                                 help="Tournament settings (flags override them)."),
+    bot: Optional[list[str]] = typer.Option(None, "--bot", "-b",
+                                            help="A bundled bot's name or a command (repeat)."),
+    name: Optional[str] = typer.Option(None, help="Tournament name (default: tournament)."),
+    profile: Optional[str] = typer.Option(None, help="Rules profile."),
+    matches_per_pairing: Optional[int] = typer.Option(None, "--matches", "-n",
+                                                      help="Matches per pairing (even)."),
+    seed: Optional[int] = typer.Option(None, help="Base seed of the schedule's deals."),
+    workers: Optional[int] = typer.Option(None, "--workers", "-w", help="Worker processes "
+                                          "(default: all cores)."),
+    decision_ms: Optional[int] = typer.Option(None, help="Time limit per decision (ms)."),
+    startup_ms: Optional[int] = typer.Option(None, help="Time limit to start (ms)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o",
+                                          help="Output folder (default: results/<name>)."),
+    resume: Optional[Path] = typer.Option(None, "--resume", help="Finish the tournament in DIR: "
+                                          "play exactly the matches it does not hold yet."),
+) -> None:
+    """Run a round-robin tournament on all cores, store every result, print the leaderboard."""
+    from arena.tournament import ConfigError, Progress, load_config, run_tournament
+    from arena.store import Store, StoreError
+
+    try:
+        if resume is not None:
+            db = resume / "results.sqlite"
+            if not db.is_file():
+                raise ConfigError(f"{resume} holds no tournament (no results.sqlite)")
+            store = Store.open(db)
+            stored = store.tournament_config()
+            store.close()
+            if stored is None:
+                raise ConfigError(f"{db} holds no tournament settings")
+            config = load_config(None, {**stored, "output": str(resume), "workers": workers})
+        else:
+            config = load_config(config_file, {
+                "bots": bot, "name": name, "profile": profile,
+                "matches_per_pairing": matches_per_pairing, "seed": seed, "workers": workers,
+                "decision_ms": decision_ms, "startup_ms": startup_ms,
+                "output": str(output) if output else None})
+    except (ConfigError, StoreError) as err:
+        raise _fail(str(err)) from None
+    out = config.out_dir()
+    _setup_tournament_log(out)
+    interactive = console.is_terminal
+    bar = None
+    if interactive:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, \
+            TimeRemainingColumn
+        bar = Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("{task.fields[rate]}"), TimeRemainingColumn(), console=console)
+        task = bar.add_task(config.name, total=None, rate="")
+        bar.start()
+
+    def report(p: Progress) -> None:
+        if bar is None:
+            return
+        elapsed = time.monotonic() - p.started
+        bar.update(task, total=p.total, completed=p.done,
+                   rate=f"{p.done / elapsed:.1f} matches/s" if elapsed > 0 and p.done else "")
+
+    try:
+        db_path = run_tournament(config, resume=resume is not None, on_progress=report)
+    except (ConfigError, StoreError) as err:
+        raise _fail(str(err)) from None
+    finally:
+        if bar is not None:
+            bar.stop()
+    _print_leaderboard(db_path, "table")
+    console.print(f"results: {out} (database {db_path.name}, records in records/, log "
+                  "tournament.log)", soft_wrap=True)
+
+
+def _print_leaderboard(db_path: Path, fmt: str) -> None:
+    import sqlite3
+
+    from arena.ratings import leaderboard as table_of
+
+    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    try:
+        table = table_of(db)
+    finally:
+        db.close()
+    shown = table.round({"mu": 2, "sigma": 2, "conservative": 2, "win_pct": 1,
+                         "points_per_deal": 3})
+    if fmt == "csv":
+        console.print(shown.to_csv(index=False), end="", soft_wrap=True)
+    elif fmt == "json":
+        console.print(shown.to_json(orient="records", indent=2), soft_wrap=True)
+    elif fmt == "markdown":
+        console.print(shown.to_markdown(index=False), soft_wrap=True)
+    else:
+        console.print(shown.to_string(index=False), soft_wrap=True)
+
+
+@app.command()
+def leaderboard(
+    folder: Path = typer.Argument(..., help="A tournament folder (holding results.sqlite)."),
+    fmt: str = typer.Option("table", "--format", "-f", help="table, csv, json or markdown."),
+) -> None:
+    """Print a tournament's leaderboard, rebuilt from its stored results."""
+    if fmt not in ("table", "csv", "json", "markdown"):
+        raise _fail(f"unknown format {fmt!r}: use table, csv, json or markdown")
+    db_path = folder / "results.sqlite"
+    if not db_path.is_file():
+        raise _fail(f"{folder} holds no tournament (no results.sqlite)")
+    _print_leaderboard(db_path, fmt)
+
+
 if __name__ == "__main__":  # pragma: no cover
     app()

@@ -1,0 +1,240 @@
+"""Running a tournament: settings, a pool of worker processes, one coordinator that stores results.
+
+The schedule (``schedule.py``) says who plays whom; this module says when and where. Workers each
+run one match at a time through the referee and send the result back; only this process writes the
+SQLite store, one transaction per finished match, so a ``kill -9`` loses at most the matches in
+flight. Resuming reruns exactly the scheduled matches the store does not hold.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import time
+import tomllib
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
+from arena.bot_specs import BotSpecError, resolve_bot
+from arena.game import Rules, RulesError, load_rules
+from arena.referee import BotSpec, MatchConfig, MatchResult, run_match
+from arena.schedule import ScheduledMatch, round_robin
+from arena.store import Store
+
+log = logging.getLogger("arena.tournament")
+
+DB_NAME = "results.sqlite"
+CONFIG_NAME = "tournament.toml"
+
+
+class ConfigError(ValueError):
+    """Tournament settings that cannot run; raised before anything is played."""
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """Everything a tournament needs; a TOML file and command-line flags fill it (flags win)."""
+
+    name: str = "tournament"
+    bots: tuple[str, ...] = ()                 # bundled bot names or commands
+    profile: str = "sixty_six"
+    rules: Mapping[str, Any] = field(default_factory=dict)  # flag overrides (RULES.md §11)
+    matches_per_pairing: int = 4               # even: matches come in duplicate pairs
+    seed: int = 1
+    workers: int = 0                           # 0: all cores
+    decision_ms: int = DEFAULT_DECISION_MS
+    startup_ms: int = DEFAULT_STARTUP_MS
+    max_deals: int = 200
+    output: str = ""                           # default: results/<name>
+
+    def out_dir(self) -> Path:
+        return Path(self.output or Path("results") / self.name)
+
+    def worker_count(self) -> int:
+        return self.workers or os.cpu_count() or 1
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings that define the tournament's results (not where or how fast it runs)."""
+        data = asdict(self)
+        data["bots"] = list(self.bots)
+        data["rules"] = dict(self.rules)
+        for key in ("workers", "output"):
+            data.pop(key)
+        return data
+
+
+_KEYS = {f.name for f in fields(TournamentConfig)}
+
+
+def load_config(path: Path | None, overrides: Mapping[str, Any]) -> TournamentConfig:
+    """Settings from a TOML file (optional), then from ``overrides`` (command-line flags; None values
+    are ignored). Every problem is a ``ConfigError`` naming the setting."""
+    data: dict[str, Any] = {}
+    if path is not None:
+        try:
+            with open(path, "rb") as fh:
+                data = tomllib.load(fh)
+        except OSError as err:
+            raise ConfigError(f"cannot read tournament file {path}: {err.strerror}") from None
+        except tomllib.TOMLDecodeError as err:
+            raise ConfigError(f"tournament file {path} is not valid TOML: {err}") from None
+        unknown = sorted(set(data) - _KEYS)
+        if unknown:
+            raise ConfigError(f"unknown setting(s) in {path}: {', '.join(unknown)}; known settings: "
+                              f"{', '.join(sorted(_KEYS))}")
+    data.update({k: v for k, v in overrides.items() if v is not None and v != () and v != []})
+    try:
+        config = TournamentConfig(**{k: (tuple(v) if k == "bots" else v) for k, v in data.items()})
+    except TypeError as err:
+        raise ConfigError(str(err)) from None
+    _check(config)
+    return config
+
+
+def _check(config: TournamentConfig) -> None:
+    def need(ok: bool, message: str) -> None:
+        if not ok:
+            raise ConfigError(message)
+
+    need(isinstance(config.name, str) and config.name.replace("-", "").replace("_", "").isalnum(),
+         f"name must be letters, digits, '-' or '_', not {config.name!r}")
+    need(len(config.bots) >= 2, "a tournament needs at least two bots (bots = [...] or --bot)")
+    need(all(isinstance(b, str) and b.strip() for b in config.bots), "each bot must be a non-empty "
+         "name or command")
+    for key in ("matches_per_pairing", "seed", "workers", "decision_ms", "startup_ms", "max_deals"):
+        value = getattr(config, key)
+        need(isinstance(value, int) and not isinstance(value, bool) and value >= 0,
+             f"{key} must be a whole number >= 0, not {value!r}")
+    need(config.matches_per_pairing >= 2 and config.matches_per_pairing % 2 == 0,
+         f"matches_per_pairing must be even and at least 2 (matches come in duplicate pairs with "
+         f"seats swapped), not {config.matches_per_pairing}")
+    need(config.decision_ms > 0 and config.startup_ms > 0 and config.max_deals > 0,
+         "decision_ms, startup_ms and max_deals must be positive")
+    need(isinstance(config.rules, Mapping), "rules must be a table of flag = value")
+    rules_of(config)
+
+
+def rules_of(config: TournamentConfig) -> Rules:
+    try:
+        return load_rules(config.profile, overrides=config.rules)
+    except RulesError as err:
+        raise ConfigError(str(err)) from None
+
+
+def resolve_bots(config: TournamentConfig) -> list[BotSpec]:
+    """Bot specs with unique names (a command used twice gets a suffix)."""
+    specs: list[BotSpec] = []
+    seen: dict[str, int] = {}
+    for text in config.bots:
+        try:
+            spec = resolve_bot(text)
+        except BotSpecError as err:
+            raise ConfigError(str(err)) from None
+        count = seen.get(spec.name, 0)
+        seen[spec.name] = count + 1
+        specs.append(spec if count == 0 else BotSpec(f"{spec.name}-{count + 1}", spec.argv))
+    return specs
+
+
+# -- workers ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Job:
+    entry: ScheduledMatch
+    bots: tuple[BotSpec, BotSpec]
+    rules: Rules
+    limits: Limits
+    max_deals: int
+    record: Path
+    log_dir: Path
+
+
+def _play(job: _Job) -> MatchResult:
+    """Runs in a worker process: one match, its record written by the referee as it goes."""
+    entry = job.entry
+    config = MatchConfig(rules=job.rules, seed=entry.seed, first_dealer=entry.first_dealer,
+                         match_id=entry.match_id, limits=job.limits, max_deals=job.max_deals)
+    result = run_match(job.bots, config, record_path=job.record, log_dir=job.log_dir)
+    log.info("match %s %s vs %s: %s, winner seat %s", entry.match_id, entry.seat0, entry.seat1,
+             result.reason, result.winner)
+    return replace(result, state=None)  # the coordinator needs the deals, not the final state
+
+
+# -- the coordinator -------------------------------------------------------------------------------
+
+@dataclass
+class Progress:
+    """What the coordinator reports after each stored match (for a progress bar)."""
+
+    done: int
+    total: int
+    started: float
+    last: MatchResult | None = None
+
+
+def run_tournament(config: TournamentConfig, resume: bool = False,
+                   on_progress: Callable[[Progress], None] | None = None) -> Path:
+    """Play every scheduled match the store does not hold yet; returns the database path."""
+    out = config.out_dir()
+    db_path = out / DB_NAME
+    if db_path.exists() and not resume:
+        raise ConfigError(f"{out} already holds a tournament; resume it with --resume {out}, or "
+                          "choose another name or --output")
+    rules = rules_of(config)
+    specs = resolve_bots(config)
+    by_name = {s.name: s for s in specs}
+    schedule = round_robin(config.name, [s.name for s in specs], config.matches_per_pairing // 2,
+                           config.seed)
+    store = Store.open(db_path)
+    try:
+        store.begin_tournament(config.name, config.to_dict())
+        store.register_bots([(s.name, list(s.argv), "") for s in specs])
+        done = store.finished_ids()
+        todo = [m for m in schedule if m.match_id not in done]
+        log.info("tournament %s: %d matches scheduled, %d stored, %d to play on %d workers",
+                 config.name, len(schedule), len(done), len(todo), config.worker_count())
+        progress = Progress(len(schedule) - len(todo), len(schedule), time.monotonic())
+        if on_progress:
+            on_progress(progress)
+        limits = Limits(decision_ms=config.decision_ms, startup_ms=config.startup_ms)
+        jobs = [_Job(m, (by_name[m.seat0], by_name[m.seat1]), rules, limits, config.max_deals,
+                     out / "records" / f"{m.match_id}.jsonl", out / "logs") for m in todo]
+        # fork: workers inherit the multiprocessing-logging queue installed by the CLI.
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(max_workers=config.worker_count(), mp_context=context) as pool:
+            pending: dict[Future[MatchResult], _Job] = {}
+            queue = iter(jobs)
+            # Keep only a few matches in flight per worker: a kill then loses little, and a
+            # stopped run has played the schedule's early matches (every pairing about equally).
+            for job in _take(queue, 2 * config.worker_count()):
+                pending[pool.submit(_play, job)] = job
+            while pending:
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    job = pending.pop(future)
+                    result = future.result()
+                    store.record_match(job.entry, result,
+                                       record=str(job.record.relative_to(out)))
+                    progress.done += 1
+                    progress.last = result
+                    if on_progress:
+                        on_progress(progress)
+                    for nxt in _take(queue, 1):
+                        pending[pool.submit(_play, nxt)] = nxt
+        return db_path
+    finally:
+        store.close()
+
+
+def _take(iterator: Any, n: int) -> list[Any]:
+    out = []
+    for _ in range(n):
+        try:
+            out.append(next(iterator))
+        except StopIteration:
+            break
+    return out

@@ -1,0 +1,157 @@
+"""Tournaments end to end: real bot processes, a real SQLite file, the real CLI process."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.cli import app
+from arena.schedule import round_robin
+from arena.tournament import ConfigError, load_config, run_tournament
+
+ARENA = [sys.executable, "-m", "arena.cli"]
+BAD_BOT = Path(__file__).parent / "fixtures" / "bad_bot.py"
+runner = CliRunner()
+
+
+def outcome(db_path: Path) -> tuple[list, list]:
+    """What a tournament decided, without timings: matches and deals, in schedule order."""
+    db = sqlite3.connect(db_path)
+    matches = db.execute("SELECT match_id, sched_order, seat0, seat1, seed, first_dealer, winner, "
+                         "reason, points0, points1, offender, fault FROM matches "
+                         "ORDER BY sched_order").fetchall()
+    deals = db.execute("SELECT * FROM deals ORDER BY match_id, deal_no").fetchall()
+    db.close()
+    return matches, deals
+
+
+def config(tmp_path: Path, name: str = "t", **kw):
+    settings = {"bots": ["random", "greedy", "c-counter"], "name": name, "matches_per_pairing": 2,
+                "seed": 3, "workers": 2, "output": str(tmp_path / name)}
+    settings.update(kw)
+    return load_config(None, settings)
+
+
+def test_the_store_holds_exactly_the_scheduled_matches(tmp_path):
+    cfg = config(tmp_path)
+    db_path = run_tournament(cfg)
+    scheduled = round_robin("t", ["random", "greedy", "c-counter"], 1, 3)
+    matches, deals = outcome(db_path)
+    assert [m[0] for m in matches] == [s.match_id for s in scheduled]
+    assert all(m[7] == "target" for m in matches) and deals
+    records = list((tmp_path / "t" / "records").glob("*.jsonl"))
+    assert len(records) == len(scheduled)
+
+
+def test_one_or_two_workers_give_identical_results_and_ratings(tmp_path):
+    # The same tournament (name, bots, seed) in two folders; bots may seed themselves from the
+    # match id, which derives from the name.
+    one = run_tournament(config(tmp_path, workers=1, output=str(tmp_path / "w1")))
+    two = run_tournament(config(tmp_path, workers=2, output=str(tmp_path / "w2")))
+    assert outcome(one) == outcome(two)
+    lb1 = runner.invoke(app, ["leaderboard", str(one.parent), "--format", "csv"]).output
+    lb2 = runner.invoke(app, ["leaderboard", str(two.parent), "--format", "csv"]).output
+    assert lb1 == lb2 and "greedy" in lb1
+
+
+@pytest.mark.slow
+def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path):
+    settings = ["-b", "random", "-b", "greedy", "-b", "c-counter", "-n", "6", "--seed", "5",
+                "-w", "2", "--name", "k"]
+    reference = tmp_path / "reference"
+    subprocess.run(ARENA + ["tournament", *settings, "-o", str(reference)], check=True,
+                   capture_output=True)
+    killed = tmp_path / "killed"
+    proc = subprocess.Popen(ARENA + ["tournament", *settings, "-o", str(killed)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    db_path = killed / "results.sqlite"
+    deadline = time.monotonic() + 60
+    stored = 0
+    while time.monotonic() < deadline and stored < 4:
+        time.sleep(0.05)
+        if db_path.exists():
+            try:
+                with sqlite3.connect(db_path) as db:
+                    stored = db.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
+            except sqlite3.Error:
+                pass
+    os.killpg(proc.pid, signal.SIGKILL)  # the runner and its workers, mid-run
+    proc.wait()
+    partial, _ = outcome(db_path)
+    assert 4 <= len(partial) < 18, "the kill should land mid-run"
+    result = subprocess.run(ARENA + ["tournament", "--resume", str(killed)], capture_output=True,
+                            text=True)
+    assert result.returncode == 0, result.stderr
+    assert outcome(db_path) == outcome(reference / "results.sqlite")
+
+
+def test_a_forfeiting_bot_loses_its_matches_and_the_tournament_completes(tmp_path):
+    hang = f"{sys.executable} {BAD_BOT} hang"
+    db_path = run_tournament(config(tmp_path, bots=["greedy", hang, "random"], decision_ms=300))
+    db = sqlite3.connect(db_path)
+    rows = db.execute("SELECT seat0, seat1, winner, reason, fault FROM matches").fetchall()
+    assert len(rows) == 6
+    for seat0, seat1, winner, reason, fault in rows:
+        if "bad_bot" in (seat0, seat1):
+            assert reason == "forfeit" and fault == "timeout"
+            assert (seat0, seat1)[winner] != "bad_bot"
+    board = runner.invoke(app, ["leaderboard", str(db_path.parent), "-f", "csv"]).output
+    row = next(l for l in board.splitlines() if ",bad_bot," in l)
+    assert row.split(",")[-1] == "4" and row.split(",")[6] == "0.0"  # 4 forfeits, 0% wins
+
+
+@pytest.mark.parametrize("settings,message", [
+    ({"bots": ["random"]}, "at least two bots"),
+    ({"bots": ["random", "no-such-bot"]}, "unknown bot 'no-such-bot'"),
+    ({"bots": ["random", "greedy"], "matches_per_pairing": 3}, "matches_per_pairing must be even"),
+    ({"bots": ["random", "greedy"], "profile": "poker"}, "unknown rules profile 'poker'"),
+    ({"bots": ["random", "greedy"], "rules": {"match_target": "many"}}, "match_target"),
+    ({"bots": ["random", "greedy"], "colour": "red"}, "colour"),
+])
+def test_bad_settings_are_clear_errors_before_anything_runs(tmp_path, settings, message):
+    with pytest.raises(ConfigError, match=message):
+        cfg = load_config(None, {"output": str(tmp_path / "x"), **settings})
+        run_tournament(cfg)
+    assert not (tmp_path / "x").exists()
+
+
+def test_bad_config_file_through_the_cli(tmp_path):
+    path = tmp_path / "t.toml"
+    path.write_text('bots = ["random", "greedy"]\nmatches = 4\n')
+    result = runner.invoke(app, ["tournament", str(path), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 2 and "unknown setting(s)" in result.output and "matches" in result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_finished_tournament_is_not_overwritten(tmp_path):
+    cfg = config(tmp_path, bots=["random", "greedy"])
+    db_path = run_tournament(cfg)
+    before = outcome(db_path)
+    with pytest.raises(ConfigError, match="already holds a tournament"):
+        run_tournament(cfg)
+    assert outcome(db_path) == before
+    run_tournament(cfg, resume=True)  # nothing left to play: the store is unchanged
+    assert outcome(db_path) == before
+
+
+def test_leaderboard_formats(tmp_path):
+    db_path = run_tournament(config(tmp_path, bots=["random", "greedy"]))
+    folder = str(db_path.parent)
+    csv = runner.invoke(app, ["leaderboard", folder, "--format", "csv"]).output
+    assert csv.splitlines()[0] == "rank,bot,mu,sigma,conservative,matches,win_pct,points_per_deal,forfeits"
+    rows = json.loads(runner.invoke(app, ["leaderboard", folder, "-f", "json"]).output)
+    assert {r["bot"] for r in rows} == {"random", "greedy"} and rows[0]["rank"] == 1
+    markdown = runner.invoke(app, ["leaderboard", folder, "-f", "markdown"]).output.splitlines()
+    assert markdown[0].startswith("|") and "rank" in markdown[0] and set(markdown[1]) <= set("|-: ")
+    bad = runner.invoke(app, ["leaderboard", folder, "-f", "xml"])
+    assert bad.exit_code == 2 and "unknown format" in bad.output
