@@ -87,10 +87,36 @@ def rules_show(
 
 @app.command()
 def demo(
-    seed: int = typer.Option(1, help="Seed of the match's deals and of the players' choices."),
+    seed: int = typer.Option(1, help="Base seed of the deals."),
     profile: str = typer.Option("sixty_six", help="Rules profile."),
+    matches: int = typer.Option(20, "--matches", "-n", help="Matches per pairing (even)."),
+    one_match: bool = typer.Option(False, "--one-match",
+                                   help="Instead: one in-process match between two random "
+                                        "players, printed deal by deal."),
 ) -> None:
-    """Play one match between two random players in-process and print it deal by deal."""
+    """A round robin among the bundled bots: prints the leaderboard and where the results are."""
+    if one_match:
+        _demo_match(seed, profile)
+        return
+    from arena.bot_specs import BotSpecError, resolve_bot as check
+
+    bots = ["random", "greedy", "first-legal"]
+    try:
+        check("c-counter")
+        bots.append("c-counter")
+    except BotSpecError as err:
+        err_console.print(f"note: the C bot is left out of the demo: {err}", soft_wrap=True)
+    # Each demo run has its own folder: a demo never overwrites earlier results.
+    output = Path("results") / f"demo-{time.strftime('%Y%m%d-%H%M%S')}"
+    console.print(f"[bold]demo tournament[/]: {', '.join(bots)}; {matches} matches per pairing "
+                  f"({matches // 2} duplicate pairs), profile {profile}, seed {seed}", soft_wrap=True)
+    tournament(config_file=None, bot=bots, name="demo", profile=profile,
+               matches_per_pairing=matches, seed=seed, workers=None, decision_ms=None,
+               startup_ms=None, output=output, resume=None)
+
+
+def _demo_match(seed: int, profile: str) -> None:
+    """One match between two random players in-process, printed deal by deal."""
     try:
         rules = load_rules(profile)
     except RulesError as err:
@@ -277,16 +303,26 @@ def tournament(
         from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, \
             TimeRemainingColumn
         bar = Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TextColumn("{task.fields[rate]}"), TimeRemainingColumn(), console=console)
-        task = bar.add_task(config.name, total=None, rate="")
+                  TextColumn("{task.fields[rate]}"), TimeRemainingColumn(),
+                  TextColumn("{task.fields[leader]}"), console=console)
+        task = bar.add_task(config.name, total=None, rate="", leader="")
         bar.start()
+    leader = ""
+    session_done = 0
 
     def report(p: Progress) -> None:
+        nonlocal leader, session_done
         if bar is None:
             return
+        session_done += p.last is not None
         elapsed = time.monotonic() - p.started
-        bar.update(task, total=p.total, completed=p.done,
-                   rate=f"{p.done / elapsed:.1f} matches/s" if elapsed > 0 and p.done else "")
+        if p.last is not None and (session_done % 10 == 1 or p.done == p.total):
+            # Ratings replay the schedule in order, so the leader is recomputed from the store
+            # now and then rather than after every match.
+            leader = f"leader: {_current_leader(config.out_dir() / 'results.sqlite')}"
+        bar.update(task, total=p.total, completed=p.done, leader=leader,
+                   rate=f"{session_done / elapsed:.1f} matches/s" if elapsed > 0 and session_done
+                   else "")
 
     try:
         db_path = run_tournament(config, resume=resume is not None, on_progress=report)
@@ -298,6 +334,18 @@ def tournament(
     _print_leaderboard(db_path, "table")
     console.print(f"results: {out} (database {db_path.name}, records in records/, log "
                   "tournament.log)", soft_wrap=True)
+
+
+def _current_leader(db_path: Path) -> str:
+    import sqlite3
+
+    from arena.ratings import leaderboard as table_of
+
+    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    try:
+        return str(table_of(db).iloc[0]["bot"])
+    finally:
+        db.close()
 
 
 def _print_leaderboard(db_path: Path, fmt: str) -> None:

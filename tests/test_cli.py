@@ -63,15 +63,15 @@ def test_rules_show_unknown_profile_is_a_clear_error():
 
 @pytest.mark.parametrize("profile", ["sixty_six", "schnapsen"])
 def test_demo_plays_a_full_match(profile):
-    result = runner.invoke(app, ["demo", "--seed", "5", "--profile", profile])
+    result = runner.invoke(app, ["demo", "--one-match", "--seed", "5", "--profile", profile])
     assert result.exit_code == 0, result.output
     assert "Deal 1:" in result.output
     assert "wins the match" in result.output
 
 
 def test_demo_is_deterministic_for_a_seed():
-    first = runner.invoke(app, ["demo", "--seed", "11"]).output
-    second = runner.invoke(app, ["demo", "--seed", "11"]).output
+    first = runner.invoke(app, ["demo", "--one-match", "--seed", "11"]).output
+    second = runner.invoke(app, ["demo", "--one-match", "--seed", "11"]).output
     assert first == second
 
 
@@ -124,3 +124,12 @@ def test_replay_of_a_corrupt_record_is_a_clear_error(tmp_path):
     bad.write_text("this is not json\n")
     result = runner.invoke(app, ["replay", str(bad)])
     assert result.exit_code == 2 and "not a JSON line" in result.output
+
+
+def test_demo_runs_a_small_tournament_and_prints_the_leaderboard(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["demo", "--matches", "2"])
+    assert result.exit_code == 0, result.output
+    assert "rank" in result.output and "greedy" in result.output and "results: results/demo-" in result.output
+    folders = list((tmp_path / "results").glob("demo-*"))
+    assert len(folders) == 1 and (folders[0] / "results.sqlite").is_file()
