@@ -161,7 +161,10 @@ def _play(job: _Job) -> MatchResult:
     result = run_match(job.bots, config, record_path=job.record, log_dir=job.log_dir)
     log.info("match %s %s vs %s: %s, winner seat %s", entry.match_id, entry.seat0, entry.seat1,
              result.reason, result.winner)
-    return replace(result, state=None)  # the coordinator needs the deals, not the final state
+    # The coordinator stores settlements: the final states and each deal's event log would only
+    # cost pickling (the record on disk keeps every event).
+    return replace(result, state=None,
+                   deals=tuple(replace(d, final=None) for d in result.deals))
 
 
 # -- the coordinator -------------------------------------------------------------------------------

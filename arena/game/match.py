@@ -37,7 +37,9 @@ class DealResult:
     awarded: int                     # game points scored, the carried pot included
     pot_after: int
     game_points_after: tuple[int, int]
-    final: DealState = field(compare=False, repr=False)  # the settled deal, with all its events
+    # The settled deal with all its events; None once a result has been slimmed to cross a process
+    # boundary (tournament workers send settlements, not whole deals).
+    final: DealState | None = field(compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Tournament throughput, measured side by side in one run (targets: speed-up >= 1.8 on 2 cores;
+scheduler overhead below 5% of the bare referee's time for the same matches).
+
+1. The bare referee: the schedule's matches played one after another with ``run_match`` in this
+   process, writing the same records, without pool, store or progress.
+2. The same tournament through ``run_tournament`` with 1 worker, then with 2 workers.
+
+Overhead per match = (1-worker tournament time - bare time) / matches; speed-up = 2-worker matches/s
+over 1-worker matches/s. Interleaved rounds, medians (these machines are shared and noisy).
+Usage: scripts/bench_tournament.py [--matches-per-pairing N] [--rounds R] [--bots a,b,c]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from arena.bot_process import Limits  # noqa: E402
+from arena.referee import MatchConfig, run_match  # noqa: E402
+from arena.schedule import round_robin  # noqa: E402
+from arena.tournament import load_config, resolve_bots, rules_of, run_tournament  # noqa: E402
+
+
+def bare(config, folder: Path) -> float:  # noqa: ANN001
+    """Seconds to play the schedule's matches one by one through the referee alone."""
+    rules = rules_of(config)
+    specs = {s.name: s for s in resolve_bots(config)}
+    schedule = round_robin(config.name, list(specs), config.matches_per_pairing // 2, config.seed)
+    limits = Limits(decision_ms=config.decision_ms, startup_ms=config.startup_ms)
+    start = time.perf_counter()
+    for m in schedule:
+        run_match((specs[m.seat0], specs[m.seat1]),
+                  MatchConfig(rules=rules, seed=m.seed, first_dealer=m.first_dealer,
+                              match_id=m.match_id, limits=limits, max_deals=config.max_deals),
+                  record_path=folder / "records" / f"{m.match_id}.jsonl", log_dir=folder / "logs")
+    return time.perf_counter() - start
+
+
+def tournament(config, folder: Path, workers: int) -> float:  # noqa: ANN001
+    cfg = load_config(None, {**config.to_dict(), "workers": workers, "output": str(folder)})
+    start = time.perf_counter()
+    run_tournament(cfg)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches-per-pairing", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--bots", default="greedy,c-counter,random")
+    args = parser.parse_args()
+    config = load_config(None, {"name": "bench", "bots": args.bots.split(","),
+                                "matches_per_pairing": args.matches_per_pairing, "seed": 11})
+    n = len(round_robin("bench", [b.name for b in resolve_bots(config)],
+                        config.matches_per_pairing // 2, config.seed))
+    print(f"# python {sys.version.split()[0]}, {os.cpu_count()} cores; bots {args.bots}; {n} matches "
+          f"per run; {args.rounds} interleaved rounds, medians")
+    rows: dict[str, list[float]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for r in range(args.rounds):
+            base = Path(tmp) / str(r)
+            t_bare = bare(config, base / "bare")
+            t1 = tournament(config, base / "w1", 1)
+            t2 = tournament(config, base / "w2", 2)
+            shutil.rmtree(base)
+            rows.setdefault("bare referee: matches/s", []).append(n / t_bare)
+            rows.setdefault("tournament, 1 worker: matches/s", []).append(n / t1)
+            rows.setdefault("tournament, 2 workers: matches/s", []).append(n / t2)
+            rows.setdefault("speed-up (2 workers / 1 worker)", []).append(t1 / t2)
+            rows.setdefault("scheduler overhead per match (ms)", []).append((t1 - t_bare) / n * 1000)
+            rows.setdefault("scheduler overhead, % of bare referee time", []).append(
+                100 * (t1 - t_bare) / t_bare)
+    for key, values in rows.items():
+        print(f"{key}: {statistics.median(values):.2f}  (rounds: "
+              f"{', '.join(f'{v:.2f}' for v in values)})")
+
+
+if __name__ == "__main__":
+    main()
