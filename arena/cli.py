@@ -336,28 +336,26 @@ def tournament(
                   "tournament.log)", soft_wrap=True)
 
 
-def _current_leader(db_path: Path) -> str:
+def _read_leaderboard(db_path: Path):  # noqa: ANN202 - a pandas DataFrame
+    """The leaderboard rebuilt from a results database, opened read-only (a running tournament may
+    be writing it)."""
     import sqlite3
 
     from arena.ratings import leaderboard as table_of
 
     db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
     try:
-        return str(table_of(db).iloc[0]["bot"])
+        return table_of(db)
     finally:
         db.close()
+
+
+def _current_leader(db_path: Path) -> str:
+    return str(_read_leaderboard(db_path).iloc[0]["bot"])
 
 
 def _print_leaderboard(db_path: Path, fmt: str) -> None:
-    import sqlite3
-
-    from arena.ratings import leaderboard as table_of
-
-    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
-    try:
-        table = table_of(db)
-    finally:
-        db.close()
+    table = _read_leaderboard(db_path)
     shown = table.round({"mu": 2, "sigma": 2, "conservative": 2, "win_pct": 1,
                          "points_per_deal": 3})
     if fmt == "csv":

@@ -146,11 +146,12 @@ class _Match:
                              "startup_ms": self.limits.startup_ms,
                              "max_line_bytes": self.limits.max_line_bytes},
                      started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+        # The match exists from the start, so a fault in the handshake is a forfeit of it.
+        self.state = MatchState.new(config.rules, config.seed, config.first_dealer)
         try:
             failed = self._start_and_greet()
             if failed is not None:
                 return failed
-            self.state = MatchState.new(config.rules, config.seed, config.first_dealer)
             self._play_started = time.monotonic()
             try:
                 self._play()
@@ -205,7 +206,6 @@ class _Match:
             return result
         if faults:
             seat, fault = next(iter(faults.items()))
-            self.state = MatchState.new(self.config.rules, self.config.seed, self.config.first_dealer)
             return self._forfeit(seat, fault)
         for seat in (0, 1):
             try:
@@ -216,8 +216,6 @@ class _Match:
                     self._send(seat, line)
                 self.procs[seat].flush()
             except BotFault as fault:
-                self.state = MatchState.new(self.config.rules, self.config.seed,
-                                            self.config.first_dealer)
                 return self._forfeit(seat, fault)
         return None
 
