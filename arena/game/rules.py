@@ -8,7 +8,6 @@ an unknown flag or a bad value is a ``RulesError`` that names the flag and the a
 from __future__ import annotations
 
 import dataclasses
-import tomllib
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -347,6 +346,8 @@ def load_rules(name: str = "sixty_six", toml_path: str | Path | None = None,
     """
     data: dict[str, Any] = {}
     if toml_path is not None:
+        import tomllib  # here, not at the top: every bot process imports this module, few read TOML
+
         path = Path(toml_path)
         try:
             with path.open("rb") as fh:
