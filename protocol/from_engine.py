@@ -1,14 +1,14 @@
 """Engine facts -> the messages one seat receives: the one place mapping ``arena.game`` to the wire.
 
 The referee sends exactly these; tests use them to drive bots without processes. Visibility is
-decided by ``arena.game.observe`` (the opponent's private draws arrive masked), never here.
+decided by ``arena.game.observation`` (the opponent's private draws arrive masked), never here.
 """
 
 from __future__ import annotations
 
 from arena.game import DealResult, DealState, Decision, EventKind, MatchOutcome, MatchState, Rules
 from arena.game.events import Event as EngineEvent
-from arena.game.observe import visible_event
+from arena.game.observation import visible_event
 from protocol.codec import MAX_LINE_BYTES, encode
 from protocol.messages import (Claim, Close, DealStart, Draw, Event, Exchange, Fault, Marriage,
                                MatchEnd, MatchStart, Played, Request, RulesLine, Settle, Trick, Who)
