@@ -7,7 +7,9 @@ scheduler overhead below 5% of the bare referee's time for the same matches).
 2. The same tournament through ``run_tournament`` with 1 worker, then with 2 workers.
 
 Overhead per match = (1-worker tournament time - bare time) / matches; speed-up = 2-worker matches/s
-over 1-worker matches/s. Interleaved rounds, medians (these machines are shared and noisy).
+over 1-worker matches/s. Interleaved rounds, medians (these machines are shared and noisy). The CPU
+time of each run (this process and every process it waited for: workers, referees, bots) is printed
+too: the CPU overhead does not depend on what else the machine is doing, the wall-clock one does.
 Usage: scripts/bench_tournament.py [--matches-per-pairing N] [--rounds R] [--bots a,b,c]
 """
 
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import sys
@@ -28,6 +31,13 @@ from arena.bot_process import Limits  # noqa: E402
 from arena.referee import MatchConfig, run_match  # noqa: E402
 from arena.schedule import round_robin  # noqa: E402
 from arena.tournament import load_config, resolve_bots, rules_of, run_tournament  # noqa: E402
+
+
+def cpu_seconds() -> float:
+    """CPU used so far by this process and by every child process it has waited for."""
+    own, children = (resource.getrusage(who) for who in (resource.RUSAGE_SELF,
+                                                         resource.RUSAGE_CHILDREN))
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def bare(config, folder: Path) -> float:  # noqa: ANN001
@@ -68,8 +78,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for r in range(args.rounds):
             base = Path(tmp) / str(r)
+            c0 = cpu_seconds()
             t_bare = bare(config, base / "bare")
+            c1 = cpu_seconds()
             t1 = tournament(config, base / "w1", 1)
+            c2 = cpu_seconds()
             t2 = tournament(config, base / "w2", 2)
             shutil.rmtree(base)
             rows.setdefault("bare referee: matches/s", []).append(n / t_bare)
@@ -79,6 +92,10 @@ def main() -> None:
             rows.setdefault("scheduler overhead per match (ms)", []).append((t1 - t_bare) / n * 1000)
             rows.setdefault("scheduler overhead, % of bare referee time", []).append(
                 100 * (t1 - t_bare) / t_bare)
+            rows.setdefault("CPU per match, bare referee (ms)", []).append((c1 - c0) / n * 1000)
+            rows.setdefault("CPU per match, tournament 1 worker (ms)", []).append((c2 - c1) / n * 1000)
+            rows.setdefault("scheduler CPU overhead, % of bare referee CPU", []).append(
+                100 * ((c2 - c1) - (c1 - c0)) / (c1 - c0))
     for key, values in rows.items():
         print(f"{key}: {statistics.median(values):.2f}  (rounds: "
               f"{', '.join(f'{v:.2f}' for v in values)})")
