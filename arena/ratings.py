@@ -63,7 +63,8 @@ def rating_history(db: sqlite3.Connection) -> pd.DataFrame:
     schedule order: the same replay as the leaderboard's, so its last row per bot is the table's."""
     matches = pd.read_sql_query("SELECT sched_order, seat0, seat1, winner FROM matches", db)
     _, history = _rate_store(matches)
-    return pd.DataFrame(history, columns=["order", "bot", "mu", "sigma"])
+    return pd.DataFrame(history, columns=["order", "bot", "mu", "sigma"]) \
+        .astype({"order": int, "bot": str, "mu": float, "sigma": float})  # typed even when empty
 
 
 def leaderboard(db: sqlite3.Connection) -> pd.DataFrame:

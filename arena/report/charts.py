@@ -128,8 +128,8 @@ def ratings_chart(data: ReportData) -> Figure:
     for bot in order:
         mine = history[history["bot"] == bot]
         x = mine["order"].to_numpy(dtype=float) + 1  # after the match: matches played so far
-        mu = np.concatenate([[MU], mine["mu"].to_numpy()])
-        sigma = np.concatenate([[SIGMA], mine["sigma"].to_numpy()])
+        mu = np.concatenate([[MU], mine["mu"].to_numpy(dtype=float)])
+        sigma = np.concatenate([[SIGMA], mine["sigma"].to_numpy(dtype=float)])
         series[bot] = (np.concatenate([[0.0], x, [end]]), np.concatenate([mu, mu[-1:]]),
                        np.concatenate([sigma, sigma[-1:]]))
     titles = ranked_labels(data, width=24)
@@ -230,6 +230,10 @@ def outcomes_chart(data: ReportData) -> Figure:
                              color="white" if ending in DARK_ENDINGS else "#222222",
                              in_layout=False)
         start = start + width
+    for yi in np.flatnonzero(deals.to_numpy() == 0):
+        # A bot that never got to play a deal (it failed at the start of every match).
+        left_ax.text(1, yi, "no deals played", va="center", fontsize=8.5, color="#555555",
+                     in_layout=False)
     left_ax.set_xlim(0, 100)
     left_ax.set_yticks(y, ranked_labels(data))
     left_ax.set_ylim(n - 0.5, -0.5)

@@ -45,9 +45,11 @@ def _deal(rng: random.Random, deal_no: int, winner: int, totals: list[int]) -> D
                       final=None)
 
 
-def fill(path: Path, bots: int = 30, matches_per_pairing: int = 2, seed: int = 7) -> list[str]:
-    """A finished synthetic round robin of the first ``bots`` NAMES in a new store at ``path``."""
-    names = NAMES[:bots]
+def fill(path: Path, bots: int = 30, matches_per_pairing: int = 2, seed: int = 7,
+         names: list[str] | None = None) -> list[str]:
+    """A finished synthetic round robin of ``names`` (default: the first ``bots`` NAMES) in a new
+    store at ``path``."""
+    names = names or NAMES[:bots]
     rng = random.Random(seed)
     strength = {n: rng.gauss(0, 1) for n in names}
     flaky = set(names[3::7])  # these forfeit a match now and then
