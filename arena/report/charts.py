@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 import numpy as np
@@ -28,7 +29,7 @@ CHARTS = ("leaderboard", "ratings", "head_to_head", "outcomes")
 PNG_DPI = 144
 NAME_WIDTH = 28        # characters of a bot's name on an axis; the page's tables show it whole
 ROW_INCHES = 0.34      # height of one bot's row in the ranked charts
-STYLE = {
+STYLE: dict[Any, Any] = {  # (matplotlib types rc keys as literals)
     "font.family": "DejaVu Sans",    # ships with matplotlib: the same glyphs on every machine
     "font.size": 10,
     "axes.titlesize": 12,
@@ -92,7 +93,7 @@ def leaderboard_chart(data: ReportData) -> Figure:
     left = float(np.min(cons)) if n else MU - 3 * SIGMA
     pad = 0.02 * (right - left)
     for yi, c, top in zip(y, cons, mu + 3 * sigma):
-        ax.text(top + pad, yi, f"{c:.1f}", va="center", fontsize=9, color="#0d2c54")
+        ax.text(top + pad, float(yi), f"{c:.1f}", va="center", fontsize=9, color="#0d2c54")
     ax.set_xlim(left - 2 * pad, right + 8 * pad)
     ax.set_yticks(y, ranked_labels(data))
     ax.set_ylim(n - 0.5, -0.5)  # best at the top
@@ -118,9 +119,10 @@ def ratings_chart(data: ReportData) -> Figure:
     order (every other bot's mu in grey behind it): thirty lines in one panel could not be read."""
     order = data.order
     n = len(order)
-    ncols = min(n, max(2, round(math.sqrt(n * 1.3))))
+    # At most four panels a row: wider, the chart would be shrunk to fit a page and its text with it.
+    ncols = n if n <= 3 else min(4, math.ceil(math.sqrt(n)))
     nrows = math.ceil(n / ncols)
-    fig = _figure(0.6 + 3.3 * ncols, 0.9 + 2.3 * nrows)
+    fig = _figure(0.6 + 3.2 * ncols, 0.9 + 2.3 * nrows)
     axes = fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False)
     history = data.history
     end = float(history["order"].max() + 1) if len(history) else 1.0
@@ -132,7 +134,7 @@ def ratings_chart(data: ReportData) -> Figure:
         sigma = np.concatenate([[SIGMA], mine["sigma"].to_numpy(dtype=float)])
         series[bot] = (np.concatenate([[0.0], x, [end]]), np.concatenate([mu, mu[-1:]]),
                        np.concatenate([sigma, sigma[-1:]]))
-    titles = ranked_labels(data, width=24)
+    titles = ranked_labels(data, width=20)  # leaves room for the final rating on the right
     for i, bot in enumerate(order):
         ax = axes[i // ncols][i % ncols]
         # One collection for the grey context lines: thirty bots make 870 of them in all.
@@ -143,9 +145,9 @@ def ratings_chart(data: ReportData) -> Figure:
                         linewidth=0, gid=f"sigma:{bot}")
         ax.plot(x, mu, drawstyle="steps-post", color=ACCENT, linewidth=1.8, gid=f"mu:{bot}")
         ax.plot(x[-1:], mu[-1:], "o", color=ACCENT, markersize=4)  # where the bot ended
-        ax.set_title(titles[i], loc="left", fontsize=10)
-        ax.set_title(f"{mu[-1]:.1f} ± {sigma[-1]:.1f}", loc="right", fontsize=9,
-                     color="#333333")
+        ax.set_title(titles[i], loc="left", fontsize=10, gid="panel-title")
+        ax.set_title(f"{mu[-1]:.1f} ± {sigma[-1]:.1f}", loc="right", fontsize=8.5,
+                     color="#333333", gid="panel-title")
         ax.grid(color="#ececec")
     for j in range(n, nrows * ncols):
         axes[j // ncols][j % ncols].set_visible(False)
@@ -172,14 +174,15 @@ def head_to_head_chart(data: ReportData) -> Figure:
     image = ax.imshow(np.ma.masked_invalid(score.to_numpy()), cmap=cmap, vmin=0, vmax=100,
                       interpolation="nearest",
                       gid="score")
-    big, small = (10, 8) if cell >= 0.8 else (9, 7.5) if cell > 0.5 else (7.5, 6)
+    big, small = (10, 8) if cell >= 0.8 else (9, 7.5) if cell > 0.5 else (8.5, 6.5)
+    unit = "%" if cell > 0.5 else ""  # small cells: the number alone, in a larger font
     for r in range(n):
         for c in range(n):
             value = score.iat[r, c]
             if math.isnan(value):
                 continue
             ink = "white" if abs(value - 50) > 32 else "#222222"
-            ax.text(c, r - 0.12, f"{value:.0f}%", ha="center", va="center", fontsize=big,
+            ax.text(c, r - 0.12, f"{value:.0f}{unit}", ha="center", va="center", fontsize=big,
                     color=ink, fontweight="bold", in_layout=False)
             ax.text(c, r + 0.24, f"{count.iat[r, c]}", ha="center", va="center", fontsize=small,
                     color=ink, in_layout=False)
@@ -232,7 +235,7 @@ def outcomes_chart(data: ReportData) -> Figure:
         start = start + width
     for yi in np.flatnonzero(deals.to_numpy() == 0):
         # A bot that never got to play a deal (it failed at the start of every match).
-        left_ax.text(1, yi, "no deals played", va="center", fontsize=8.5, color="#555555",
+        left_ax.text(1, float(yi), "no deals played", va="center", fontsize=8.5, color="#555555",
                      in_layout=False)
     left_ax.set_xlim(0, 100)
     left_ax.set_yticks(y, ranked_labels(data))

@@ -11,8 +11,6 @@ import synthetic_store
 from arena.tournament import load_config, run_tournament
 
 BAD_BOT = Path(__file__).parent / "fixtures" / "bad_bot.py"
-# Test artifacts a person may want to look at (screenshots, charts); git-ignored under results/.
-ARTIFACTS = Path(__file__).resolve().parents[2] / "results" / "test-artifacts"
 
 
 @pytest.fixture(scope="session")

@@ -225,16 +225,17 @@ def test_with_thirty_bots_figures_grow_and_names_never_overlap(thirty_bots, real
         for ax in fig.axes:
             for axis in (ax.xaxis, ax.yaxis):
                 assert not labels_collide(axis, renderer), f"{name}: tick labels overlap"
-        if name == "ratings":
-            titles = [ax.title for ax in fig.axes if ax.get_visible()]
-            assert len(titles) == 30
+        if name == "ratings":  # each panel: the bot's name on the left, its rating on the right
+            titles = with_gid(fig, "panel-title")
+            assert len(titles) == 60
             assert not overlapping([t.get_window_extent(renderer) for t in titles])
         # Nothing is drawn outside the figure: a name cut at the edge cannot be read.
         width, height = fig.canvas.get_width_height()
         for ax in fig.axes:
             if not ax.get_visible():
                 continue
-            for t in [*drawn_labels(ax.xaxis), *drawn_labels(ax.yaxis), ax.title]:
+            for t in [*drawn_labels(ax.xaxis), *drawn_labels(ax.yaxis), *ax.texts,
+                      *with_gid(ax, "panel-title")]:
                 if t.get_visible() and t.get_text():
                     box = t.get_window_extent(renderer)
                     assert box.x0 >= -1 and box.y0 >= -1 and box.x1 <= width + 1 and \
