@@ -1,4 +1,4 @@
-"""A tournament's report: charts and a static web page in ``DIR/report/``, rebuilt from the store.
+"""A tournament's report: charts and static web pages in ``DIR/report/``, rebuilt from the store.
 
 ``data`` reads the store through pandas, ``charts`` draws with matplotlib, ``page`` writes the HTML,
 ``serve`` shows the folder on localhost. ``write_report`` runs the three in that order.
@@ -14,11 +14,11 @@ from pandas.errors import DatabaseError as PandasDatabaseError
 
 from arena.report.charts import CHARTS, write_charts
 from arena.report.data import read_report_data
-from arena.report.page import render_page
+from arena.report.page import render_pages
 from arena.store import StoreError, connect_read_only
+from arena.tournament import DB_NAME
 
 REPORT_DIR = "report"
-DB_NAME = "results.sqlite"  # tournament.DB_NAME, not imported: the report needs no process pool
 
 
 class ReportError(ValueError):
@@ -26,8 +26,8 @@ class ReportError(ValueError):
 
 
 def write_report(folder: Path) -> Path:
-    """Write ``folder/report/`` (four charts as PNG and SVG, and index.html) from the tournament's
-    store; returns the page's path. The store is only read, so a running tournament may be
+    """Write ``folder/report/`` (four charts as PNG and SVG, index.html and a page per bot in
+    bots/) from the tournament's store; returns the path of index.html. The store is only read, so a running tournament may be
     reported on: the page then says how many matches are still to play."""
     db_path = folder / DB_NAME
     if not db_path.is_file():
@@ -46,12 +46,17 @@ def write_report(folder: Path) -> Path:
     if data.leaderboard.empty:
         raise ReportError(f"{db_path} holds no bots: nothing to report")
     out = folder / REPORT_DIR
-    figures = write_charts(data, out)
-    sizes = {name: tuple(figures[name].get_size_inches()) for name in CHARTS}
-    page = out / "index.html"
-    # Write then rename: a browser or web server never sees half a page.
-    partial = page.with_name(".index.html.partial")
-    partial.write_text(render_page(data, sizes), encoding="utf-8")
-    os.replace(partial, page)
-    return page
+    try:
+        figures = write_charts(data, out)
+        sizes = {name: tuple(figures[name].get_size_inches()) for name in CHARTS}
+        for name, text in render_pages(data, sizes).items():
+            page = out / name
+            page.parent.mkdir(parents=True, exist_ok=True)
+            # Write then rename: a browser or web server never sees half a page.
+            partial = page.with_name(f".{page.name}.partial")
+            partial.write_text(text, encoding="utf-8")
+            os.replace(partial, page)
+    except OSError as err:
+        raise ReportError(f"cannot write the report in {out}: {err.strerror or err}") from None
+    return out / "index.html"
 

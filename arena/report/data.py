@@ -8,7 +8,6 @@ frames with the store and be sure the pictures show the store's figures.
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 from dataclasses import dataclass
 from typing import Any
@@ -217,13 +216,3 @@ def _timing(seats: pd.DataFrame, order: list[str]) -> pd.DataFrame:
     table.index.name = "bot"
     return table
 
-
-def anchor(name: str, taken: set[str]) -> str:
-    """An HTML id for a bot's section: readable, unique in ``taken`` (which it extends)."""
-    base = "bot-" + (re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-") or "x")
-    slug, n = base, 1
-    while slug in taken:
-        n += 1
-        slug = f"{base}-{n}"
-    taken.add(slug)
-    return slug

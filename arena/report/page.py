@@ -1,20 +1,23 @@
-"""The report's web page: one static HTML file (Jinja2 template) beside the chart files.
+"""The report's web pages (Jinja2 templates): ``index.html`` beside the chart files, and a page
+per bot in ``bots/``.
 
-The page needs no server and no network: its CSS is inline, it has no script, and it refers only to
-the chart files next to it and to the match records of the tournament folder (``../records/``), by
-relative links, so it works from ``file://`` and from any static host serving the tournament folder.
-Every value is escaped by Jinja2 (bot names and fault details come from strangers' programs).
+The pages need no server and no network: their CSS is inline, they have no script, and they refer
+only to the chart files, to each other and to the match records of the tournament folder
+(``records/``), by relative links, so they work from ``file://`` and from any static host serving
+the tournament folder. Every value is escaped by Jinja2 (bot names and fault details come from
+strangers' programs).
 """
 
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, Mapping
 
 import jinja2
 
 from arena import __version__
-from arena.report.data import DEAL_ENDINGS, ReportData, anchor
+from arena.report.data import DEAL_ENDINGS, ReportData
 
 CHART_TEXT = {
     "leaderboard": ("Leaderboard",
@@ -63,56 +66,69 @@ def _settings(config: dict[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
+def page_names(order: list[str]) -> dict[str, str]:
+    """Each bot's page, ``bots/NAME.html`` with the name cut to letters, digits, '-' and '_', and
+    unique even on file systems that ignore case."""
+    taken: set[str] = set()
+    pages = {}
+    for bot in order:
+        base = re.sub(r"[^A-Za-z0-9_-]+", "-", bot).strip("-")[:60] or "bot"
+        slug, n = base, 1
+        while slug.lower() in taken:
+            n += 1
+            slug = f"{base}-{n}"
+        taken.add(slug.lower())
+        pages[bot] = f"bots/{slug}.html"
+    return pages
+
+
+MATCH_ENDINGS = {"target": "played to the target", "deal_limit": "stopped at the deal limit",
+                 "no_contest": "no contest: neither bot started"}
+
+
 def _match_row(m: Any, records: str) -> dict[str, Any]:
-    ending = m.reason.replace("_", " ")
+    ending = MATCH_ENDINGS.get(m.reason, m.reason)
     if m.reason == "forfeit":
         who = "forfeited" if m.forfeited else "opponent forfeited"
         ending = f"{who}: {m.fault}" + (f" ({m.detail})" if m.detail else "")
-    return {"order": int(m.sched_order) + 1, "id": m.match_id,
+    return {"order": int(m.sched_order) + 1, "id": m.match_id, "opponent": m.opponent,
             "href": records + m.record if isinstance(m.record, str) and m.record else None,
             "seat": int(m.seat), "result": m.result, "score": f"{m.points_for}–{m.points_against}",
             "ending": ending}
 
 
-def _bot_sections(data: ReportData, anchors: dict[str, str], records: str) -> list[dict[str, Any]]:
-    bots = data.bots.set_index("name")
-    board = data.leaderboard.set_index("bot")
-    sections = []
-    for bot in data.order:
-        row = board.loc[bot]
-        mine = data.matches[data.matches["bot"] == bot]
-        endings = data.outcomes.loc[bot]
-        deals = int(endings.sum())
-        opponents = []
-        for h in data.head_to_head[data.head_to_head["bot"] == bot] \
-                .set_index("opponent").reindex([o for o in data.order if o != bot]) \
-                .dropna(subset=["matches"]).itertuples():
-            played = mine[mine["opponent"] == h.Index]
-            opponents.append({
-                "name": h.Index, "anchor": anchors[h.Index], "matches": int(h.matches),
-                "record": f"{int(h.wins)}–{int(h.losses)}" +
-                          (f"–{int(h.undecided)}" if h.undecided else ""),
-                "score": _num(h.score_pct), "points": f"{int(h.points_for)}–{int(h.points_against)}",
-                "rows": [_match_row(m, records) for m in played.itertuples()],
-            })
-        timing = data.timing.loc[bot]
-        sections.append({
-            "name": bot, "anchor": anchors[bot], "rank": int(row["rank"]),
-            "command": bots.loc[bot, "command"], "version": bots.loc[bot, "version"] or "–",
-            "mu": _num(row["mu"], 2), "sigma": _num(row["sigma"], 2),
-            "conservative": _num(row["conservative"], 2), "matches": int(row["matches"]),
-            "win_pct": _num(row["win_pct"]), "points_per_deal": _num(row["points_per_deal"], 3),
-            "deals": deals,
-            "endings": [(e, int(endings[e]), _num(100 * endings[e] / deals) if deals else "–")
-                        for e in DEAL_ENDINGS if endings[e]],
-            "mistakes": [(k, int(v)) for k, v in data.mistakes.loc[bot].items()],
-            "forfeits": [_match_row(m, records) for m in mine[mine["forfeited"]].itertuples()],
-            "timing": {"decisions": int(timing["decisions"]),
-                       "median": _num(timing["median_ms"], 2), "p99": _num(timing["p99_ms"], 1),
-                       "max": _num(timing["max_ms"], 1)},
-            "opponents": opponents,
-        })
-    return sections
+def _bot_page(data: ReportData, bot: str, pages: dict[str, str]) -> dict[str, Any]:
+    """What a bot's page shows. Its links are relative to ``bots/``: other bots' pages are its
+    neighbours, the match records two folders up (report/bots/ -> the tournament folder)."""
+    records = "../../"
+    row = data.leaderboard.set_index("bot").loc[bot]
+    command = data.bots.set_index("name").loc[bot]
+    mine = data.matches[data.matches["bot"] == bot]
+    endings = data.outcomes.loc[bot]
+    deals = int(endings.sum())
+    h2h = data.head_to_head[data.head_to_head["bot"] == bot].set_index("opponent")
+    opponents = [{
+        "name": o, "page": pages[o].removeprefix("bots/"), "matches": int(h.matches),
+        "record": f"{int(h.wins)}–{int(h.losses)}" + (f"–{int(h.undecided)}" if h.undecided else ""),
+        "score": _num(h.score_pct), "points": f"{int(h.points_for)}–{int(h.points_against)}",
+    } for o in data.order if o in h2h.index for h in [h2h.loc[o]]]
+    timing = data.timing.loc[bot]
+    return {
+        "name": bot, "rank": int(row["rank"]), "command": command["command"],
+        "version": command["version"] or "–",
+        "mu": _num(row["mu"], 2), "sigma": _num(row["sigma"], 2),
+        "conservative": _num(row["conservative"], 2), "matches": int(row["matches"]),
+        "win_pct": _num(row["win_pct"]), "points_per_deal": _num(row["points_per_deal"], 3),
+        "deals": deals,
+        "endings": [(e, int(endings[e]), _num(100 * endings[e] / deals) if deals else "–")
+                    for e in DEAL_ENDINGS if endings[e]],
+        "mistakes": [(k, int(v)) for k, v in data.mistakes.loc[bot].items()],
+        "forfeits": [_match_row(m, records) for m in mine[mine["forfeited"]].itertuples()],
+        "timing": {"decisions": int(timing["decisions"]), "median": _num(timing["median_ms"], 2),
+                   "p99": _num(timing["p99_ms"], 1), "max": _num(timing["max_ms"], 1)},
+        "opponents": opponents,
+        "rows": [_match_row(m, records) for m in mine.itertuples()],
+    }
 
 
 def _when(stamp: object) -> str | None:
@@ -121,33 +137,36 @@ def _when(stamp: object) -> str | None:
     return f"{text[:10]} {text[11:16]} UTC" if len(text) >= 16 else (text or None)
 
 
-def render_page(data: ReportData, charts: Mapping[str, tuple[float, float]],
-                records: str = "../") -> str:
-    """The page's HTML. ``charts`` maps each chart's name to its size in inches: the page shows a
-    chart at its size as drawn (96 CSS pixels an inch), shrunk only to fit a narrow window.
-    ``records`` is the relative path from the page to the folder the stored record paths are
-    relative to (the tournament folder)."""
-    taken: set[str] = set()
-    anchors = {bot: anchor(bot, taken) for bot in data.order}
+def render_pages(data: ReportData, charts: Mapping[str, tuple[float, float]]) -> dict[str, str]:
+    """The report's pages as {path relative to the report folder: HTML}: ``index.html`` (the
+    overview) and one page per bot under ``bots/``. ``charts`` maps each chart's name to its size
+    in inches: the index shows a chart at its size as drawn (96 CSS pixels an inch), shrunk only
+    to fit a narrow window."""
+    pages = page_names(data.order)
     finished = data.matches["finished"]
+    common = {"name": data.name, "version": __version__, "bot_count": len(data.order)}
     leaderboard = [{
-        "rank": int(r.rank), "bot": r.bot, "anchor": anchors[r.bot], "mu": _num(r.mu, 2),
+        "rank": int(r.rank), "bot": r.bot, "page": pages[r.bot], "mu": _num(r.mu, 2),
         "sigma": _num(r.sigma, 2), "conservative": _num(r.conservative, 2),
         "matches": int(r.matches), "win_pct": _num(r.win_pct),
         "points_per_deal": _num(r.points_per_deal, 3), "forfeits": int(r.forfeits),
     } for r in data.leaderboard.itertuples()]
-    return _ENV.get_template("index.html.j2").render(
-        name=data.name,
-        version=__version__,
+    bots = data.bots.assign(version=data.bots["version"].replace("", "–"))
+    out = {"index.html": _ENV.get_template("index.html.j2").render(
+        **common,
         created=_when(data.created),
         last=_when(finished.max()) if len(finished) else None,
         played=data.played,
         scheduled=data.scheduled,
-        deals=int(data.outcomes.to_numpy().sum()) // 2,
-        bot_count=len(data.order),
+        deals=int(data.outcomes.to_numpy().sum()) // 2,  # each deal counts once for each player
         settings=_settings(data.config),
         leaderboard=leaderboard,
         charts=[{"name": c, "title": CHART_TEXT[c][0], "caption": CHART_TEXT[c][1],
                  "width": round(w * 96), "height": round(h * 96)} for c, (w, h) in charts.items()],
-        bots=_bot_sections(data, anchors, records),
-    )
+        bots=[{"name": b.name, "page": pages[b.name], "command": b.command, "version": b.version}
+              for b in bots.itertuples()],
+    )}
+    template = _ENV.get_template("bot.html.j2")
+    for bot in data.order:
+        out[pages[bot]] = template.render(**common, b=_bot_page(data, bot, pages))
+    return out

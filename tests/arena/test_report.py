@@ -270,16 +270,26 @@ def test_report_files_are_valid_png_and_svg_of_sensible_size(real_report):
         assert 10_000 < (folder / f"{name}.svg").stat().st_size < 5_000_000
 
 
+def test_the_report_is_rebuilt_byte_for_byte(real_report, real_tournament):
+    files = sorted(p for p in real_report.parent.rglob("*") if p.is_file())
+    before = {p: p.read_bytes() for p in files}
+    assert write_report(real_tournament) == real_report
+    assert {p: p.read_bytes() for p in files} == before
+    assert sorted(p for p in real_report.parent.rglob("*") if p.is_file()) == files
+
+
 class _Page(html.parser.HTMLParser):
-    """What a test needs of the page: links, images, leaderboard rows, section ids."""
+    """What a test needs of a page: links, images, element ids, and the body rows of each table
+    that has an id."""
 
     def __init__(self) -> None:
         super().__init__()
         self.links: list[str] = []
         self.images: list[str] = []
         self.ids: list[str] = []
-        self.leaderboard_rows = 0
-        self._in: list[str] = []
+        self.rows: dict[str, int] = {}
+        self._tables: list[str] = []
+        self._in_body = False
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -287,18 +297,24 @@ class _Page(html.parser.HTMLParser):
             self.ids.append(a["id"])
         if tag == "a" and "href" in a:
             self.links.append(a["href"])
-        if tag == "img":
+        elif tag == "img":
             self.images.append(a["src"])
-        if tag == "table":
-            self._in.append(a.get("id", ""))
-        if tag == "tbody" and self._in and self._in[-1] == "leaderboard":
-            self._in.append("leaderboard-body")
-        if tag == "tr" and self._in and self._in[-1] == "leaderboard-body":
-            self.leaderboard_rows += 1
+        elif tag == "table":
+            self._tables.append(a.get("id", ""))
+        elif tag == "tbody":
+            self._in_body = True
+        elif tag == "tr" and self._in_body and self._tables[-1]:
+            self.rows[self._tables[-1]] = self.rows.get(self._tables[-1], 0) + 1
 
     def handle_endtag(self, tag):
-        if tag in ("table", "tbody") and self._in and (tag == "table" or self._in[-1].endswith("-body")):
-            self._in.pop()
+        if tag == "table":
+            self._tables.pop()
+        elif tag == "tbody":
+            self._in_body = False
+
+    @property
+    def leaderboard_rows(self) -> int:
+        return self.rows.get("leaderboard", 0)
 
 
 def parse(page: Path) -> _Page:
@@ -307,24 +323,35 @@ def parse(page: Path) -> _Page:
     return parser
 
 
-def test_page_is_self_contained_and_links_every_match_record(real_report, real_tournament):
-    text = real_report.read_text(encoding="utf-8")
-    page = parse(real_report)
-    assert page.leaderboard_rows == 4
-    assert sorted(page.images) == sorted(f"{c}.png" for c in CHARTS)
-    # No network: nothing is fetched from elsewhere, and every local link resolves.
-    assert "http://" not in text and "https://" not in text and "<script" not in text
-    for link in page.links:
-        if link.startswith("#"):
-            assert link[1:] in page.ids, link
-        else:
-            assert (real_report.parent / link).is_file(), link
-    records = {l for l in page.links if l.startswith("../records/")}
-    stored = {r for (r,) in store_sql(real_tournament, "SELECT record FROM matches")}
-    assert records == {"../" + r for r in stored} and len(records) == 12
-    for bot in ("greedy", "random", "c-counter", "bad_bot"):
-        assert f"bot-{bot}" in page.ids
-    assert "forfeited: exit" in text  # the crashing bot's forfeits, with their fault
+def test_pages_are_self_contained_and_link_every_match_record(real_report, real_tournament):
+    folder = real_report.parent
+    index = parse(real_report)
+    assert index.leaderboard_rows == 4
+    assert sorted(index.images) == sorted(f"{c}.png" for c in CHARTS)
+    pages = sorted((folder / "bots").glob("*.html"))
+    assert [p.name for p in pages] == ["bad_bot.html", "c-counter.html", "greedy.html",
+                                       "random.html"]
+    records = set()
+    for page in [real_report, *pages]:
+        text = page.read_text(encoding="utf-8")
+        # No network: nothing is fetched from elsewhere, and every local link resolves.
+        assert "http://" not in text and "https://" not in text and "<script" not in text
+        parsed = parse(page)
+        for link in parsed.links:
+            if link.startswith("#"):
+                assert link[1:] in parsed.ids, (page.name, link)
+            else:
+                assert (page.parent / link).is_file(), (page.name, link)
+        records |= {(page.parent / l).resolve() for l in parsed.links if l.endswith(".jsonl")}
+    stored = {(real_tournament / r).resolve()
+              for (r,) in store_sql(real_tournament, "SELECT record FROM matches")}
+    assert records == stored and len(records) == 12
+    # Each bot's page lists its six matches; the crashing bot's gives the fault of each forfeit.
+    for page in pages:
+        assert parse(page).rows["matches-table"] == 6
+    bad = parse(folder / "bots" / "bad_bot.html")
+    assert bad.rows["forfeits"] == 6 and "forfeits" not in parse(folder / "bots" / "greedy.html").rows
+    assert (folder / "bots" / "bad_bot.html").read_text(encoding="utf-8").count("forfeited: exit") == 12
 
 
 def test_names_from_strangers_are_escaped(tmp_path):

@@ -43,10 +43,10 @@ window.addEventListener("load", () => {
   const images = [...document.images].map(i => ({src: i.getAttribute("src"), complete: i.complete,
                                                  width: i.naturalWidth, height: i.naturalHeight}));
   const rows = document.querySelectorAll("#leaderboard tbody tr").length;
-  const bots = document.getElementById("bots").getBoundingClientRect().top + window.scrollY;
+  const settings = document.getElementById("settings").getBoundingClientRect().top + window.scrollY;
   const out = document.createElement("pre");
   out.id = "browser-test";
-  out.textContent = JSON.stringify({images, rows, charts_end: Math.ceil(bots)});
+  out.textContent = JSON.stringify({images, rows, charts_end: Math.ceil(settings)});
   document.body.appendChild(out);
 });
 </script>
@@ -93,7 +93,7 @@ def test_report_page_in_a_real_browser(case, real_tournament, thirty_bots, tmp_p
     for image in seen["images"]:
         assert image["complete"] and image["width"] > 0 and image["height"] > 0, image
     assert seen["rows"] == bots
-    # The screenshot shows the leaderboard and the four charts (the page down to the bots).
+    # The screenshot shows the leaderboard and the four charts (the page down to the settings).
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     shot = ARTIFACTS / f"report-{case}.png"
     shot.unlink(missing_ok=True)
@@ -102,3 +102,8 @@ def test_report_page_in_a_real_browser(case, real_tournament, thirty_bots, tmp_p
     with Image.open(shot) as image:
         assert image.size == (1280, height)
         assert len(image.convert("RGB").getcolors(1 << 20) or []) > 100  # a page, not a blank
+    # The leaderboard's first bot leads to its page, which lists each of its matches.
+    first = re.search(r'<td><a href="(bots/[^"]+)">', page.read_text(encoding="utf-8")).group(1)
+    dom = chromium(tmp_path, "--dump-dom", (page.parent / first).as_uri())
+    body = re.search(r'<table id="matches-table">.*?<tbody>(.*?)</tbody>', dom, re.S).group(1)
+    assert body.count("<tr>") == (bots - 1) * 2  # two matches against each other bot
