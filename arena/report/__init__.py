@@ -27,8 +27,8 @@ class ReportError(ValueError):
 
 def write_report(folder: Path) -> Path:
     """Write ``folder/report/`` (four charts as PNG and SVG, index.html and a page per bot in
-    bots/) from the tournament's store; returns the path of index.html. The store is only read, so a running tournament may be
-    reported on: the page then says how many matches are still to play."""
+    bots/) from the tournament's store; returns the path of index.html. The store is only read,
+    so a running tournament may be reported on: the page then says how many matches are left."""
     db_path = folder / DB_NAME
     if not db_path.is_file():
         raise ReportError(f"{folder} holds no tournament (no {DB_NAME})")
@@ -38,7 +38,7 @@ def write_report(folder: Path) -> Path:
         raise ReportError(f"cannot open {db_path}: {err}") from None
     try:
         data = read_report_data(db)
-    except (sqlite3.Error, PandasDatabaseError) as err:  # pandas wraps sqlite3's errors
+    except (sqlite3.Error, PandasDatabaseError) as err:  # (pandas wraps sqlite3's errors)
         raise ReportError(f"{db_path} is not a results database this arena can read: {err}") \
             from None
     finally:

@@ -9,7 +9,6 @@ import os
 import sqlite3
 import subprocess
 import sys
-import time
 import urllib.request
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -23,7 +22,7 @@ from typer.testing import CliRunner
 
 import synthetic_store
 from arena.cli import app
-from arena.ratings import MU, SIGMA, leaderboard
+from arena.ratings import MU, SIGMA
 from arena.report import ReportError, write_report
 from arena.report.charts import CHARTS, build_charts, label
 from arena.report.data import DEAL_ENDINGS, read_report_data
@@ -70,7 +69,7 @@ def test_head_to_head_counts_every_match_of_every_pair(real_tournament):
 def test_deal_endings_and_mistakes_are_counted_from_the_store(real_tournament):
     data = read(real_tournament)
     for bot in data.order:
-        def deals(where: str) -> int:
+        def deals(where: str, bot: str = bot) -> int:
             # The bot's seat in each match decides whose win a deal is.
             return store_sql(real_tournament, "SELECT COUNT(*) FROM deals d JOIN matches m USING "
                              "(match_id) WHERE (m.seat0 = ? AND " + where.format(seat=0) + ") OR "
@@ -181,11 +180,16 @@ def test_outcomes_chart_plots_each_ending_as_a_share_of_the_bots_deals(real_char
 
 # -- thirty bots ----------------------------------------------------------------------------------
 
-def drawn_labels(axis) -> list:
-    """The tick labels matplotlib draws: ticks outside the view limits have labels it skips."""
+def drawn_ticks(axis) -> list[tuple]:
+    """(label, location) of the tick labels matplotlib draws: it skips those of ticks outside the
+    view limits."""
     lo, hi = sorted(axis.get_view_interval())
-    return [t for t, at in zip(axis.get_ticklabels(), axis.get_ticklocs())
+    return [(t, at) for t, at in zip(axis.get_ticklabels(), axis.get_ticklocs())
             if t.get_visible() and t.get_text() and lo - 1e-9 <= at <= hi + 1e-9]
+
+
+def drawn_labels(axis) -> list:
+    return [t for t, _ in drawn_ticks(axis)]
 
 
 def overlapping(boxes) -> list[tuple[int, int]]:
@@ -197,15 +201,15 @@ def labels_collide(axis, renderer) -> bool:
     """Whether any two drawn tick labels of ``axis`` overlap. Level or upright labels are compared
     by their boxes; slanted ones (whose boxes overlap though the words do not) by the gap between
     neighbouring baselines, which must be at least the height of a line of text."""
-    labels = drawn_labels(axis)
+    ticks = drawn_ticks(axis)
+    labels = [t for t, _ in ticks]
     if len(labels) < 2:
         return False
     rotation = labels[0].get_rotation() % 180
     if rotation in (0, 90):
         return bool(overlapping([t.get_window_extent(renderer) for t in labels]))
     ax = axis.axes
-    at = [ax.transData.transform((loc, 0) if axis is ax.xaxis else (0, loc))
-          for loc in axis.get_ticklocs()[:len(labels)]]
+    at = [ax.transData.transform((loc, 0) if axis is ax.xaxis else (0, loc)) for _, loc in ticks]
     gaps = [float(np.hypot(*(b - a))) for a, b in zip(at, at[1:])]
     height = max(renderer.get_text_width_height_descent(t.get_text(), t.get_fontproperties(),
                                                         ismath=False)[1] for t in labels)
@@ -342,7 +346,8 @@ def test_pages_are_self_contained_and_link_every_match_record(real_report, real_
                 assert link[1:] in parsed.ids, (page.name, link)
             else:
                 assert (page.parent / link).is_file(), (page.name, link)
-        records |= {(page.parent / l).resolve() for l in parsed.links if l.endswith(".jsonl")}
+        records |= {(page.parent / link).resolve() for link in parsed.links
+                    if link.endswith(".jsonl")}
     stored = {(real_tournament / r).resolve()
               for (r,) in store_sql(real_tournament, "SELECT record FROM matches")}
     assert records == stored and len(records) == 12
