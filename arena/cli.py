@@ -405,17 +405,20 @@ def report(
     port: int = typer.Option(8066, min=0, max=65535, help="Port for --serve (0: any free port)."),
 ) -> None:
     """Write a tournament's report in DIR/report/: four charts (PNG, SVG) and a static web page."""
-    _write_report(folder, hint=not serve)
     if not serve:
+        _write_report(folder)
         return
     from arena.report.serve import make_server, report_url
 
-    try:
+    if not (folder / "results.sqlite").is_file():
+        raise _fail(f"{folder} holds no tournament (no results.sqlite)")
+    try:  # the port first: a taken port fails at once, not after the charts are drawn
         server = make_server(folder, port)
     except OSError as err:
         raise _fail(f"cannot serve on port {port}: {err.strerror or err}; try --port 0") from None
-    console.print(f"serving {folder} at {report_url(server)} (Ctrl-C stops)", soft_wrap=True)
     try:
+        _write_report(folder, hint=False)
+        console.print(f"serving {folder} at {report_url(server)} (Ctrl-C stops)", soft_wrap=True)
         server.serve_forever()
     except KeyboardInterrupt:
         pass

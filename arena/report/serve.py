@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 HOST = "127.0.0.1"
-DEFAULT_PORT = 8066
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
@@ -21,7 +20,7 @@ class _QuietHandler(SimpleHTTPRequestHandler):
         pass  # one line per image request would bury the address the command printed
 
 
-def make_server(folder: Path, port: int = DEFAULT_PORT) -> ThreadingHTTPServer:
+def make_server(folder: Path, port: int) -> ThreadingHTTPServer:
     """A server for ``folder`` on HOST:port (port 0: any free port); raises OSError when the port
     is taken. The caller runs ``serve_forever()`` and closes it."""
     handler = functools.partial(_QuietHandler, directory=str(folder))

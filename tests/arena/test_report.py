@@ -6,6 +6,7 @@ from __future__ import annotations
 import html.parser
 import itertools
 import os
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -388,6 +389,15 @@ def test_bad_folders_are_clear_errors(tmp_path):
 
 
 # -- the command -----------------------------------------------------------------------------------
+
+def test_serving_on_a_taken_port_is_a_clear_error(real_tournament):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = runner.invoke(app, ["report", str(real_tournament), "--serve", "--port", str(port)])
+    assert result.exit_code == 2 and f"cannot serve on port {port}" in result.output
+
 
 def test_report_command_writes_the_page_and_serves_it_on_localhost(real_tournament):
     proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "report", str(real_tournament),
