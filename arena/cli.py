@@ -336,16 +336,16 @@ def tournament(
     _print_leaderboard(db_path, "table")
     console.print(f"results: {out} (database {db_path.name}, records in records/, log "
                   "tournament.log)", soft_wrap=True)
+    _write_report(out)
 
 
 def _read_leaderboard(db_path: Path):  # noqa: ANN202 - a pandas DataFrame
     """The leaderboard rebuilt from a results database, opened read-only (a running tournament may
     be writing it)."""
-    import sqlite3
-
     from arena.ratings import leaderboard as table_of
+    from arena.store import connect_read_only
 
-    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    db = connect_read_only(db_path)
     try:
         return table_of(db)
     finally:
@@ -382,6 +382,50 @@ def leaderboard(
     if not db_path.is_file():
         raise _fail(f"{folder} holds no tournament (no results.sqlite)")
     _print_leaderboard(db_path, fmt)
+
+
+def _write_report(folder: Path, hint: bool = True) -> Path:
+    from arena.report import ReportError, write_report
+
+    try:
+        page = write_report(folder)
+    except ReportError as err:
+        raise _fail(str(err)) from None
+    console.print(f"report: {page}", soft_wrap=True)
+    if hint:
+        console.print(f"  open {page.resolve().as_uri()} in a browser, or serve it on localhost: "
+                      f"arena report {folder} --serve", soft_wrap=True)
+    return page
+
+
+@app.command()
+def report(
+    folder: Path = typer.Argument(..., metavar="DIR",
+                                  help="A tournament folder (holding results.sqlite)."),
+    serve: bool = typer.Option(False, "--serve", help="Then serve the folder on localhost for a "
+                               "look in a browser (Ctrl-C stops)."),
+    port: int = typer.Option(8066, min=0, max=65535, help="Port for --serve (0: any free port)."),
+) -> None:
+    """Write a tournament's report in DIR/report/: four charts (PNG, SVG) and a static web page."""
+    if not serve:
+        _write_report(folder)
+        return
+    from arena.report.serve import make_server, report_url
+
+    if not (folder / "results.sqlite").is_file():
+        raise _fail(f"{folder} holds no tournament (no results.sqlite)")
+    try:  # the port first: a taken port fails at once, not after the charts are drawn
+        server = make_server(folder, port)
+    except OSError as err:
+        raise _fail(f"cannot serve on port {port}: {err.strerror or err}; try --port 0") from None
+    try:
+        _write_report(folder, hint=False)
+        console.print(f"serving {folder} at {report_url(server)} (Ctrl-C stops)", soft_wrap=True)
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
 
 
 if __name__ == "__main__":  # pragma: no cover

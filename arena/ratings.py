@@ -53,14 +53,27 @@ def rate(results: list[tuple[int, str, str, int | None]]) -> tuple[dict[str, tru
     return ratings, history
 
 
+def _rate_store(matches: pd.DataFrame) -> tuple[dict[str, trueskill.Rating], list[RatingPoint]]:
+    return rate(list(matches[["sched_order", "seat0", "seat1", "winner"]]
+                     .astype(object).itertuples(index=False, name=None)))
+
+
+def rating_history(db: sqlite3.Connection) -> pd.DataFrame:
+    """Each bot's mu and sigma after each of its rated matches (columns order, bot, mu, sigma), in
+    schedule order: the same replay as the leaderboard's, so its last row per bot is the table's."""
+    matches = pd.read_sql_query("SELECT sched_order, seat0, seat1, winner FROM matches", db)
+    _, history = _rate_store(matches)
+    return pd.DataFrame(history, columns=["order", "bot", "mu", "sigma"]) \
+        .astype({"order": int, "bot": str, "mu": float, "sigma": float})  # typed even when empty
+
+
 def leaderboard(db: sqlite3.Connection) -> pd.DataFrame:
     """Rank, bot, mu, sigma, conservative rating (mu - 3 sigma), matches, match win %, game points
     won per deal, forfeits: one row per bot of the tournament, best conservative rating first."""
     matches = pd.read_sql_query(
         "SELECT sched_order, seat0, seat1, winner, reason, offender FROM matches", db)
     bots = pd.read_sql_query("SELECT name FROM bots", db)["name"].tolist()
-    ratings, _ = rate(list(matches[["sched_order", "seat0", "seat1", "winner"]]
-                           .astype(object).itertuples(index=False, name=None)))
+    ratings, _ = _rate_store(matches)
     per_seat = pd.concat([
         matches.assign(bot=matches.seat0, won=matches.winner == 0,
                        forfeit=matches.offender == 0),

@@ -90,6 +90,14 @@ class StoreError(ValueError):
     """A results database that cannot be used as asked (another tournament, newer schema, ...)."""
 
 
+def connect_read_only(path: Path) -> sqlite3.Connection:
+    """A connection for readers (leaderboard, report) that cannot change the file: a running
+    tournament may be writing it, and a reader must never create or alter a database."""
+    if not path.is_file():
+        raise StoreError(f"{path} does not exist")
+    return sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+
+
 class Store:
     """A tournament's database. Open with ``Store.open(path)``; close with ``close()``."""
 

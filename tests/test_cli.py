@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -133,3 +134,6 @@ def test_demo_runs_a_small_tournament_and_prints_the_leaderboard(tmp_path, monke
     assert "rank" in result.output and "greedy" in result.output and "results: results/demo-" in result.output
     folders = list((tmp_path / "results").glob("demo-*"))
     assert len(folders) == 1 and (folders[0] / "results.sqlite").is_file()
+    # The demo says where its report page is, and the page is there.
+    assert f"report: {Path('results') / folders[0].name / 'report' / 'index.html'}" in result.output
+    assert (folders[0] / "report" / "index.html").is_file()

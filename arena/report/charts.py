@@ -1,0 +1,299 @@
+"""The report's four charts, drawn with matplotlib on its Agg canvas (no display, no pyplot state).
+
+Each chart function takes the ``ReportData`` frames and returns a ``Figure``; nothing here reads the
+store or computes a figure of its own, so what is drawn is what ``data.py`` read. Figures grow with
+the number of bots (a fixed height per bot, a fixed size per heatmap cell) so that names never
+overlap, whether two bots play or thirty. Artists that carry data have a ``gid`` naming it, which
+the tests use to compare the plotted values with the store's.
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.collections import LineCollection
+from matplotlib.colors import LinearSegmentedColormap
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+
+from arena.ratings import MU, SIGMA
+from arena.report.data import ALWAYS_SHOWN, DEAL_ENDINGS, ReportData
+
+CHARTS = ("leaderboard", "ratings", "head_to_head", "outcomes")
+PNG_DPI = 144
+NAME_WIDTH = 28        # characters of a bot's name on an axis; the page's tables show it whole
+ROW_INCHES = 0.34      # height of one bot's row in the ranked charts
+STYLE: dict[Any, Any] = {  # (matplotlib types rc keys as literals)
+    "font.family": "DejaVu Sans",    # ships with matplotlib: the same glyphs on every machine
+    "font.size": 10,
+    "axes.titlesize": 12,
+    "axes.titleweight": "bold",
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "svg.hashsalt": "sixtysix-arena",  # stable ids: the same results give the same SVG bytes
+}
+ACCENT = "#1f5fa8"
+MUTED = "#9a9a9a"
+ENDING_COLOURS = {
+    "won by claim for 3": "#0b6b2e",
+    "won by claim for 2": "#2f9e4f",
+    "won by claim for 1": "#8fd18f",
+    "won on opponent's mistake": "#5fb5b0",
+    "won, played out": "#cfe8cf",
+    "drawn": "#e3e3e3",
+    "lost": "#a8a8a8",
+    "lost: own wrong claim": "#f4a13a",
+    "lost: own failed close": "#d9412b",
+    "lost: forfeited deal": "#6b0f1a",
+}
+DARK_ENDINGS = {"won by claim for 3", "won by claim for 2", "lost: own failed close",
+                "lost: forfeited deal"}  # white numbers on these
+# Red (the row loses) through white (even) to blue (the row wins); NaN cells (a bot against
+# itself, pairs that have not met) are drawn light grey.
+SCORE_COLOURS = LinearSegmentedColormap.from_list("score", ["#c0392b", "#f7f7f7", "#2166ac"])
+
+
+def label(name: str, width: int = NAME_WIDTH) -> str:
+    """A bot's name cut to ``width`` characters for an axis (an ellipsis marks the cut)."""
+    return name if len(name) <= width else name[:width - 1] + "…"
+
+
+def ranked_labels(data: ReportData, width: int = NAME_WIDTH) -> list[str]:
+    return [f"{rank}. {label(bot, width)}" for rank, bot in zip(data.leaderboard["rank"], data.order)]
+
+
+def _figure(width: float, height: float) -> Figure:
+    fig = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(fig)  # Agg: raster and vector output with no display and no GUI toolkit
+    return fig
+
+
+def leaderboard_chart(data: ReportData) -> Figure:
+    """Bots ranked by conservative rating: mu with a bar of mu ± 3 sigma; the bar's left end, the
+    conservative rating, is marked and written out because it is what ranks the table."""
+    board = data.leaderboard
+    n = len(board)
+    fig = _figure(9.5, max(2.8, 1.5 + ROW_INCHES * n))
+    ax = fig.add_subplot()
+    y = np.arange(n)
+    mu, sigma, cons = board["mu"].to_numpy(), board["sigma"].to_numpy(), \
+        board["conservative"].to_numpy()
+    ax.axvline(MU, color=MUTED, linestyle=":", linewidth=1)
+    ax.errorbar(mu, y, xerr=3 * sigma, fmt="o", color=ACCENT, ecolor="#8fb3dc", elinewidth=5,
+                capsize=0, markersize=6, gid="mu", label="mu ± 3 sigma")
+    ax.scatter(cons, y, marker="|", s=220, linewidths=2.5, color="#0d2c54", zorder=3,
+               gid="conservative", label="conservative rating (mu − 3 sigma)")
+    right = float(np.max(mu + 3 * sigma)) if n else MU + 3 * SIGMA
+    left = float(np.min(cons)) if n else MU - 3 * SIGMA
+    pad = 0.02 * (right - left)
+    for yi, c, top in zip(y, cons, mu + 3 * sigma):
+        ax.text(top + pad, float(yi), f"{c:.1f}", va="center", fontsize=9, color="#0d2c54")
+    ax.set_xlim(left - 2 * pad, right + 8 * pad)
+    ax.set_yticks(y, ranked_labels(data))
+    ax.set_ylim(n - 0.5, -0.5)  # best at the top
+    ax.tick_params(axis="y", length=0)
+    ax.grid(axis="x", color="#e6e6e6")
+    ax.set_axisbelow(True)
+    ax.set_xlabel(f"TrueSkill rating (every bot starts at mu {MU:g}, dotted line); "
+                  "the number is the conservative rating")
+    ax.set_title(f"Leaderboard: {data.name}", loc="left")
+    ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), ncols=2, fontsize=8.5, frameon=False)
+    return fig
+
+
+def _stairs(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The vertices of a steps-post line through (x, y), for a LineCollection."""
+    xs = np.repeat(x, 2)[1:]
+    ys = np.repeat(y, 2)[:-1]
+    return np.column_stack([xs, ys])
+
+
+def ratings_chart(data: ReportData) -> Figure:
+    """Each bot's mu over the tournament with its ± sigma band, one small panel per bot in rank
+    order (every other bot's mu in grey behind it): thirty lines in one panel could not be read."""
+    order = data.order
+    n = len(order)
+    # At most four panels a row: wider, the chart would be shrunk to fit a page and its text with it.
+    ncols = n if n <= 3 else min(4, math.ceil(math.sqrt(n)))
+    nrows = math.ceil(n / ncols)
+    fig = _figure(0.6 + 3.2 * ncols, 0.9 + 2.3 * nrows)
+    axes = fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False)
+    history = data.history
+    end = float(history["order"].max() + 1) if len(history) else 1.0
+    series = {}
+    for bot in order:
+        mine = history[history["bot"] == bot]
+        x = mine["order"].to_numpy(dtype=float) + 1  # after the match: matches played so far
+        mu = np.concatenate([[MU], mine["mu"].to_numpy(dtype=float)])
+        sigma = np.concatenate([[SIGMA], mine["sigma"].to_numpy(dtype=float)])
+        series[bot] = (np.concatenate([[0.0], x, [end]]), np.concatenate([mu, mu[-1:]]),
+                       np.concatenate([sigma, sigma[-1:]]))
+    titles = ranked_labels(data, width=20)  # leaves room for the final rating on the right
+    for i, bot in enumerate(order):
+        ax = axes[i // ncols][i % ncols]
+        # One collection for the grey context lines: thirty bots make 870 of them in all.
+        ax.add_collection(LineCollection([_stairs(*series[o][:2]) for o in order if o != bot],
+                                         colors="#d4d4d4", linewidths=0.8))
+        x, mu, sigma = series[bot]
+        ax.fill_between(x, mu - sigma, mu + sigma, step="post", color=ACCENT, alpha=0.2,
+                        linewidth=0, gid=f"sigma:{bot}")
+        ax.plot(x, mu, drawstyle="steps-post", color=ACCENT, linewidth=1.8, gid=f"mu:{bot}")
+        ax.plot(x[-1:], mu[-1:], "o", color=ACCENT, markersize=4)  # where the bot ended
+        ax.set_title(titles[i], loc="left", fontsize=10, gid="panel-title")
+        ax.set_title(f"{mu[-1]:.1f} ± {sigma[-1]:.1f}", loc="right", fontsize=8.5,
+                     color="#333333", gid="panel-title")
+        ax.grid(color="#ececec")
+    for j in range(n, nrows * ncols):
+        axes[j // ncols][j % ncols].set_visible(False)
+        # The panel above an empty slot ends its column: it needs the x labels itself.
+        axes[j // ncols - 1][j % ncols].xaxis.set_tick_params(labelbottom=True)
+    fig.supxlabel("matches played in the tournament (schedule order)", fontsize=10)
+    fig.supylabel("TrueSkill mu (band: ± 1 sigma)", fontsize=10)
+    fig.suptitle(f"Ratings over the tournament: {data.name}", x=0.01, ha="left",
+                 fontweight="bold")
+    return fig
+
+
+def head_to_head_chart(data: ReportData) -> Figure:
+    """Match score of each row against each column in %, and the number of matches they played."""
+    score, count = data.score_matrix()
+    n = len(score)
+    cell = min(1.0, max(0.46, 5.0 / max(n, 1)))  # inches: large for a few bots, never cramped
+    names = max((len(label(b)) for b in data.order), default=4)
+    margin = 0.8 + 0.075 * names  # room for the longest name, along either axis
+    width = max(6.5, margin + cell * n + 1.4)
+    fig = _figure(width, margin + cell * n + 1.1)
+    ax = fig.add_subplot()
+    cmap = SCORE_COLOURS.with_extremes(bad="#ececec")
+    image = ax.imshow(np.ma.masked_invalid(score.to_numpy()), cmap=cmap, vmin=0, vmax=100,
+                      interpolation="nearest",
+                      gid="score")
+    big, small = (10, 8) if cell >= 0.8 else (9, 7.5) if cell > 0.5 else (8.5, 6.5)
+    unit = "%" if cell > 0.5 else ""  # small cells: the number alone, in a larger font
+    for r in range(n):
+        for c in range(n):
+            value = score.iat[r, c]
+            if math.isnan(value):
+                continue
+            ink = "white" if abs(value - 50) > 32 else "#222222"
+            ax.text(c, r - 0.12, f"{value:.0f}{unit}", ha="center", va="center", fontsize=big,
+                    color=ink, fontweight="bold", in_layout=False)
+            ax.text(c, r + 0.24, f"{count.iat[r, c]}", ha="center", va="center", fontsize=small,
+                    color=ink, in_layout=False)
+    labels = ranked_labels(data)
+    ax.set_xticks(range(n), labels, rotation=50, ha="left", rotation_mode="anchor")
+    ax.set_yticks(range(n), labels)
+    ax.xaxis.tick_top()
+    ax.tick_params(length=0)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    ax.set_xticks(np.arange(-0.5, n, 1), minor=True)
+    ax.set_yticks(np.arange(-0.5, n, 1), minor=True)
+    ax.grid(which="minor", color="white", linewidth=1.5)
+    ax.tick_params(which="minor", length=0)
+    bar = fig.colorbar(image, ax=ax, shrink=min(1.0, 4 / max(cell * n, 1)), pad=0.02)
+    bar.set_label("score %")
+    ax.set_title(f"Head to head: {data.name}", loc="left")
+    fig.supxlabel(textwrap.fill("Each cell: the row's match score against the column in % (a win "
+                                "counts 1, a match without a winner ½), and below it the number "
+                                "of matches they played.", width=int(12 * width)),
+                  x=0.02, ha="left", fontsize=9)
+    return fig
+
+
+def outcomes_chart(data: ReportData) -> Figure:
+    """Left: how each bot's deals ended, as shares of its deals. Right: its mistakes, counted
+    (each column shaded against its own largest count, so a rare fault still stands out)."""
+    outcomes = data.outcomes
+    mistakes = data.mistakes
+    n = len(outcomes)
+    shown = [e for e in DEAL_ENDINGS if e in ALWAYS_SHOWN or outcomes[e].any()]
+    deals = outcomes.sum(axis=1)
+    shares = 100 * outcomes[shown].div(deals.where(deals > 0), axis=0).fillna(0.0)
+    columns = ["deals", *mistakes.columns]
+    matrix = mistakes.assign(deals=deals)[columns]
+    fig = _figure(7.6 + 0.72 * len(columns), max(3.4, 2.4 + ROW_INCHES * n))
+    left_ax, right_ax = fig.subplots(1, 2, sharey=True,
+                                     gridspec_kw={"width_ratios": [6.0, 0.72 * len(columns)]})
+    y = np.arange(n)
+    start = np.zeros(n)
+    for ending in shown:
+        width = shares[ending].to_numpy()
+        left_ax.barh(y, width, left=start, height=0.72, color=ENDING_COLOURS[ending],
+                     label=ending, gid=f"ending:{ending}", edgecolor="white", linewidth=0.5)
+        for yi, x0, w in zip(y, start, width):
+            if w >= 7:
+                left_ax.text(x0 + w / 2, yi, f"{w:.0f}", ha="center", va="center", fontsize=8,
+                             color="white" if ending in DARK_ENDINGS else "#222222",
+                             in_layout=False)
+        start = start + width
+    for yi in np.flatnonzero(deals.to_numpy() == 0):
+        # A bot that never got to play a deal (it failed at the start of every match).
+        left_ax.text(1, float(yi), "no deals played", va="center", fontsize=8.5, color="#555555",
+                     in_layout=False)
+    left_ax.set_xlim(0, 100)
+    left_ax.set_yticks(y, ranked_labels(data))
+    left_ax.set_ylim(n - 0.5, -0.5)
+    left_ax.tick_params(axis="y", length=0)
+    left_ax.set_xlabel("% of the bot's deals")
+    left_ax.set_title("How each bot's deals ended", loc="left")
+    # Shade each column by its own maximum: counts of missed claims and of forfeits differ by
+    # orders of magnitude, and one scale would hide the forfeits.
+    values = matrix.to_numpy(dtype=float)
+    peaks = np.where(values.max(axis=0) > 0, values.max(axis=0), 1)
+    shade = values / peaks
+    shade[:, 0] = 0  # the deal count is context, not a mistake
+    right_ax.imshow(np.ma.masked_equal(shade, 0), cmap=matplotlib.colormaps["Reds"].with_extremes(
+        bad="white"), vmin=0, vmax=1.6, aspect="auto", interpolation="nearest", gid="mistakes")
+    for r in range(n):
+        for c in range(len(columns)):
+            v = int(values[r, c])
+            right_ax.text(c, r, "·" if v == 0 and c else f"{v}", ha="center", va="center",
+                          fontsize=8.5, color="#222222", in_layout=False)
+    # Headers wrapped level rather than slanted: the two panels' titles then stay aligned.
+    headers = [textwrap.fill(c.replace("_", " "), 9, break_long_words=False) for c in columns]
+    right_ax.set_xticks(range(len(columns)), headers, fontsize=8.5)
+    right_ax.xaxis.tick_top()
+    right_ax.tick_params(length=0)
+    right_ax.tick_params(axis="y", left=False, labelleft=False)
+    for spine in right_ax.spines.values():
+        spine.set_visible(False)
+    right_ax.set_title("Mistakes, counted", loc="left")
+    handles = [Patch(color=ENDING_COLOURS[e], label=e) for e in shown]
+    fig.legend(handles=handles, loc="outside lower left", ncols=min(4, len(shown)), fontsize=8.5,
+               frameon=False)
+    fig.align_titles()  # the two panels' titles on one line, above the matrix's headers
+    fig.suptitle(f"Outcomes: {data.name}", x=0.01, ha="left", fontweight="bold")
+    return fig
+
+
+_DRAW = {"leaderboard": leaderboard_chart, "ratings": ratings_chart,
+         "head_to_head": head_to_head_chart, "outcomes": outcomes_chart}
+
+
+def build_charts(data: ReportData) -> dict[str, Figure]:
+    with matplotlib.rc_context(STYLE):
+        return {name: _DRAW[name](data) for name in CHARTS}
+
+
+def write_charts(data: ReportData, folder: Path) -> dict[str, Figure]:
+    """Each chart as ``NAME.png`` and ``NAME.svg`` in ``folder``; returns the figures drawn."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with matplotlib.rc_context(STYLE):
+        figures = {name: _DRAW[name](data) for name in CHARTS}
+        for name, fig in figures.items():
+            # Lay out once for both files: the layout is half the cost of a save with many bots.
+            engine = fig.get_layout_engine()
+            if engine is not None:
+                engine.execute(fig)
+                fig.set_layout_engine("none")
+            # No dates or software versions in the files: the same results give the same bytes.
+            fig.savefig(folder / f"{name}.png", dpi=PNG_DPI, metadata={"Software": None})
+            fig.savefig(folder / f"{name}.svg", metadata={"Date": None, "Creator": None})
+    return figures

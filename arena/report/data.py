@@ -1,0 +1,218 @@
+"""The report's numbers, read from a results store through pandas (and nothing else).
+
+Every table here is derived from the store, like the leaderboard (``ratings.py``), whose reader it
+reuses; the charts and the page only lay out what this module computes, so a test can compare these
+frames with the store and be sure the pictures show the store's figures.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from arena.ratings import leaderboard, rating_history
+
+# How a deal ended, seen from one of its two players, in the order the outcomes chart stacks them:
+# the wins by claim first (RULES.md §7.3 tiers), then the other wins, then draws and losses, and the
+# player's own mistakes last, so that they stand out at the right end of each bar.
+WON_BY_CLAIM = ("won by claim for 3", "won by claim for 2", "won by claim for 1")
+WON_ON_MISTAKE = "won on opponent's mistake"
+WON_PLAYED_OUT = "won, played out"
+DRAWN = "drawn"
+LOST = "lost"
+LOST_WRONG_CLAIM = "lost: own wrong claim"
+LOST_FAILED_CLOSE = "lost: own failed close"
+LOST_FORFEITED_DEAL = "lost: forfeited deal"
+DEAL_ENDINGS = (*WON_BY_CLAIM, WON_ON_MISTAKE, WON_PLAYED_OUT, DRAWN, LOST, LOST_WRONG_CLAIM,
+                LOST_FAILED_CLOSE, LOST_FORFEITED_DEAL)
+# Shown in the legend even when no deal ended so: the chart would otherwise not say "none".
+ALWAYS_SHOWN = (*WON_BY_CLAIM, LOST)
+
+# Settlement reasons (``arena.game.scoring.SettleReason``) by what they say of the deal's loser.
+_CLAIM_WINS = {"claim", "claim_against_close"}
+_PLAYED_OUT = {"last_trick", "higher_total"}
+_LOSER_MISTAKE = {"wrong_claim": LOST_WRONG_CLAIM, "close_failed": LOST_FAILED_CLOSE,
+                  "forfeit": LOST_FORFEITED_DEAL}
+
+
+@dataclass(frozen=True)
+class ReportData:
+    """Everything the charts and the page show, as pandas frames in leaderboard order."""
+
+    name: str
+    created: str
+    config: dict[str, Any]
+    scheduled: int | None        # matches the settings schedule; None when the settings are unknown
+    bots: pd.DataFrame           # name, command (text), version; leaderboard order
+    leaderboard: pd.DataFrame    # ratings.leaderboard
+    history: pd.DataFrame        # ratings.rating_history
+    matches: pd.DataFrame        # one row per bot per match, seen from that bot (see _per_bot)
+    head_to_head: pd.DataFrame   # one row per ordered pair that met (see _head_to_head)
+    outcomes: pd.DataFrame       # bots x DEAL_ENDINGS: how many of each bot's deals ended so
+    mistakes: pd.DataFrame       # bots x (wrong claims, failed closes, missed claims, forfeits...)
+    timing: pd.DataFrame         # per bot: decisions, median and worst decision times (ms)
+
+    @property
+    def order(self) -> list[str]:
+        """Bot names, best first: the order of every chart and table."""
+        return list(self.leaderboard["bot"])
+
+    @property
+    def played(self) -> int:
+        return int(self.matches["match_id"].nunique()) if len(self.matches) else 0
+
+    def score_matrix(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """(score %, matches) as bots x bots frames, row against column, in leaderboard order; NaN
+        and 0 where two bots have not met (and on the diagonal)."""
+        order = self.order
+        h2h = self.head_to_head
+        score = h2h.pivot(index="bot", columns="opponent", values="score_pct") \
+            .reindex(index=order, columns=order)
+        count = h2h.pivot(index="bot", columns="opponent", values="matches") \
+            .reindex(index=order, columns=order).fillna(0).astype(int)
+        return score.astype(float), count
+
+
+def read_report_data(db: sqlite3.Connection) -> ReportData:
+    """All of the report's figures from an open results database."""
+    board = leaderboard(db)
+    order = list(board["bot"])
+    tournament = pd.read_sql_query("SELECT name, config, created FROM tournament", db)
+    config: dict[str, Any] = json.loads(tournament["config"].iloc[0]) if len(tournament) else {}
+    bots = pd.read_sql_query("SELECT name, command, version FROM bots", db)
+    bots["command"] = bots["command"].map(lambda argv: " ".join(json.loads(argv)))
+    bots = bots.set_index("name").reindex(order).reset_index()
+    matches = pd.read_sql_query(
+        "SELECT match_id, sched_order, seat0, seat1, seed, winner, reason, points0, points1, "
+        "offender, fault, detail, record, play_ms, finished FROM matches ORDER BY sched_order", db)
+    deals = pd.read_sql_query(
+        "SELECT m.seat0, m.seat1, d.reason, d.winner, d.points FROM deals d "
+        "JOIN matches m USING (match_id)", db)
+    seats = pd.read_sql_query("SELECT bot, missed_claims, decisions, median_ms, p99_ms, max_ms "
+                              "FROM seats", db)
+    per_bot = _per_bot(matches)
+    outcomes = _deal_outcomes(deals, order)
+    return ReportData(
+        name=str(tournament["name"].iloc[0]) if len(tournament) else "",
+        created=str(tournament["created"].iloc[0]) if len(tournament) else "",
+        config=config,
+        scheduled=_scheduled(config, len(order)),
+        bots=bots,
+        leaderboard=board,
+        history=rating_history(db),
+        matches=per_bot,
+        head_to_head=_head_to_head(per_bot),
+        outcomes=outcomes,
+        mistakes=_mistakes(outcomes, per_bot, seats, order),
+        timing=_timing(seats, order),
+    )
+
+
+def _scheduled(config: dict[str, Any], bots: int) -> int | None:
+    """Matches in the round robin the settings describe (schedule.round_robin: every pairing
+    plays matches_per_pairing matches)."""
+    per_pairing = config.get("matches_per_pairing")
+    return bots * (bots - 1) // 2 * per_pairing if isinstance(per_pairing, int) else None
+
+
+def _per_bot(matches: pd.DataFrame) -> pd.DataFrame:
+    """Each match twice, once from each seat: bot, opponent, seat, result ('won', 'lost' or
+    'undecided' for a match without a winner), points for and against, forfeited (by this bot)."""
+    sides = []
+    for seat in (0, 1):
+        other = 1 - seat
+        side = matches.assign(
+            bot=matches[f"seat{seat}"], opponent=matches[f"seat{other}"], seat=seat,
+            points_for=matches[f"points{seat}"], points_against=matches[f"points{other}"],
+            forfeited=matches["offender"] == seat)
+        side["result"] = "undecided"
+        side.loc[side["winner"] == seat, "result"] = "won"
+        side.loc[side["winner"] == other, "result"] = "lost"
+        sides.append(side)
+    both = pd.concat(sides, ignore_index=True).sort_values(["sched_order", "seat"])
+    return both[["bot", "opponent", "seat", "match_id", "sched_order", "seed", "result", "reason",
+                 "points_for", "points_against", "forfeited", "fault", "detail", "record",
+                 "play_ms", "finished"]].reset_index(drop=True)
+
+
+def _head_to_head(per_bot: pd.DataFrame) -> pd.DataFrame:
+    """Per ordered pair (bot, opponent): matches, wins, losses, undecided, game points for and
+    against, and the match score in % (a win 1, a match without a winner 1/2, as in chess)."""
+    table = per_bot.assign(w=per_bot["result"] == "won", l=per_bot["result"] == "lost",
+                           u=per_bot["result"] == "undecided") \
+        .groupby(["bot", "opponent"], as_index=False) \
+        .agg(matches=("match_id", "size"), wins=("w", "sum"), losses=("l", "sum"),
+             undecided=("u", "sum"), points_for=("points_for", "sum"),
+             points_against=("points_against", "sum"))
+    table["score_pct"] = 100 * (table["wins"] + table["undecided"] / 2) / table["matches"]
+    return table
+
+
+def deal_ending(reason: str, winner: float | None, points: int, seat: int) -> str:
+    """How a deal ended for the player in ``seat`` (one of DEAL_ENDINGS)."""
+    if winner is None or pd.isna(winner):
+        return DRAWN
+    if winner == seat:
+        if reason in _CLAIM_WINS:
+            return f"won by claim for {points}"
+        return WON_PLAYED_OUT if reason in _PLAYED_OUT else WON_ON_MISTAKE
+    # A deal's loser is the player the reason names: the wrong claimant, the failed closer, the
+    # player who forfeited the deal (scoring.settle_*).
+    return _LOSER_MISTAKE.get(reason, LOST)
+
+
+def _deal_outcomes(deals: pd.DataFrame, order: list[str]) -> pd.DataFrame:
+    rows = []
+    for seat in (0, 1):
+        rows.append(pd.DataFrame({
+            "bot": deals[f"seat{seat}"],
+            "ending": [deal_ending(r, w, p, seat)
+                       for r, w, p in zip(deals["reason"], deals["winner"], deals["points"])],
+        }))
+    both = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=["bot", "ending"])
+    unknown = set(both["ending"]) - set(DEAL_ENDINGS)
+    if unknown:  # e.g. a claim worth 4 under rules this report does not know
+        raise ValueError(f"deal endings the report cannot place: {sorted(unknown)}")
+    counts = pd.crosstab(both["bot"], both["ending"]) if len(both) else pd.DataFrame()
+    return counts.reindex(index=order, columns=list(DEAL_ENDINGS)).fillna(0).astype(int)
+
+
+def _mistakes(outcomes: pd.DataFrame, per_bot: pd.DataFrame, seats: pd.DataFrame,
+              order: list[str]) -> pd.DataFrame:
+    """Counts per bot: wrong claims and failed closes (deals lost so), missed claims (windows in
+    which the bot had 66 and did not claim, as the referee counted them), forfeited deals when any,
+    and forfeited matches by fault (PROTOCOL.md §5), or one 'forfeits' column of zeros if none."""
+    table = pd.DataFrame(index=order)
+    table["wrong claims"] = outcomes[LOST_WRONG_CLAIM]
+    table["failed closes"] = outcomes[LOST_FAILED_CLOSE]
+    table["missed claims"] = seats.groupby("bot")["missed_claims"].sum() \
+        .reindex(order).fillna(0).astype(int)
+    if outcomes[LOST_FORFEITED_DEAL].any():
+        table["forfeited deals"] = outcomes[LOST_FORFEITED_DEAL]
+    forfeits = per_bot[per_bot["forfeited"]]
+    if len(forfeits):
+        by_fault = pd.crosstab(forfeits["bot"], forfeits["fault"].fillna("unknown"))
+        for fault in by_fault.columns:
+            table[f"forfeits: {fault}"] = by_fault[fault].reindex(order).fillna(0).astype(int)
+    else:
+        table["forfeits"] = 0
+    table.index.name = "bot"
+    return table
+
+
+def _timing(seats: pd.DataFrame, order: list[str]) -> pd.DataFrame:
+    """Decisions per bot; the median of its per-match medians and its worst p99 and max (ms). The
+    store keeps per-match summaries, not every time, so an overall median is not available."""
+    table = seats.groupby("bot").agg(decisions=("decisions", "sum"),
+                                     median_ms=("median_ms", "median"), p99_ms=("p99_ms", "max"),
+                                     max_ms=("max_ms", "max")) if len(seats) else pd.DataFrame(
+        columns=["decisions", "median_ms", "p99_ms", "max_ms"])
+    table = table.reindex(order)
+    table["decisions"] = table["decisions"].fillna(0).astype(int)
+    table.index.name = "bot"
+    return table
+

@@ -1,0 +1,172 @@
+"""The report's web pages (Jinja2 templates): ``index.html`` beside the chart files, and a page
+per bot in ``bots/``.
+
+The pages need no server and no network: their CSS is inline, they have no script, and they refer
+only to the chart files, to each other and to the match records of the tournament folder
+(``records/``), by relative links, so they work from ``file://`` and from any static host serving
+the tournament folder. Every value is escaped by Jinja2 (bot names and fault details come from
+strangers' programs).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Mapping
+
+import jinja2
+
+from arena import __version__
+from arena.report.data import DEAL_ENDINGS, ReportData
+
+CHART_TEXT = {
+    "leaderboard": ("Leaderboard",
+                    "Bots ranked by conservative rating (mu − 3 sigma): the dot is TrueSkill mu, "
+                    "the bar mu ± 3 sigma, and the number the conservative rating."),
+    "ratings": ("Ratings over the tournament",
+                "Each bot's mu after each of its matches, in schedule order, with a band of "
+                "± 1 sigma; the other bots in grey."),
+    "head_to_head": ("Head to head",
+                     "The row's match score against the column (a win counts 1, a match without "
+                     "a winner ½), and the number of matches they played."),
+    "outcomes": ("Outcomes",
+                 "How each bot's deals ended, as shares of its deals, and its mistakes counted: "
+                 "wrong claims, failed closes, missed claims, forfeits by fault."),
+}
+SETTING_NAMES = {
+    "profile": "rules profile", "rules": "rule overrides", "matches_per_pairing":
+    "matches per pairing", "seed": "base seed", "decision_ms": "time per decision (ms)",
+    "startup_ms": "start-up time (ms)", "max_deals": "deal limit per match",
+}
+
+_ENV = jinja2.Environment(loader=jinja2.PackageLoader("arena.report", "templates"),
+                          autoescape=True, undefined=jinja2.StrictUndefined,
+                          trim_blocks=True, lstrip_blocks=True)
+
+
+def _num(value: Any, digits: int = 1) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    return f"{value:.{digits}f}"
+
+
+def _settings(config: dict[str, Any]) -> list[tuple[str, str]]:
+    rows = []
+    for key in ("profile", "rules", "matches_per_pairing", "seed", "decision_ms", "startup_ms",
+                "max_deals"):
+        if key not in config:
+            continue
+        value = config[key]
+        if key == "rules":
+            text = ", ".join(f"{k} = {v}" for k, v in sorted(value.items())) or \
+                "none (the profile as it is)"
+        else:
+            text = str(value)
+        rows.append((SETTING_NAMES[key], text))
+    return rows
+
+
+def page_names(order: list[str]) -> dict[str, str]:
+    """Each bot's page, ``bots/NAME.html`` with the name cut to letters, digits, '-' and '_', and
+    unique even on file systems that ignore case."""
+    taken: set[str] = set()
+    pages = {}
+    for bot in order:
+        base = re.sub(r"[^A-Za-z0-9_-]+", "-", bot).strip("-")[:60] or "bot"
+        slug, n = base, 1
+        while slug.lower() in taken:
+            n += 1
+            slug = f"{base}-{n}"
+        taken.add(slug.lower())
+        pages[bot] = f"bots/{slug}.html"
+    return pages
+
+
+MATCH_ENDINGS = {"target": "played to the target", "deal_limit": "stopped at the deal limit",
+                 "no_contest": "no contest: neither bot started"}
+
+
+def _match_row(m: Any, records: str) -> dict[str, Any]:
+    ending = MATCH_ENDINGS.get(m.reason, m.reason)
+    if m.reason == "forfeit":
+        who = "forfeited" if m.forfeited else "opponent forfeited"
+        ending = f"{who}: {m.fault}" + (f" ({m.detail})" if m.detail else "")
+    return {"order": int(m.sched_order) + 1, "id": m.match_id, "opponent": m.opponent,
+            "href": records + m.record if isinstance(m.record, str) and m.record else None,
+            "seat": int(m.seat), "result": m.result, "score": f"{m.points_for}–{m.points_against}",
+            "ending": ending}
+
+
+def _bot_page(data: ReportData, bot: str, pages: dict[str, str]) -> dict[str, Any]:
+    """What a bot's page shows. Its links are relative to ``bots/``: other bots' pages are its
+    neighbours, the match records two folders up (report/bots/ -> the tournament folder)."""
+    records = "../../"
+    row = data.leaderboard.set_index("bot").loc[bot]
+    command = data.bots.set_index("name").loc[bot]
+    mine = data.matches[data.matches["bot"] == bot]
+    endings = data.outcomes.loc[bot]
+    deals = int(endings.sum())
+    h2h = data.head_to_head[data.head_to_head["bot"] == bot].set_index("opponent")
+    opponents = [{
+        "name": o, "page": pages[o].removeprefix("bots/"), "matches": int(h.matches),
+        "record": f"{int(h.wins)}–{int(h.losses)}" + (f"–{int(h.undecided)}" if h.undecided else ""),
+        "score": _num(h.score_pct), "points": f"{int(h.points_for)}–{int(h.points_against)}",
+    } for o in data.order if o in h2h.index for h in [h2h.loc[o]]]
+    timing = data.timing.loc[bot]
+    return {
+        "name": bot, "rank": int(row["rank"]), "command": command["command"],
+        "version": command["version"] or "–",
+        "mu": _num(row["mu"], 2), "sigma": _num(row["sigma"], 2),
+        "conservative": _num(row["conservative"], 2), "matches": int(row["matches"]),
+        "win_pct": _num(row["win_pct"]), "points_per_deal": _num(row["points_per_deal"], 3),
+        "deals": deals,
+        "endings": [(e, int(endings[e]), _num(100 * endings[e] / deals) if deals else "–")
+                    for e in DEAL_ENDINGS if endings[e]],
+        "mistakes": [(k, int(v)) for k, v in data.mistakes.loc[bot].items()],
+        "forfeits": [_match_row(m, records) for m in mine[mine["forfeited"]].itertuples()],
+        "timing": {"decisions": int(timing["decisions"]), "median": _num(timing["median_ms"], 2),
+                   "p99": _num(timing["p99_ms"], 1), "max": _num(timing["max_ms"], 1)},
+        "opponents": opponents,
+        "rows": [_match_row(m, records) for m in mine.itertuples()],
+    }
+
+
+def _when(stamp: object) -> str | None:
+    """'2026-11-21T20:22:54Z' as '2026-11-21 20:22 UTC'."""
+    text = str(stamp) if stamp else ""
+    return f"{text[:10]} {text[11:16]} UTC" if len(text) >= 16 else (text or None)
+
+
+def render_pages(data: ReportData, charts: Mapping[str, tuple[float, float]]) -> dict[str, str]:
+    """The report's pages as {path relative to the report folder: HTML}: ``index.html`` (the
+    overview) and one page per bot under ``bots/``. ``charts`` maps each chart's name to its size
+    in inches: the index shows a chart at its size as drawn (96 CSS pixels an inch), shrunk only
+    to fit a narrow window."""
+    pages = page_names(data.order)
+    finished = data.matches["finished"]
+    common = {"name": data.name, "version": __version__, "bot_count": len(data.order)}
+    leaderboard = [{
+        "rank": int(r.rank), "bot": r.bot, "page": pages[r.bot], "mu": _num(r.mu, 2),
+        "sigma": _num(r.sigma, 2), "conservative": _num(r.conservative, 2),
+        "matches": int(r.matches), "win_pct": _num(r.win_pct),
+        "points_per_deal": _num(r.points_per_deal, 3), "forfeits": int(r.forfeits),
+    } for r in data.leaderboard.itertuples()]
+    bots = data.bots.assign(version=data.bots["version"].replace("", "–"))
+    out = {"index.html": _ENV.get_template("index.html.j2").render(
+        **common,
+        created=_when(data.created),
+        last=_when(finished.max()) if len(finished) else None,
+        played=data.played,
+        scheduled=data.scheduled,
+        deals=int(data.outcomes.to_numpy().sum()) // 2,  # each deal counts once for each player
+        settings=_settings(data.config),
+        leaderboard=leaderboard,
+        charts=[{"name": c, "title": CHART_TEXT[c][0], "caption": CHART_TEXT[c][1],
+                 "width": round(w * 96), "height": round(h * 96)} for c, (w, h) in charts.items()],
+        bots=[{"name": b.name, "page": pages[b.name], "command": b.command, "version": b.version}
+              for b in bots.itertuples()],
+    )}
+    template = _ENV.get_template("bot.html.j2")
+    for bot in data.order:
+        out[pages[bot]] = template.render(**common, b=_bot_page(data, bot, pages))
+    return out

@@ -1,0 +1,109 @@
+"""The report page in a real headless browser (Debian's chromium): every image loads, the
+leaderboard has one row per bot, and a screenshot is kept for a person to look at.
+
+Chromium runs from the command line: once with ``--dump-dom`` on a copy of the page that carries a
+small test script (it records, once the page has loaded, what the browser made of the images and the
+table), and once with ``--screenshot`` on the page itself. Nothing is served: the page is opened from
+``file://``, as a user opening it from disk would.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from arena.report import write_report
+from arena.report.charts import CHARTS
+
+CHROMIUM = shutil.which("chromium")
+# Screenshots a person may want to look at; git-ignored, like everything under results/.
+ARTIFACTS = Path(__file__).resolve().parents[2] / "results" / "test-artifacts"
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (scripts/test installs "
+                       "Debian's chromium when it runs as root with apt-get)"),
+]
+# The flags this machine needs (no sandbox as root, no GPU) and those that keep Chromium off the
+# network: without them it tries Google's services at every start.
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--hide-scrollbars"]
+PROBE = """
+<script>
+window.addEventListener("load", () => {
+  const images = [...document.images].map(i => ({src: i.getAttribute("src"), complete: i.complete,
+                                                 width: i.naturalWidth, height: i.naturalHeight}));
+  const rows = document.querySelectorAll("#leaderboard tbody tr").length;
+  const settings = document.getElementById("settings").getBoundingClientRect().top + window.scrollY;
+  const out = document.createElement("pre");
+  out.id = "browser-test";
+  out.textContent = JSON.stringify({images, rows, charts_end: Math.ceil(settings)});
+  document.body.appendChild(out);
+});
+</script>
+"""
+
+
+def chromium(tmp_path: Path, *args: str, timeout: float = 60) -> str:
+    """Run chromium to completion in its own process group; on a timeout the whole group is ended,
+    so no renderer or GPU process outlives the test."""
+    proc = subprocess.Popen([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'chromium-profile'}",
+                             *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise
+    assert proc.returncode == 0, err[-2000:]
+    return out
+
+
+def look(page: Path, tmp_path: Path) -> dict:
+    """What the browser made of the page: its images and the leaderboard's rows."""
+    probe = page.with_name("browser-test.html")  # beside the page: the same relative links
+    probe.write_text(page.read_text(encoding="utf-8").replace("</body>", PROBE + "</body>"),
+                     encoding="utf-8")
+    try:
+        dom = chromium(tmp_path, "--virtual-time-budget=10000", "--dump-dom", probe.as_uri())
+    finally:
+        probe.unlink()
+    found = re.search(r'<pre id="browser-test">(.*?)</pre>', dom, re.S)
+    assert found, "the page's load event never came (or the test script did not run)"
+    return json.loads(html.unescape(found.group(1)))
+
+
+@pytest.mark.parametrize("case", ["real", "thirty"])
+def test_report_page_in_a_real_browser(case, real_tournament, thirty_bots, tmp_path):
+    folder = {"real": real_tournament, "thirty": thirty_bots}[case]
+    page = write_report(folder)
+    bots = 4 if case == "real" else 30
+    seen = look(page, tmp_path)
+    assert sorted(i["src"] for i in seen["images"]) == sorted(f"{c}.png" for c in CHARTS)
+    for image in seen["images"]:
+        assert image["complete"] and image["width"] > 0 and image["height"] > 0, image
+    assert seen["rows"] == bots
+    # The screenshot shows the leaderboard and the four charts (the page down to the settings).
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shot = ARTIFACTS / f"report-{case}.png"
+    shot.unlink(missing_ok=True)
+    height = min(seen["charts_end"], 16000)
+    chromium(tmp_path, f"--window-size=1280,{height}", f"--screenshot={shot}", page.as_uri())
+    with Image.open(shot) as image:
+        assert image.size == (1280, height)
+        assert len(image.convert("RGB").getcolors(1 << 20) or []) > 100  # a page, not a blank
+    # The leaderboard's first bot leads to its page, which lists each of its matches.
+    first = re.search(r'<td><a href="(bots/[^"]+)">', page.read_text(encoding="utf-8")).group(1)
+    dom = chromium(tmp_path, "--dump-dom", (page.parent / first).as_uri())
+    body = re.search(r'<table id="matches-table">.*?<tbody>(.*?)</tbody>', dom, re.S).group(1)
+    assert body.count("<tr>") == (bots - 1) * 2  # two matches against each other bot
