@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from arena.bot_process import BotFault, BotProcess, Limits
+from arena.sandbox import Report
 from arena.game import CLAIM, Action, DealResult, DealState, MatchState, Rules
 from arena.game.rules import CLAIM_TARGET
 from arena.records import RECORD_FORMAT, RECORD_VERSION, RecordWriter
@@ -31,6 +32,9 @@ class BotSpec:
 
     name: str
     argv: tuple[str, ...]
+    folder: str | None = None     # a registered bot's files, copied in as its working folder
+    workdir: str = "."            # where in that folder the command runs
+    version: str = ""             # a registered bot's content hash
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,7 @@ class SeatStats:
     wrong_claims: int = 0
     missed_claims: int = 0  # claim windows in which the seat had 66 and did not claim
     decision_ms: list[float] = field(default_factory=list)
+    sandbox: Report | None = None  # how the process ended (status, processes left running)
 
     def timing(self) -> dict[str, float]:
         times = sorted(self.decision_ms)
@@ -96,7 +101,8 @@ class _Match:
         self.procs = tuple(
             BotProcess(b.argv, self.limits,
                        stderr_log=(log_dir / f"{self.match_id}.seat{seat}.stderr.log")
-                       if log_dir else None)
+                       if log_dir else None,
+                       files=Path(b.folder) if b.folder else None, subdir=b.workdir)
             for seat, b in enumerate(self.bots))
         self.seats = (SeatStats(bots[0].name), SeatStats(bots[1].name))
         self.t0 = time.monotonic()
@@ -159,8 +165,9 @@ class _Match:
                 return self._forfeit(sf.seat, sf.fault)
             return self._finish()
         finally:
-            for proc in self.procs:
+            for seat, proc in enumerate(self.procs):
                 proc.close()
+                self.seats[seat].sandbox = proc.report
             if self.writer is not None:
                 self.writer.close()
 

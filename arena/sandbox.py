@@ -74,6 +74,18 @@ class SandboxLimits:
         return asdict(self)
 
 
+def parse_limits(items: Sequence[str]) -> dict[str, int]:
+    """``KEY=VALUE`` options (``--limit cpu_s=60``) as a table for ``SandboxLimits.from_mapping``."""
+    table: dict[str, int] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not value.strip().isdigit():
+            raise ValueError(f"a limit is KEY=NUMBER, like cpu_s=60, not {item!r}")
+        table[key.strip()] = int(value)
+    SandboxLimits.from_mapping(table)  # names the unknown key, if any
+    return table
+
+
 @dataclass(frozen=True)
 class Support:
     mode: str                 # "isolated", "namespaces" or "limits"
@@ -212,21 +224,20 @@ class _Launch:
     ``finish()`` reads the launcher's report after the process ended; ``cleanup()`` always."""
 
     def __init__(self, limits: SandboxLimits, mode: str, files: Path | None = None,
-                 userns: bool = False, workdir: Path | None = None):
+                 subdir: str = ".", userns: bool = False):
         self.limits = limits
         self.mode = mode
         self.userns = userns
         self._base = tempfile.mkdtemp(prefix="sixtysix-bot-")
-        self._own_workdir = workdir is None
-        self.workdir = str(workdir) if workdir is not None else os.path.join(self._base, "work")
+        self.workdir = os.path.join(self._base, "work")  # the bot's folder: a copy of its files
+        self.cwd = os.path.normpath(os.path.join(self.workdir, subdir))
         self._lease: _UidLease | None = None
         self._status_r = self._status_w = -1
         self._inner: int | None = None
-        if self._own_workdir:
-            if files is not None:
-                shutil.copytree(files, self.workdir, symlinks=True)
-            else:
-                os.mkdir(self.workdir)
+        if files is not None:
+            shutil.copytree(files, self.workdir, symlinks=True)
+        else:
+            os.mkdir(self.workdir)
         if mode == "isolated":
             self._lease = _UidLease()
             os.chmod(self._base, 0o711)  # the bot may pass through to its folder, not list it
@@ -245,14 +256,14 @@ class _Launch:
 
             def preexec() -> None:
                 sandbox_launch.apply_limits(limits)
-            return list(argv), {"preexec_fn": preexec, "cwd": self.workdir}
+            return list(argv), {"preexec_fn": preexec, "cwd": self.cwd}
         self._status_r, self._status_w = os.pipe()
         os.set_blocking(self._status_r, False)
-        spec = {"status_fd": self._status_w, "parent": os.getpid(), "cwd": self.workdir,
+        spec = {"status_fd": self._status_w, "parent": os.getpid(), "cwd": self.cwd,
                 "limits": self.limits.to_dict(), "userns": self.userns, "uid": self.uid,
                 "stage": os.path.join(self._base, "stage"), "expose": _runtime_paths(argv)}
         launcher = [sys.executable, "-I", "-S", str(LAUNCHER), json.dumps(spec), "--", *argv]
-        return launcher, {"pass_fds": (self._status_w,), "cwd": self.workdir}
+        return launcher, {"pass_fds": (self._status_w,), "cwd": self._base}
 
     def started(self) -> None:
         """After the process started: only the launcher may hold the pipe's writing end, so that
@@ -307,8 +318,6 @@ class _Launch:
         if self._lease is not None:
             self._lease.release()
             self._lease = None
-        if not self._own_workdir:
-            _chown_tree(self.workdir, os.geteuid())  # a build folder goes back to the arena
         shutil.rmtree(self._base, ignore_errors=True)
 
 
@@ -334,12 +343,11 @@ def _runtime_paths(argv: Sequence[str]) -> list[str]:
 class Sandbox:
     """The sandbox of one bot process, as ``BotProcess`` uses it."""
 
-    def __init__(self, limits: SandboxLimits, files: Path | None = None,
-                 workdir: Path | None = None):
+    def __init__(self, limits: SandboxLimits, files: Path | None = None, subdir: str = "."):
         s = support()
         self.limits = limits
-        self._launch = _Launch(limits, s.mode, files=files, userns=s.mode == "namespaces",
-                               workdir=workdir)
+        self._launch = _Launch(limits, s.mode, files=files, subdir=subdir,
+                               userns=s.mode == "namespaces")
         self.report: Report | None = None
 
     @property
@@ -364,12 +372,13 @@ class Sandbox:
         self._launch.cleanup()
 
 
-def run_command(argv: Sequence[str], folder: Path, limits: SandboxLimits, timeout_s: float,
-                output_cap: int = 1 << 16) -> tuple[int | None, str, Report]:
-    """Run a command (a bot's build) in the sandbox with ``folder`` as its working folder, in
-    place. Returns the exit status (None: timed out), its output (the last ``output_cap`` bytes of
-    stdout and stderr together) and the launcher's report."""
-    sandbox = Sandbox(limits, workdir=folder)
+def run_command(argv: Sequence[str], files: Path, limits: SandboxLimits, timeout_s: float,
+                keep: Path | None = None, output_cap: int = 1 << 16
+                ) -> tuple[int | None, str, Report]:
+    """Run a command (a bot's build) in the sandbox, in a copy of ``files``; afterwards the copy,
+    with whatever the command made, is saved as ``keep``. Returns the exit status (None: timed
+    out), the last ``output_cap`` bytes of its output (stdout and stderr) and the launcher's report."""
+    sandbox = Sandbox(limits, files=files)
     try:
         command, kwargs = sandbox.command(argv)
         env = minimal_env(sandbox.workdir)
@@ -388,10 +397,12 @@ def run_command(argv: Sequence[str], folder: Path, limits: SandboxLimits, timeou
             size = out.seek(0, os.SEEK_END)
             out.seek(max(0, size - output_cap))
             text = out.read().decode(errors="replace")
-        if status is not None and report.status is not None:
-            status = report.status
-        elif status is not None and report.error:
-            status = 127
+        if status is not None:
+            status = report.status if report.status is not None else (127 if report.error
+                                                                       else status)
+        if keep is not None:
+            shutil.copytree(sandbox.workdir, keep, symlinks=True)
+            _chown_tree(str(keep), os.geteuid())
         return status, text, report
     finally:
         sandbox.close()
@@ -402,13 +413,3 @@ def _kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
-
-
-def wait_gone(pids: Sequence[int], timeout_s: float = 2.0) -> bool:
-    """True once none of ``pids`` exists (for tests and checks)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if not any(os.path.exists(f"/proc/{pid}") for pid in pids):
-            return True
-        time.sleep(0.02)
-    return False
