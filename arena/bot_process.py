@@ -59,7 +59,8 @@ class BotProcess:
     """A running bot. Use ``start()``, then ``send``/``read_line``, and always ``close()``."""
 
     def __init__(self, argv: Sequence[str], limits: Limits = Limits(),
-                 stderr_log: Path | None = None, files: Path | None = None, subdir: str = "."):
+                 stderr_log: Path | None = None, files: Path | None = None, subdir: str = ".",
+                 hide: Sequence[Path] = ()):
         if not argv:
             raise ValueError("a bot command needs at least a program")
         self.argv = list(argv)
@@ -67,6 +68,7 @@ class BotProcess:
         self.stderr_log_path = stderr_log
         self._files = files  # a folder copied in as the bot's working folder (a registered bot)
         self._subdir = subdir
+        self._hide = hide  # folders the bot must not see (the match record, the logs)
         self._sandbox: Sandbox | None = None
         self.report: Report | None = None  # what the sandbox saw, once closed
         self._proc: subprocess.Popen[bytes] | None = None
@@ -87,7 +89,8 @@ class BotProcess:
             self.stderr_log_path.parent.mkdir(parents=True, exist_ok=True)
             self._stderr_file = open(self.stderr_log_path, "wb")
         try:
-            self._sandbox = Sandbox(self.limits.sandbox, files=self._files, subdir=self._subdir)
+            self._sandbox = Sandbox(self.limits.sandbox, files=self._files, subdir=self._subdir,
+                                    hide=self._hide)
             argv, sandbox_args = self._sandbox.command(self.argv)
             self._proc = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from arena.bot_process import BotFault, BotProcess, Limits
+from arena.bot_process import EXIT_GRACE_S, BotFault, BotProcess, Limits
 from arena.sandbox import Report
 from arena.game import CLAIM, Action, DealResult, DealState, MatchState, Rules
 from arena.game.rules import CLAIM_TARGET
@@ -102,13 +102,15 @@ class _Match:
             BotProcess(b.argv, self.limits,
                        stderr_log=(log_dir / f"{self.match_id}.seat{seat}.stderr.log")
                        if log_dir else None,
-                       files=Path(b.folder) if b.folder else None, subdir=b.workdir)
+                       files=Path(b.folder) if b.folder else None, subdir=b.workdir,
+                       hide=[p for p in (record_path and record_path.parent, log_dir) if p])
             for seat, b in enumerate(self.bots))
         self.seats = (SeatStats(bots[0].name), SeatStats(bots[1].name))
         self.t0 = time.monotonic()
         self.state: MatchState | None = None
         self._play_started = 0.0
         self._could_claim: set[tuple[int, int, int]] = set()
+        self._offender: int | None = None
         self._did_claim: set[tuple[int, int, int]] = set()
 
     # -- I/O with the record ---------------------------------------------------------------------
@@ -166,7 +168,8 @@ class _Match:
             return self._finish()
         finally:
             for seat, proc in enumerate(self.procs):
-                proc.close()
+                # A bot that broke a rule is not waited for: a hung one would only cost time.
+                proc.close(grace_s=0.0 if seat == self._offender else EXIT_GRACE_S)
                 self.seats[seat].sandbox = proc.report
             if self.writer is not None:
                 self.writer.close()
@@ -332,6 +335,7 @@ class _Match:
         return result
 
     def _forfeit(self, seat: int, fault: BotFault) -> MatchResult:
+        self._offender = seat
         self._record("fault", seat=seat, fault=fault.fault, detail=fault.detail,
                      line=_text(fault.line))
         state = self.state

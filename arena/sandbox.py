@@ -224,8 +224,9 @@ class _Launch:
     ``finish()`` reads the launcher's report after the process ended; ``cleanup()`` always."""
 
     def __init__(self, limits: SandboxLimits, mode: str, files: Path | None = None,
-                 subdir: str = ".", userns: bool = False):
+                 subdir: str = ".", userns: bool = False, hide: Sequence[Path] = ()):
         self.limits = limits
+        self.hide = hide
         self.mode = mode
         self.userns = userns
         self._base = tempfile.mkdtemp(prefix="sixtysix-bot-")
@@ -238,6 +239,7 @@ class _Launch:
             shutil.copytree(files, self.workdir, symlinks=True)
         else:
             os.mkdir(self.workdir)
+        os.chmod(self.workdir, 0o700)  # the bot's alone: another bot must not even list it
         if mode == "isolated":
             self._lease = _UidLease()
             os.chmod(self._base, 0o711)  # the bot may pass through to its folder, not list it
@@ -262,6 +264,7 @@ class _Launch:
         spec = {"status_fd": self._status_w, "parent": os.getpid(), "cwd": self.cwd,
                 "limits": self.limits.to_dict(), "userns": self.userns, "uid": self.uid,
                 "stage": os.path.join(self._base, "stage"), "expose": _runtime_paths(argv)}
+        spec["hide"] = _hideable(self.hide, [self._base, *spec["expose"]])
         launcher = [sys.executable, "-I", "-S", str(LAUNCHER), json.dumps(spec), "--", *argv]
         return launcher, {"pass_fds": (self._status_w,), "cwd": self._base}
 
@@ -328,6 +331,22 @@ def _chown_tree(path: str, uid: int) -> None:
             os.lchown(os.path.join(root, name), uid, uid)
 
 
+def _hideable(hide: Sequence[Path], needed: Sequence[str]) -> list[str]:
+    """The folders to hide from a bot, less any that hold what the bot needs (its own folder, its
+    program): hiding those would break the bot rather than protect the arena."""
+    out = []
+    for path in {os.path.realpath(p) for p in [*hide, *data_folders()]}:
+        inside = path.rstrip("/") + "/"
+        if not any(n == path or n.startswith(inside) for n in map(os.path.realpath, needed)):
+            out.append(path)
+    return sorted(out)
+
+
+def data_folders() -> list[str]:
+    """The arena's data folder (registry, default results): never visible to a bot."""
+    return [os.environ.get("ARENA_DATA") or "results"]
+
+
 def _runtime_paths(argv: Sequence[str]) -> list[str]:
     """Folders a bot may need that could sit behind a folder only root may enter (the arena's
     Python under /root, say): the Python installation and the bot's program and file arguments."""
@@ -343,11 +362,12 @@ def _runtime_paths(argv: Sequence[str]) -> list[str]:
 class Sandbox:
     """The sandbox of one bot process, as ``BotProcess`` uses it."""
 
-    def __init__(self, limits: SandboxLimits, files: Path | None = None, subdir: str = "."):
+    def __init__(self, limits: SandboxLimits, files: Path | None = None, subdir: str = ".",
+                 hide: Sequence[Path] = ()):
         s = support()
         self.limits = limits
         self._launch = _Launch(limits, s.mode, files=files, subdir=subdir,
-                               userns=s.mode == "namespaces")
+                               userns=s.mode == "namespaces", hide=hide)
         self.report: Report | None = None
 
     @property

@@ -11,7 +11,7 @@ that creates it:
   and exits with it;
 - the *inner* process is PID 1 of the new PID namespace. It mounts a fresh ``/proc`` (the bot sees
   only its own processes, never the referee's pipes or the other bot), makes runtime folders that
-  only root may enter reachable read-only, forks the bot, applies the resource limits, drops to the
+  only root may enter reachable read-only, hides the arena's data folders, forks the bot, applies the resource limits, drops to the
   bot's user id and execs it. Then it reaps, and when the bot exits it reports on the status pipe:
   the exit status, CPU time, peak memory and how many processes the bot left running. When PID 1 of
   a namespace exits, the kernel kills every process still in it: nothing a bot starts, not even a
@@ -116,10 +116,12 @@ def _expose(paths: list[str], stage: str) -> None:
         root = _untraversable_root(path) if os.path.exists(path) else None
         if root is not None and root != path:
             plans.setdefault(root, []).append(path)
+    count = 0
     for root, inner_paths in plans.items():
         staged = []
-        for i, path in enumerate(inner_paths):
-            spot = os.path.join(stage, str(len(staged)) + "-" + str(i))
+        for path in inner_paths:
+            count += 1
+            spot = os.path.join(stage, str(count))
             os.mkdir(spot)
             _mount(path, spot, None, MS_BIND | MS_REC)
             staged.append((spot, path))
@@ -150,6 +152,10 @@ def _inner(spec: dict, argv: list[str], status_fd: int) -> None:
     uid = spec.get("uid")
     if uid is not None:
         _expose(spec.get("expose", []), spec["stage"])
+    for path in spec.get("hide", []):
+        if os.path.isdir(path):  # the arena's records and data: an empty, read-only folder here
+            _mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                   "size=4k,mode=0555")
     bot = os.fork()
     if bot == 0:
         try:

@@ -11,7 +11,6 @@ import os
 import socket
 import sys
 import time
-import uuid
 from dataclasses import replace
 from pathlib import Path
 
@@ -21,10 +20,10 @@ from arena.bot_process import BotFault, BotProcess, Limits
 from arena.bot_specs import resolve_bot
 from arena.game import profile
 from arena.referee import BotSpec, MatchConfig, run_match
-from arena.sandbox import UID_BASE, UID_COUNT, SandboxLimits, support
+from arena.sandbox import SandboxLimits, support
+from bot_procs import TAG, sandbox_user_processes, tagged_processes
 
 BAD_BOT = Path(__file__).parent / "fixtures" / "bad_bot.py"
-TAG = uuid.uuid4().hex  # marks this module's bots (and everything they fork) in /proc
 TIGHT = SandboxLimits(cpu_s=5, memory_mb=512, processes=32, file_mb=8, open_files=64)
 LIMITS = Limits(decision_ms=500, startup_ms=5000, sandbox=TIGHT)
 
@@ -32,35 +31,6 @@ isolated = pytest.mark.skipif(support().mode != "isolated",
                               reason=f"needs the full sandbox (root on Linux): {support().reason}")
 namespaces = pytest.mark.skipif(support().mode == "limits",
                                 reason=f"needs Linux namespaces: {support().reason}")
-
-
-def tagged_processes() -> list[tuple[int, str]]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
-        except OSError:
-            continue
-        if TAG.encode() in cmdline:
-            found.append((int(entry), cmdline.replace(b"\0", b" ").decode(errors="replace")))
-    return found
-
-
-def sandbox_user_processes() -> list[int]:
-    """Processes running as one of the sandbox's user ids."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            uid = os.stat(f"/proc/{entry}").st_uid
-        except OSError:
-            continue
-        if UID_BASE <= uid < UID_BASE + UID_COUNT:
-            found.append(int(entry))
-    return found
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -178,3 +148,76 @@ def test_a_stdout_burst_costs_the_referee_no_memory(tmp_path):
 def test_an_endless_stderr_flood_keeps_one_mebibyte(tmp_path):
     play([bad("stderr_endless"), resolve_bot("greedy")], tmp_path)
     assert (tmp_path / "logs" / "h.seat0.stderr.log").stat().st_size < (1 << 20) + 200
+
+
+def spy_reports(tmp_path: Path, folder: Path | None = None, paths: tuple[str, ...] = ()
+                ) -> list[dict]:
+    """Two spies play each other; each reads the paths listed in a file of its own folder (not on
+    its command line: the sandbox makes a bot's own arguments reachable on purpose)."""
+    import json
+
+    spec = bad("spy")
+    if paths:
+        bot_folder = tmp_path / "spy"
+        bot_folder.mkdir()
+        (bot_folder / "paths").write_text("\n".join(paths))
+        spec = BotSpec(spec.name, spec.argv, folder=str(bot_folder))
+    config = MatchConfig(rules=profile("sixty_six"), seed=3, match_id="h", limits=LIMITS)
+    out = folder or tmp_path
+    result = run_match([spec, spec], config, record_path=out / "m.jsonl", log_dir=out / "logs")
+    assert result.reason in ("target", "deal_limit"), result.detail
+    reports = []
+    for seat in (0, 1):
+        log = (out / "logs" / f"h.seat{seat}.stderr.log").read_text()
+        reports.append(json.loads(log.split("SPY ", 1)[1].splitlines()[0]))
+    return reports
+
+
+def test_a_bot_inherits_no_descriptor_and_no_variable_of_the_arena(tmp_path, monkeypatch):
+    monkeypatch.setenv("ARENA_SECRET", "seed=42")
+    for report in spy_reports(tmp_path):
+        assert set(report["fds"]) <= {0, 1, 2, 3}  # 3: the listing's own descriptor
+        assert set(report["env"]) <= {"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL",
+                                      "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "VIRTUAL_ENV"}
+
+
+@pytest.fixture
+def open_folder():
+    """A folder anyone may enter, holding files anyone may read: only the sandbox protects them."""
+    import shutil
+    import tempfile
+
+    path = Path(tempfile.mkdtemp(prefix="sixtysix-open-"))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path)
+
+
+@isolated
+def test_a_bot_cannot_see_the_records_the_data_or_the_other_bot(tmp_path, monkeypatch,
+                                                                open_folder):
+    data = open_folder / "data"
+    (data / "registry").mkdir(parents=True, mode=0o755)
+    secret = data / "registry" / "registry.sqlite"
+    secret.write_text("other bots' commands")
+    public = open_folder / "public.txt"
+    public.write_text("anyone may read this")
+    for path in (secret, public):
+        path.chmod(0o644)
+    monkeypatch.setenv("ARENA_DATA", str(data))
+    out = open_folder / "out"  # the record of this very match is here: it holds the deal orders
+    out.mkdir(mode=0o755)
+    paths = (str(out / "m.jsonl"), str(secret), str(out / "logs"), f"/proc/{os.getpid()}/fd",
+             str(public))
+    for report in spy_reports(tmp_path, out, paths):
+        assert report["read"] == {**{p: False for p in paths[:-1]}, str(public): True}
+        assert report["others"] and not any(report["others"].values()), report["others"]
+        assert max(report["pids"]) < 10  # its own PID namespace: the launcher and itself
+
+
+@isolated
+def test_qualification_rejects_a_bot_that_does_not_exit(tmp_path):
+    from arena.qualify import qualify
+
+    report = qualify(bad("linger"), LIMITS, matches=1)
+    assert report.failure is not None and report.failure.fault == "no_exit"

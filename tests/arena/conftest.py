@@ -1,0 +1,19 @@
+"""Session checks for the arena tests: no process a test started outlives the suite."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from bot_procs import sandbox_user_processes, tagged_processes
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_bot_outlives_the_suite():
+    yield
+    deadline = time.monotonic() + 2  # the kernel may still be ending a namespace killed just now
+    while (tagged_processes() or sandbox_user_processes()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert tagged_processes() == [], "hostile bot processes outlived the test session"
+    assert sandbox_user_processes() == [], "processes of sandbox users outlived the test session"
