@@ -160,9 +160,13 @@ def _transcript(record: Path, seat: int) -> tuple[str, ...]:
         messages = read_record(record).messages
     except (RecordError, OSError):
         return ()
-    lines = [f"{'>' if m['dir'] == 'out' else '<'} {m['line']}" for m in messages
+    lines = [f"{'>' if m['dir'] == 'out' else '<'} {_clip(m['line'])}" for m in messages
              if m["seat"] == seat]
     return tuple(lines[-TRANSCRIPT_LINES:])
+
+
+def _clip(line: str, width: int = 120) -> str:
+    return line if len(line) <= width else line[:width - 3] + "..."
 
 
 def _tail(path: Path) -> tuple[str, ...]:

@@ -10,13 +10,16 @@ it in one plain sentence:
   the referee, the other bot or files the arena keeps private; when it exits or is killed, the
   kernel ends every process it started. The process limit holds because the user id is not root.
 - ``namespaces`` (Linux, not root, user namespaces allowed): the same namespaces inside a user
-  namespace, but the bot keeps the caller's user id: it can read what the caller can read.
+  namespace, but the bot keeps the caller's user id: it can read what the caller can read (but for
+  the arena's data folders, hidden from it). The process limit holds: the kernel counts it per
+  user namespace.
 - ``limits`` (elsewhere: other systems, or namespaces refused): resource limits and a process
   group only. The bot has the network, a ``setsid`` child can outlive the match, and the process
   limit is not set (it would count every process of the caller's user).
 
 Every mode gives a bot a fresh working folder (deleted afterwards), a minimal environment, capped
-output (``bot_process.py``) and the limits of ``SandboxLimits``.
+output (``bot_process.py``) and the limits of ``SandboxLimits``. ``ARENA_SANDBOX=limits`` in the
+environment asks for the weakest mode (for benchmarks, or a machine where the probe misbehaves).
 """
 
 from __future__ import annotations
@@ -118,6 +121,8 @@ def describe() -> str:
 
 
 def _probe() -> Support:
+    if os.environ.get("ARENA_SANDBOX") == "limits":
+        return Support("limits", "ARENA_SANDBOX=limits is set")
     if not sys.platform.startswith("linux"):
         return Support("limits", f"namespaces are a Linux feature; this is {sys.platform}")
     if os.geteuid() == 0:
