@@ -46,6 +46,7 @@ class MatchConfig:
     limits: Limits = Limits()
     max_deals: int = 200  # see MatchState.stop_at_deal_limit: a match between bots that never
                           # claim would otherwise never end
+    private: tuple[Path, ...] = ()  # folders hidden from the bots (besides the record's and logs')
 
 
 @dataclass
@@ -103,7 +104,8 @@ class _Match:
                        stderr_log=(log_dir / f"{self.match_id}.seat{seat}.stderr.log")
                        if log_dir else None,
                        files=Path(b.folder) if b.folder else None, subdir=b.workdir,
-                       hide=[p for p in (record_path and record_path.parent, log_dir) if p])
+                       hide=[p for p in (record_path and record_path.parent, log_dir,
+                                         *config.private) if p])
             for seat, b in enumerate(self.bots))
         self.seats = (SeatStats(bots[0].name), SeatStats(bots[1].name))
         self.t0 = time.monotonic()

@@ -175,7 +175,8 @@ def _play(job: _Job) -> MatchResult:
     """Runs in a worker process: one match, its record written by the referee as it goes."""
     entry = job.entry
     config = MatchConfig(rules=job.rules, seed=entry.seed, first_dealer=entry.first_dealer,
-                         match_id=entry.match_id, limits=job.limits, max_deals=job.max_deals)
+                         match_id=entry.match_id, limits=job.limits, max_deals=job.max_deals,
+                         private=(job.log_dir.parent,))  # the tournament's folder: its database
     result = run_match(job.bots, config, record_path=job.record, log_dir=job.log_dir)
     log.info("match %s %s vs %s: %s, winner seat %s", entry.match_id, entry.seat0, entry.seat1,
              result.reason, result.winner)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 
@@ -17,3 +20,12 @@ def no_bot_outlives_the_suite():
         time.sleep(0.05)
     assert tagged_processes() == [], "hostile bot processes outlived the test session"
     assert sandbox_user_processes() == [], "processes of sandbox users outlived the test session"
+
+
+@pytest.fixture
+def open_folder():
+    """A folder anyone may enter, for files anyone may read: only the sandbox can protect them."""
+    path = Path(tempfile.mkdtemp(prefix="sixtysix-open-"))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path)

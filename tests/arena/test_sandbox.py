@@ -181,18 +181,6 @@ def test_a_bot_inherits_no_descriptor_and_no_variable_of_the_arena(tmp_path, mon
                                       "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "VIRTUAL_ENV"}
 
 
-@pytest.fixture
-def open_folder():
-    """A folder anyone may enter, holding files anyone may read: only the sandbox protects them."""
-    import shutil
-    import tempfile
-
-    path = Path(tempfile.mkdtemp(prefix="sixtysix-open-"))
-    path.chmod(0o755)
-    yield path
-    shutil.rmtree(path)
-
-
 @isolated
 def test_a_bot_cannot_see_the_records_the_data_or_the_other_bot(tmp_path, monkeypatch,
                                                                 open_folder):

@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "bots" / "example"
 FIRST_LEGAL_C = ROOT / "bots" / "minimal" / "first_legal.c"
 BAD_BOT = Path(__file__).parent / "fixtures" / "bad_bot.py"
-QUICK = Limits(decision_ms=500, startup_ms=5000,
+QUICK = Limits(decision_ms=500, startup_ms=3000,
                sandbox=SandboxLimits(cpu_s=10, memory_mb=512, processes=32, file_mb=8,
                                      open_files=64))
 # For bots that fault by themselves: a loaded machine must not turn their fault into a timeout.
@@ -252,6 +252,28 @@ def test_a_tournament_plays_registered_bots_and_stores_their_version(tmp_path, d
     assert db.execute("SELECT count(*) FROM matches WHERE reason = 'target'").fetchone() == (2,)
     stored = load_config(None, {**config.to_dict(), "output": str(tmp_path / "r")})
     assert stored.sandbox == {"cpu_s": 20}  # the limits are part of the tournament's settings
+
+
+@pytest.mark.skipif(support().mode != "isolated", reason="needs the full sandbox (root on Linux)")
+def test_a_registered_bot_cannot_read_the_tournament_database(tmp_path, data, open_folder):
+    import json
+
+    out = open_folder / "spied"  # an --output outside the data folder, readable by anyone
+    folder = bot_folder(tmp_path, f'name = "spy"\ncommand = "python3 {BAD_BOT} spy {TAG}"\n',
+                        {"paths": f"{out / 'results.sqlite'}\n{out / 'tournament.toml'}"})
+    assert submit(str(folder), limits=PATIENT, matches=2).status == "registered"
+    config = load_config(None, {"bots": ["spy", "random"], "name": "s", "matches_per_pairing": 2,
+                                "workers": 1, "output": str(out)})
+    out.mkdir(mode=0o755)
+    (out / "tournament.toml").write_text("seed = 1  # a file anyone may read, but for the sandbox")
+    db_path = run_tournament(config)
+    db_path.chmod(0o644)
+    logs = sorted((out / "logs").glob("*.stderr.log"))
+    spied = [json.loads(log.read_text().split("SPY ", 1)[1].splitlines()[0])
+             for log in logs if "SPY " in log.read_text()]
+    assert len(spied) == 2
+    for report in spied:
+        assert list(report["read"].values()) == [False, False], report["read"]
 
 
 def test_tournament_limits_come_from_the_file_and_flags(tmp_path):
