@@ -280,13 +280,10 @@ class BotProcess:
                 status = proc.wait(timeout=0.2)
             except subprocess.TimeoutExpired:
                 return what
-            if self._sandbox is not None:
-                said = self._sandbox.finish().describe(self.limits.sandbox)
-                if said:
-                    return f"{what}; {said}"
-            if status < 0:
-                return f"{what}; killed by signal {signal.Signals(-status).name}"
-            return f"{what}; exited with status {status}"
+            report = self._sandbox.finish() if self._sandbox is not None else Report()
+            if report.status is None and not report.error:
+                report = Report(status=status)  # no launcher: what the process itself said
+            return f"{what}; {report.describe(self.limits.sandbox)}"
         return what
 
     def _require(self) -> subprocess.Popen[bytes]:

@@ -1,7 +1,9 @@
 """Turning what a user types ("greedy", "./mybot", "node bot.js") into a bot to run.
 
 A bundled bot is named; then a bot registered with ``arena submit`` (``NAME`` or ``NAME@VERSION``);
-anything else is a command line, split like a shell would (but never run through one). Bundled bots in C are compiled on first use with the machine's ``make`` and ``gcc``.
+anything else is a command line, split like a shell would (but never run through one), where
+``python``/``python3`` is the arena's own Python. Bundled bots in C are compiled on first use with
+the machine's ``make`` and ``gcc``.
 """
 
 from __future__ import annotations

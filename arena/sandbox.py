@@ -240,16 +240,20 @@ class _Launch:
         self._lease: _UidLease | None = None
         self._status_r = self._status_w = -1
         self._inner: int | None = None
-        if files is not None:
-            shutil.copytree(files, self.workdir, symlinks=True)
-        else:
-            os.mkdir(self.workdir)
-        os.chmod(self.workdir, 0o700)  # the bot's alone: another bot must not even list it
-        if mode == "isolated":
-            self._lease = _UidLease()
-            os.chmod(self._base, 0o711)  # the bot may pass through to its folder, not list it
-            os.mkdir(os.path.join(self._base, "stage"), 0o700)
-            _chown_tree(self.workdir, self._lease.uid)
+        try:
+            if files is not None:
+                shutil.copytree(files, self.workdir, symlinks=True)
+            else:
+                os.mkdir(self.workdir)
+            os.chmod(self.workdir, 0o700)  # the bot's alone: another bot must not even list it
+            if mode == "isolated":
+                self._lease = _UidLease()
+                os.chmod(self._base, 0o711)  # the bot may pass through to its folder, not list it
+                os.mkdir(os.path.join(self._base, "stage"), 0o700)
+                _chown_tree(self.workdir, self._lease.uid)
+        except BaseException:
+            self.cleanup()
+            raise
 
     @property
     def uid(self) -> int | None:
@@ -266,10 +270,11 @@ class _Launch:
             return list(argv), {"preexec_fn": preexec, "cwd": self.cwd}
         self._status_r, self._status_w = os.pipe()
         os.set_blocking(self._status_r, False)
+        expose = _runtime_paths(argv)
         spec = {"status_fd": self._status_w, "parent": os.getpid(), "cwd": self.cwd,
                 "limits": self.limits.to_dict(), "userns": self.userns, "uid": self.uid,
-                "stage": os.path.join(self._base, "stage"), "expose": _runtime_paths(argv)}
-        spec["hide"] = _hideable(self.hide, [self._base, *spec["expose"]])
+                "stage": os.path.join(self._base, "stage"), "expose": expose,
+                "hide": _hideable(self.hide, [self._base, *expose])}
         launcher = [sys.executable, "-I", "-S", str(LAUNCHER), json.dumps(spec), "--", *argv]
         return launcher, {"pass_fds": (self._status_w,), "cwd": self._base}
 
@@ -340,7 +345,7 @@ def _hideable(hide: Sequence[Path], needed: Sequence[str]) -> list[str]:
     """The folders to hide from a bot, less any that hold what the bot needs (its own folder, its
     program): hiding those would break the bot rather than protect the arena."""
     out = []
-    for path in {os.path.realpath(p) for p in [*hide, *data_folders()]}:
+    for path in {os.path.realpath(p) for p in [*map(str, hide), *data_folders()]}:
         inside = path.rstrip("/") + "/"
         if not any(n == path or n.startswith(inside) for n in map(os.path.realpath, needed)):
             out.append(path)

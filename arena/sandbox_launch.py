@@ -27,6 +27,7 @@ import ctypes
 import json
 import os
 import resource
+import select
 import signal
 import sys
 import time
@@ -145,8 +146,13 @@ def _report(fd: int, **fields: object) -> None:
         pass  # the referee is gone; nobody is left to tell
 
 
-def _inner(spec: dict, argv: list[str], status_fd: int) -> None:
+def _inner(spec: dict, argv: list[str], status_fd: int, lifeline: int) -> None:
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    # Our parent is outside this PID namespace, so getppid() says 0 whether it lives or not; the
+    # lifeline pipe, whose writing end only the outer process holds, reads end-of-file once it died.
+    if select.select([lifeline], [], [], 0)[0]:
+        os._exit(1)  # it died before we could ask to die with it
+    os.close(lifeline)
     _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing mounted here propagates outside
     _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     uid = spec.get("uid")
@@ -222,19 +228,21 @@ def main() -> None:
                 fh.write(f"0 {outer_gid} 1")
         else:
             _check(_libc.unshare(flags), "unshare")
+        lifeline, keep = os.pipe()
         inner = os.fork()
     except OSError as err:
         _report(status_fd, error=f"sandbox: {err.strerror or err}")
         os._exit(126)
     if inner == 0:
         try:
-            _inner(spec, argv, status_fd)
+            os.close(keep)
+            _inner(spec, argv, status_fd, lifeline)
         except OSError as err:
             _report(status_fd, error=f"sandbox: {err.strerror or err}")
         os._exit(126)
     # The referee waits for PID 1 to be gone: only then has the kernel ended the whole namespace.
     _report(status_fd, inner=inner)
-    for fd in (0, 1, 2, status_fd):
+    for fd in (0, 1, 2, status_fd, lifeline):
         os.close(fd)
     _, status = os.waitpid(inner, 0)
     os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 126)
