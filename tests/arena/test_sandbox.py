@@ -210,3 +210,32 @@ def test_qualification_rejects_a_bot_that_does_not_exit(tmp_path):
 
     report = qualify(bad("linger"), LIMITS, matches=1)
     assert report.failure is not None and report.failure.fault == "no_exit"
+
+
+@namespaces
+def test_a_referee_killed_with_kill_9_takes_its_bots_with_it(tmp_path):
+    import signal
+    import subprocess
+
+    script = (f"import sys; from arena.referee import BotSpec, MatchConfig, run_match\n"
+              f"from arena.bot_process import Limits; from arena.game import profile\n"
+              f"bots = [BotSpec(m, (sys.executable, {str(BAD_BOT)!r}, m, {TAG!r})) "
+              f"for m in ('orphan_quiet', 'hang')]\n"
+              f"run_match(bots, MatchConfig(rules=profile('sixty_six'), "
+              f"limits=Limits(decision_ms=60000)))\n")
+    referee = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        deadline = time.monotonic() + 20
+        # The orphan bot's launcher (2 processes), itself and its setsid'd child: 4 processes.
+        def orphans() -> int:
+            return sum("orphan_quiet" in cmd for _, cmd in tagged_processes())
+        while orphans() < 4 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert orphans() == 4
+    finally:
+        referee.send_signal(signal.SIGKILL)
+        referee.wait()
+    deadline = time.monotonic() + 3
+    while tagged_processes() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert tagged_processes() == []
