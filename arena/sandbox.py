@@ -249,7 +249,6 @@ class _Launch:
             if mode == "isolated":
                 self._lease = _UidLease()
                 os.chmod(self._base, 0o711)  # the bot may pass through to its folder, not list it
-                os.mkdir(os.path.join(self._base, "stage"), 0o700)
                 _chown_tree(self.workdir, self._lease.uid)
         except BaseException:
             self.cleanup()
@@ -273,7 +272,7 @@ class _Launch:
         expose = _runtime_paths(argv)
         spec = {"status_fd": self._status_w, "parent": os.getpid(), "cwd": self.cwd,
                 "limits": self.limits.to_dict(), "userns": self.userns, "uid": self.uid,
-                "stage": os.path.join(self._base, "stage"), "expose": expose,
+                "base": self._base, "expose": expose,
                 "hide": _hideable(self.hide, [self._base, *expose])}
         launcher = [sys.executable, "-I", "-S", str(LAUNCHER), json.dumps(spec), "--", *argv]
         return launcher, {"pass_fds": (self._status_w,), "cwd": self._base}

@@ -10,8 +10,9 @@ that creates it:
   mount, PID, IPC and UTS namespaces (and a user namespace when not root), forks the inner process
   and exits with it;
 - the *inner* process is PID 1 of the new PID namespace. It mounts a fresh ``/proc`` (the bot sees
-  only its own processes, never the referee's pipes or the other bot), makes runtime folders that
-  only root may enter reachable read-only, hides the arena's data folders, forks the bot, applies the resource limits, drops to the
+  only its own processes, never the referee's pipes or the other bot), gives the bot private
+  ``/tmp``-like folders, makes runtime folders that only root may enter reachable read-only,
+  hides the arena's data folders, forks the bot, applies the resource limits, drops to the
   bot's user id and execs it. Then it reaps, and when the bot exits it reports on the status pipe:
   the exit status, CPU time, peak memory and how many processes the bot left running. When PID 1 of
   a namespace exits, the kernel kills every process still in it: nothing a bot starts, not even a
@@ -49,12 +50,20 @@ MS_REC = 16384
 MS_PRIVATE = 1 << 18
 PR_SET_PDEATHSIG = 1
 PR_SET_NO_NEW_PRIVS = 38
+SYS_OPEN_TREE = 428           # the same number on every architecture (the new mount API)
+SYS_MOVE_MOUNT = 429
+OPEN_TREE_CLONE = 1
+AT_RECURSIVE = 0x8000
+AT_FDCWD = -100
+MOVE_MOUNT_F_EMPTY_PATH = 4
+SCRATCH = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")  # writable by anyone on most systems
 
 # After the bot exits, processes it started get this long to exit too before they count as left
 # behind (and are killed with the namespace).
 STRAGGLER_GRACE_S = 0.1
 
 _libc = ctypes.CDLL(None, use_errno=True)
+_libc.syscall.restype = ctypes.c_long
 
 _LIMITS = {  # spec key -> (resource, scale to the kernel's unit)
     "cpu_s": (resource.RLIMIT_CPU, 1),
@@ -106,32 +115,53 @@ def _untraversable_root(path: str) -> str | None:
     return None
 
 
-def _expose(paths: list[str], stage: str) -> None:
+def _inside(path: str, root: str) -> bool:
+    return path.startswith(root.rstrip("/") + "/")
+
+
+def _cover(root: str, keep: list[str], options: str, read_only: bool) -> None:
+    """Mount an empty tmpfs over ``root`` and put back each of ``keep`` (paths inside it) as it
+    was. The kept trees are cloned before the tmpfs hides them (``open_tree``, Linux 5.2)."""
+    trees = []
+    for path in keep:
+        fd = _libc.syscall(SYS_OPEN_TREE, AT_FDCWD, path.encode(),
+                           OPEN_TREE_CLONE | AT_RECURSIVE | os.O_CLOEXEC)
+        _check(0 if fd >= 0 else -1, f"open_tree {path}")
+        trees.append((path, fd))
+    _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, options)
+    for path, fd in trees:
+        os.makedirs(path, mode=0o755, exist_ok=True)
+        _check(_libc.syscall(SYS_MOVE_MOUNT, fd, b"", AT_FDCWD, path.encode(),
+                             MOVE_MOUNT_F_EMPTY_PATH), f"move_mount {path}")
+        os.close(fd)
+        if read_only:
+            _mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID)
+    if read_only:
+        _mount(None, root, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, options)
+
+
+def _private_scratch(keep: list[str], size_mb: int) -> None:
+    """The folders anyone may write to become an empty tmpfs of the bot's own: nothing it leaves
+    there outlives it, reaches another bot, or fills the machine's disk. Its own folder, under
+    /tmp, is put back."""
+    size = f",size={size_mb}m" if size_mb > 0 else ""
+    for root in sorted({os.path.realpath(p) for p in SCRATCH if os.path.isdir(p)}):
+        _cover(root, [p for p in keep if _inside(p, root)], "mode=1777" + size, read_only=False)
+
+
+def _expose(paths: list[str]) -> None:
     """Make each of ``paths`` reachable read-only by an unprivileged bot.
 
     A folder such as ``/root`` (mode 0700) may hold the Python the bot needs. In the bot's private
     mount namespace, an empty tmpfs is mounted over that folder (hiding the rest of it) and only the
-    needed paths are bound back inside it, read-only. Nothing changes outside the namespace."""
+    needed paths are put back inside it, read-only. Nothing changes outside the namespace."""
     plans: dict[str, list[str]] = {}
     for path in sorted(set(paths)):
         root = _untraversable_root(path) if os.path.exists(path) else None
         if root is not None and root != path:
             plans.setdefault(root, []).append(path)
-    count = 0
     for root, inner_paths in plans.items():
-        staged = []
-        for path in inner_paths:
-            count += 1
-            spot = os.path.join(stage, str(count))
-            os.mkdir(spot)
-            _mount(path, spot, None, MS_BIND | MS_REC)
-            staged.append((spot, path))
-        _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m")
-        for spot, path in staged:
-            os.makedirs(path, mode=0o755, exist_ok=True)
-            _mount(spot, path, None, MS_MOVE)
-            _mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID)
-        _mount(None, root, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, "mode=0755")
+        _cover(root, inner_paths, "mode=0755,size=1m", read_only=True)
 
 
 def _count_others() -> int:
@@ -156,8 +186,10 @@ def _inner(spec: dict, argv: list[str], status_fd: int, lifeline: int) -> None:
     _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing mounted here propagates outside
     _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     uid = spec.get("uid")
+    _private_scratch([spec["base"], *spec.get("expose", [])],
+                     int(spec.get("limits", {}).get("file_mb", 0)))
     if uid is not None:
-        _expose(spec.get("expose", []), spec["stage"])
+        _expose(spec.get("expose", []))
     for path in spec.get("hide", []):
         if os.path.isdir(path):  # the arena's records and data: an empty, read-only folder here
             _mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,

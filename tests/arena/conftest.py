@@ -22,10 +22,16 @@ def no_bot_outlives_the_suite():
     assert sandbox_user_processes() == [], "processes of sandbox users outlived the test session"
 
 
+RESULTS = Path(__file__).resolve().parents[2] / "results"
+
+
 @pytest.fixture
 def open_folder():
-    """A folder anyone may enter, for files anyone may read: only the sandbox can protect them."""
-    path = Path(tempfile.mkdtemp(prefix="sixtysix-open-"))
+    """A folder anyone may enter, for files anyone may read: only the sandbox can protect them.
+    It is not under /tmp (a bot has a /tmp of its own) but under results/ (git-ignored), which the
+    tests that use it do not make the data folder."""
+    RESULTS.mkdir(exist_ok=True)
+    path = Path(tempfile.mkdtemp(prefix="test-open-", dir=RESULTS))
     path.chmod(0o755)
     yield path
     shutil.rmtree(path)

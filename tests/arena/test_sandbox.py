@@ -189,18 +189,19 @@ def test_a_bot_cannot_see_the_records_the_data_or_the_other_bot(tmp_path, monkey
     (data / "registry").mkdir(parents=True, mode=0o755)
     secret = data / "registry" / "registry.sqlite"
     secret.write_text("other bots' commands")
-    public = open_folder / "public.txt"
+    public = open_folder / "public.txt"  # the control: a file the bot may read
     public.write_text("anyone may read this")
     for path in (secret, public):
         path.chmod(0o644)
+    (tmp_path / "host-tmp.txt").write_text("in the machine's /tmp")
     monkeypatch.setenv("ARENA_DATA", str(data))
     out = open_folder / "out"  # the record of this very match is here: it holds the deal orders
     out.mkdir(mode=0o755)
     paths = (str(out / "m.jsonl"), str(secret), str(out / "logs"), f"/proc/{os.getpid()}/fd",
-             str(public))
+             str(tmp_path / "host-tmp.txt"), str(public))
     for report in spy_reports(tmp_path, out, paths):
         assert report["read"] == {**{p: False for p in paths[:-1]}, str(public): True}
-        assert report["others"] and not any(report["others"].values()), report["others"]
+        assert not any(report["others"].values()), report["others"]
         assert max(report["pids"]) < 10  # its own PID namespace: the launcher and itself
 
 
@@ -231,7 +232,7 @@ def test_a_referee_killed_with_kill_9_takes_its_bots_with_it(tmp_path):
             return sum("orphan_quiet" in cmd for _, cmd in tagged_processes())
         while orphans() < 4 and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert orphans() == 4
+        assert orphans() >= 4  # 5 while the double fork's middle process lives
     finally:
         referee.send_signal(signal.SIGKILL)
         referee.wait()
