@@ -246,9 +246,7 @@ def main() -> None:
         _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != spec["parent"]:
             os._exit(1)  # the referee died before we could ask to die with it
-        flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS
-        if spec.get("net", True):
-            flags |= CLONE_NEWNET
+        flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET
         if spec.get("userns"):
             outer_uid, outer_gid = os.getuid(), os.getgid()
             _check(_libc.unshare(CLONE_NEWUSER | flags), "unshare")
