@@ -46,7 +46,10 @@ log = logging.getLogger("arena.sandbox")
 LAUNCHER = Path(sandbox_launch.__file__).resolve()
 UID_BASE = 2_000_000_000          # far above any real user or subordinate-id range
 UID_COUNT = 4096
-UID_LOCKS = Path(tempfile.gettempdir()) / "sixtysix-arena-uids"
+# One lock folder for the whole machine, whatever TMPDIR each arena has (/run is root's, and empty
+# after a reboot, as leases should be).
+UID_LOCKS = Path("/run/sixtysix-arena-uids" if os.access("/run", os.W_OK)
+                 else "/tmp/sixtysix-arena-uids")
 
 
 @dataclass(frozen=True)

@@ -224,7 +224,9 @@ def test_a_referee_killed_with_kill_9_takes_its_bots_with_it(tmp_path):
               f"for m in ('orphan_quiet', 'hang')]\n"
               f"run_match(bots, MatchConfig(rules=profile('sixty_six'), "
               f"limits=Limits(decision_ms=60000)))\n")
-    referee = subprocess.Popen([sys.executable, "-c", script])
+    # The killed referee cannot remove its bots' folders: they go to tmp_path, which pytest does.
+    referee = subprocess.Popen([sys.executable, "-c", script],
+                               env={**os.environ, "TMPDIR": str(tmp_path)})
     try:
         deadline = time.monotonic() + 20
         # The orphan bot's launcher (2 processes), itself and its setsid'd child: 4 processes.
