@@ -8,8 +8,9 @@ the referee, so every pipe is non-blocking and every wait has a deadline:
 - stdin is written without blocking: a bot that stops reading its input eventually fills the pipe,
   and the write then times out instead of blocking the referee forever;
 - stderr is drained whenever we wait, into a log file capped at ``stderr_cap`` bytes;
-- the bot runs in its own session (process group) in a fresh temporary folder; ``close()`` ends the
-  whole group and reaps the child, so no process outlives the match through the referee.
+- the bot runs in its own session (process group) in a fresh temporary folder, inside the sandbox
+  of ``sandbox.py`` (resource limits, no network, its own user id where the machine allows);
+  ``close()`` ends the whole group and reaps the child, so no process outlives the match.
 """
 
 from __future__ import annotations
@@ -17,14 +18,14 @@ from __future__ import annotations
 import errno
 import os
 import selectors
-import shutil
 import signal
 import subprocess
-import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
+
+from arena.sandbox import Report, Sandbox, SandboxLimits, minimal_env
 
 DEFAULT_DECISION_MS = 1000
 DEFAULT_STARTUP_MS = 10_000
@@ -32,6 +33,7 @@ MAX_LINE_BYTES = 1024          # PROTOCOL.md §1, without the "\n"
 STDERR_CAP_BYTES = 1 << 20     # PROTOCOL.md §1: the first 1 MiB of stderr is kept
 EXIT_GRACE_S = 1.0             # PROTOCOL.md §4.4: after match_end the bot has 1 s to exit
 _READ_CHUNK = 65536
+_STDOUT_KEPT = 1 << 16         # bytes of unread stdout kept: far more than an answer ever needs
 
 
 class BotFault(Exception):
@@ -50,31 +52,25 @@ class Limits:
     startup_ms: int = DEFAULT_STARTUP_MS
     max_line_bytes: int = MAX_LINE_BYTES
     stderr_cap: int = STDERR_CAP_BYTES
-
-
-def _minimal_env(workdir: str) -> dict[str, str]:
-    """What a bot gets of the environment: enough to run an interpreter, nothing of the arena's."""
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": workdir, "TMPDIR": workdir,
-           "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONUNBUFFERED": "1",
-           "PYTHONDONTWRITEBYTECODE": "1"}
-    # A bundled Python bot imports the SDK from this installation, wherever the venv is.
-    if "VIRTUAL_ENV" in os.environ:
-        env["VIRTUAL_ENV"] = os.environ["VIRTUAL_ENV"]
-    return env
+    sandbox: SandboxLimits = field(default_factory=SandboxLimits)
 
 
 class BotProcess:
     """A running bot. Use ``start()``, then ``send``/``read_line``, and always ``close()``."""
 
     def __init__(self, argv: Sequence[str], limits: Limits = Limits(),
-                 stderr_log: Path | None = None, cwd: Path | None = None):
+                 stderr_log: Path | None = None, files: Path | None = None, subdir: str = ".",
+                 hide: Sequence[Path] = ()):
         if not argv:
             raise ValueError("a bot command needs at least a program")
         self.argv = list(argv)
         self.limits = limits
         self.stderr_log_path = stderr_log
-        self._cwd = cwd
-        self._workdir: str | None = None
+        self._files = files  # a folder copied in as the bot's working folder (a registered bot)
+        self._subdir = subdir
+        self._hide = hide  # folders the bot must not see (the match record, the logs)
+        self._sandbox: Sandbox | None = None
+        self.report: Report | None = None  # what the sandbox saw, once closed
         self._proc: subprocess.Popen[bytes] | None = None
         self._buffer = bytearray()
         self._outbox: list[str] = []
@@ -89,17 +85,21 @@ class BotProcess:
 
     def start(self) -> None:
         """Start the process. A program that cannot be started is an ``exit`` fault."""
-        self._workdir = tempfile.mkdtemp(prefix="sixtysix-bot-")
         if self.stderr_log_path is not None:
             self.stderr_log_path.parent.mkdir(parents=True, exist_ok=True)
             self._stderr_file = open(self.stderr_log_path, "wb")
         try:
+            self._sandbox = Sandbox(self.limits.sandbox, files=self._files, subdir=self._subdir,
+                                    hide=self._hide)
+            argv, sandbox_args = self._sandbox.command(self.argv)
             self._proc = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                cwd=str(self._cwd) if self._cwd else self._workdir, env=_minimal_env(self._workdir),
-                start_new_session=True, close_fds=True)
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                env=minimal_env(self._sandbox.workdir), start_new_session=True, close_fds=True,
+                **sandbox_args)
+            self._sandbox.started()
         except OSError as err:
-            raise BotFault("exit", f"cannot start {self.argv[0]!r}: {err.strerror}") from err
+            raise BotFault("exit", f"cannot start {self.argv[0]!r}: {err.strerror or err}") \
+                from err
         self.started_at = time.monotonic()
         for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
             os.set_blocking(stream.fileno(), False)
@@ -129,6 +129,10 @@ class BotProcess:
             except (ProcessLookupError, PermissionError):
                 pass
             status = proc.wait()
+            if self._sandbox is not None:
+                self.report = self._sandbox.finish()
+                if self.report.status is not None:
+                    status = self.report.status  # the bot's own, not the launcher's
             self._pump(0)  # whatever stderr is left
             for stream in (proc.stdout, proc.stderr):
                 stream.close()
@@ -141,9 +145,9 @@ class BotProcess:
                                         "discarded]\n".encode())
             self._stderr_file.close()
             self._stderr_file = None
-        if self._workdir is not None:
-            shutil.rmtree(self._workdir, ignore_errors=True)
-            self._workdir = None
+        if self._sandbox is not None:
+            self._sandbox.close()  # its folder goes, its user id is free again
+            self._sandbox = None
         self._proc = None
         return status
 
@@ -247,9 +251,11 @@ class BotProcess:
                 chunk = b""
             if key.data == "out":
                 if chunk:
-                    # Keep at most one line's worth beyond what has been framed: a flood is a fault
-                    # found by _take_line, not a memory problem here.
-                    self._buffer += chunk
+                    # A flood is a fault found by _take_line or as unsolicited output, not a memory
+                    # problem here: what is beyond any answer's size is dropped unread.
+                    room = max(_STDOUT_KEPT, self.limits.max_line_bytes + 1) - len(self._buffer)
+                    if room > 0:
+                        self._buffer += chunk[:room]
                 else:
                     self._eof = True
                     selector.unregister(stream)
@@ -274,9 +280,10 @@ class BotProcess:
                 status = proc.wait(timeout=0.2)
             except subprocess.TimeoutExpired:
                 return what
-            if status < 0:
-                return f"{what}; killed by signal {signal.Signals(-status).name}"
-            return f"{what}; exited with status {status}"
+            report = self._sandbox.finish() if self._sandbox is not None else Report()
+            if report.status is None and not report.error:
+                report = Report(status=status)  # no launcher: what the process itself said
+            return f"{what}; {report.describe(self.limits.sandbox)}"
         return what
 
     def _require(self) -> subprocess.Popen[bytes]:

@@ -1,7 +1,9 @@
 """Turning what a user types ("greedy", "./mybot", "node bot.js") into a bot to run.
 
-A bundled bot is named; anything else is a command line, split like a shell would (but never run
-through one). Bundled bots in C are compiled on first use with the machine's ``make`` and ``gcc``.
+A bundled bot is named; then a bot registered with ``arena submit`` (``NAME`` or ``NAME@VERSION``);
+anything else is a command line, split like a shell would (but never run through one), where
+``python``/``python3`` is the arena's own Python. Bundled bots in C are compiled on first use with
+the machine's ``make`` and ``gcc``.
 """
 
 from __future__ import annotations
@@ -12,10 +14,12 @@ import shlex
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import bots
 from arena.referee import BotSpec
+from arena.registry import find_registered
 
 BOTS_DIR = Path(bots.__file__).resolve().parent
 C_DIR = BOTS_DIR / "c"
@@ -54,6 +58,9 @@ def resolve_bot(text: str, name: str | None = None) -> BotSpec:
         return BotSpec(name or text, (sys.executable, str(_PYTHON_SCRIPTS[text])))
     if text in _C_TARGETS:
         return BotSpec(name or text, (str(build_c_bot(_C_TARGETS[text])),))
+    registered = find_registered(text)
+    if registered is not None:
+        return replace(registered, name=name) if name else registered
     try:
         argv = shlex.split(text)
     except ValueError as err:
@@ -66,6 +73,9 @@ def resolve_bot(text: str, name: str | None = None) -> BotSpec:
     path = Path(program)
     if path.suffix == ".py" and path.is_file():
         argv = [sys.executable, str(path.resolve()), *argv[1:]]
+    elif program in ("python", "python3"):
+        # The arena's own Python: it has the SDK, and a shim (pyenv) may not run in the sandbox.
+        argv[0] = sys.executable
     elif "/" in program:
         if not path.is_file():
             raise BotSpecError(f"bot program {program!r} does not exist "

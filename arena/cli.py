@@ -15,6 +15,7 @@ from arena.game import PROFILES, MatchState, RulesError, load_rules
 from arena.game.rules import FLAG_FIELDS, allowed_values
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
 from arena.bot_specs import BotSpecError, resolve_bot
+from arena.cli_bots import LIMIT_HELP, bots_app, submit
 from arena.narrate import deal_line, match_line, narrate_deal, narrate_outcome
 from arena.records import RecordError, read_record, replay_record
 from arena.referee import BotSpec, MatchConfig, run_match
@@ -23,6 +24,8 @@ app = typer.Typer(help="Sixty-Six Arena: run bot matches and tournaments for Six
                   no_args_is_help=True, add_completion=False)
 rules_app = typer.Typer(help="Rules profiles and their flags (RULES.md §11).", no_args_is_help=True)
 app.add_typer(rules_app, name="rules")
+app.add_typer(bots_app, name="bots")
+app.command()(submit)
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
@@ -112,7 +115,7 @@ def demo(
                   f"({matches // 2} duplicate pairs), profile {profile}, seed {seed}", soft_wrap=True)
     tournament(config_file=None, bot=bots, name="demo", profile=profile,
                matches_per_pairing=matches, seed=seed, workers=None, decision_ms=None,
-               startup_ms=None, output=output, resume=None)
+               startup_ms=None, output=output, resume=None, limit=None)
 
 
 def _demo_match(seed: int, profile: str) -> None:
@@ -271,9 +274,11 @@ def tournament(
                                           help="Output folder (default: results/<name>)."),
     resume: Optional[Path] = typer.Option(None, "--resume", help="Finish the tournament in DIR: "
                                           "play exactly the matches it does not hold yet."),
+    limit: Optional[list[str]] = typer.Option(None, "--limit", help=LIMIT_HELP),
 ) -> None:
     """Run a round-robin tournament on all cores, store every result, print the leaderboard."""
     from arena.tournament import ConfigError, Progress, load_config, run_tournament
+    from arena.sandbox import describe as describe_sandbox, parse_limits
     from arena.store import Store, StoreError
 
     try:
@@ -292,9 +297,11 @@ def tournament(
                 "bots": bot, "name": name, "profile": profile,
                 "matches_per_pairing": matches_per_pairing, "seed": seed, "workers": workers,
                 "decision_ms": decision_ms, "startup_ms": startup_ms,
-                "output": str(output) if output else None})
-    except (ConfigError, StoreError) as err:
+                "output": str(output) if output else None,
+                "sandbox": parse_limits(limit) if limit else None})
+    except (ConfigError, StoreError, ValueError) as err:
         raise _fail(str(err)) from None
+    console.print(describe_sandbox(), soft_wrap=True)
     out = config.out_dir()
     _setup_tournament_log(out)
     interactive = console.is_terminal

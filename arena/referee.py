@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from arena.bot_process import BotFault, BotProcess, Limits
+from arena.bot_process import EXIT_GRACE_S, BotFault, BotProcess, Limits
+from arena.sandbox import Report
 from arena.game import CLAIM, Action, DealResult, DealState, MatchState, Rules
 from arena.game.rules import CLAIM_TARGET
 from arena.records import RECORD_FORMAT, RECORD_VERSION, RecordWriter
@@ -31,6 +32,9 @@ class BotSpec:
 
     name: str
     argv: tuple[str, ...]
+    folder: str | None = None     # a registered bot's files, copied in as its working folder
+    workdir: str = "."            # where in that folder the command runs
+    version: str = ""             # a registered bot's content hash
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,7 @@ class MatchConfig:
     limits: Limits = Limits()
     max_deals: int = 200  # see MatchState.stop_at_deal_limit: a match between bots that never
                           # claim would otherwise never end
+    private: tuple[Path, ...] = ()  # folders hidden from the bots (besides the record's and logs')
 
 
 @dataclass
@@ -53,6 +58,7 @@ class SeatStats:
     wrong_claims: int = 0
     missed_claims: int = 0  # claim windows in which the seat had 66 and did not claim
     decision_ms: list[float] = field(default_factory=list)
+    sandbox: Report | None = None  # how the process ended (status, processes left running)
 
     def timing(self) -> dict[str, float]:
         times = sorted(self.decision_ms)
@@ -96,13 +102,17 @@ class _Match:
         self.procs = tuple(
             BotProcess(b.argv, self.limits,
                        stderr_log=(log_dir / f"{self.match_id}.seat{seat}.stderr.log")
-                       if log_dir else None)
+                       if log_dir else None,
+                       files=Path(b.folder) if b.folder else None, subdir=b.workdir,
+                       hide=[p for p in (record_path and record_path.parent, log_dir,
+                                         *config.private) if p])
             for seat, b in enumerate(self.bots))
         self.seats = (SeatStats(bots[0].name), SeatStats(bots[1].name))
         self.t0 = time.monotonic()
         self.state: MatchState | None = None
         self._play_started = 0.0
         self._could_claim: set[tuple[int, int, int]] = set()
+        self._offender: int | None = None
         self._did_claim: set[tuple[int, int, int]] = set()
 
     # -- I/O with the record ---------------------------------------------------------------------
@@ -159,8 +169,10 @@ class _Match:
                 return self._forfeit(sf.seat, sf.fault)
             return self._finish()
         finally:
-            for proc in self.procs:
-                proc.close()
+            for seat, proc in enumerate(self.procs):
+                # A bot that broke a rule is not waited for: a hung one would only cost time.
+                proc.close(grace_s=0.0 if seat == self._offender else EXIT_GRACE_S)
+                self.seats[seat].sandbox = proc.report
             if self.writer is not None:
                 self.writer.close()
 
@@ -325,6 +337,7 @@ class _Match:
         return result
 
     def _forfeit(self, seat: int, fault: BotFault) -> MatchResult:
+        self._offender = seat
         self._record("fault", seat=seat, fault=fault.fault, detail=fault.detail,
                      line=_text(fault.line))
         state = self.state

@@ -22,6 +22,7 @@ from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
 from arena.bot_specs import BotSpecError, resolve_bot
 from arena.game import Rules, RulesError, load_rules
 from arena.referee import BotSpec, MatchConfig, MatchResult, run_match
+from arena.sandbox import SandboxLimits, describe as describe_sandbox
 from arena.schedule import ScheduledMatch, round_robin
 from arena.store import Store
 
@@ -50,6 +51,7 @@ class TournamentConfig:
     startup_ms: int = DEFAULT_STARTUP_MS
     max_deals: int = 200
     output: str = ""                           # default: results/<name>
+    sandbox: Mapping[str, Any] = field(default_factory=dict)  # limit overrides (sandbox.py)
 
     def out_dir(self) -> Path:
         return Path(self.output or Path("results") / self.name)
@@ -64,6 +66,9 @@ class TournamentConfig:
         data["rules"] = dict(self.rules)
         for key in ("workers", "output"):
             data.pop(key)
+        data["sandbox"] = dict(self.sandbox)
+        if not self.sandbox:
+            del data["sandbox"]  # as stored before limits could be set: such runs still resume
         return data
 
 
@@ -86,6 +91,9 @@ def load_config(path: Path | None, overrides: Mapping[str, Any]) -> TournamentCo
         if unknown:
             raise ConfigError(f"unknown setting(s) in {path}: {', '.join(unknown)}; known settings: "
                               f"{', '.join(sorted(_KEYS))}")
+    if isinstance(data.get("sandbox"), Mapping) and overrides.get("sandbox"):
+        # --limit flags override single limits of the file's [sandbox] table, not the whole table
+        overrides = {**overrides, "sandbox": {**data["sandbox"], **overrides["sandbox"]}}
     data.update({k: v for k, v in overrides.items() if v is not None and v != () and v != []})
     try:
         config = TournamentConfig(**{k: (tuple(v) if k == "bots" else v) for k, v in data.items()})
@@ -116,12 +124,22 @@ def _check(config: TournamentConfig) -> None:
          "decision_ms, startup_ms and max_deals must be positive")
     need(isinstance(config.rules, Mapping), "rules must be a table of flag = value")
     rules_of(config)
+    sandbox_limits(config)
 
 
 def rules_of(config: TournamentConfig) -> Rules:
     try:
         return load_rules(config.profile, overrides=config.rules)
     except RulesError as err:
+        raise ConfigError(str(err)) from None
+
+
+def sandbox_limits(config: TournamentConfig) -> SandboxLimits:
+    if not isinstance(config.sandbox, Mapping):
+        raise ConfigError("sandbox must be a table of limit = number")
+    try:
+        return SandboxLimits.from_mapping(config.sandbox)
+    except ValueError as err:
         raise ConfigError(str(err)) from None
 
 
@@ -136,7 +154,7 @@ def resolve_bots(config: TournamentConfig) -> list[BotSpec]:
             raise ConfigError(str(err)) from None
         count = seen.get(spec.name, 0)
         seen[spec.name] = count + 1
-        specs.append(spec if count == 0 else BotSpec(f"{spec.name}-{count + 1}", spec.argv))
+        specs.append(spec if count == 0 else replace(spec, name=f"{spec.name}-{count + 1}"))
     return specs
 
 
@@ -157,7 +175,8 @@ def _play(job: _Job) -> MatchResult:
     """Runs in a worker process: one match, its record written by the referee as it goes."""
     entry = job.entry
     config = MatchConfig(rules=job.rules, seed=entry.seed, first_dealer=entry.first_dealer,
-                         match_id=entry.match_id, limits=job.limits, max_deals=job.max_deals)
+                         match_id=entry.match_id, limits=job.limits, max_deals=job.max_deals,
+                         private=(job.log_dir.parent,))  # the tournament's folder: its database
     result = run_match(job.bots, config, record_path=job.record, log_dir=job.log_dir)
     log.info("match %s %s vs %s: %s, winner seat %s", entry.match_id, entry.seat0, entry.seat1,
              result.reason, result.winner)
@@ -195,7 +214,7 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
     store = Store.open(db_path)
     try:
         store.begin_tournament(config.name, config.to_dict())
-        store.register_bots([(s.name, list(s.argv), "") for s in specs])
+        store.register_bots([(s.name, list(s.argv), s.version) for s in specs])
         done = store.finished_ids()
         todo = [m for m in schedule if m.match_id not in done]
         log.info("tournament %s: %d matches scheduled, %d stored, %d to play on %d workers",
@@ -203,7 +222,9 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
         progress = Progress(len(schedule) - len(todo), len(schedule), time.monotonic())
         if on_progress:
             on_progress(progress)
-        limits = Limits(decision_ms=config.decision_ms, startup_ms=config.startup_ms)
+        limits = Limits(decision_ms=config.decision_ms, startup_ms=config.startup_ms,
+                        sandbox=sandbox_limits(config))
+        log.info("%s", describe_sandbox())  # probed once here; the forked workers inherit it
         jobs = [_Job(m, (by_name[m.seat0], by_name[m.seat1]), rules, limits, config.max_deals,
                      out / "records" / f"{m.match_id}.jsonl", out / "logs") for m in todo]
         # fork: workers inherit the multiprocessing-logging queue installed by the CLI.

@@ -1,16 +1,45 @@
-"""Tournament folders shared by the report's tests: a real one, and a synthetic one of thirty bots."""
+"""Fixtures shared by the arena tests: the session check that no process a test started outlives
+the suite, a folder anyone may read, and the tournament folders of the report's tests (a real one,
+and a synthetic one of thirty bots)."""
 
 from __future__ import annotations
 
+import shutil
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 import pytest
 
 import synthetic_store
 from arena.tournament import load_config, run_tournament
+from bot_procs import sandbox_user_processes, tagged_processes
 
 BAD_BOT = Path(__file__).parent / "fixtures" / "bad_bot.py"
+RESULTS = Path(__file__).resolve().parents[2] / "results"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_bot_outlives_the_suite():
+    yield
+    deadline = time.monotonic() + 2  # the kernel may still be ending a namespace killed just now
+    while (tagged_processes() or sandbox_user_processes()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert tagged_processes() == [], "hostile bot processes outlived the test session"
+    assert sandbox_user_processes() == [], "processes of sandbox users outlived the test session"
+
+
+@pytest.fixture
+def open_folder():
+    """A folder anyone may enter, for files anyone may read: only the sandbox can protect them.
+    It is not under /tmp (a bot has a /tmp of its own) but under results/ (git-ignored), which the
+    tests that use it do not make the data folder."""
+    RESULTS.mkdir(exist_ok=True)
+    path = Path(tempfile.mkdtemp(prefix="test-open-", dir=RESULTS))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path)
 
 
 @pytest.fixture(scope="session")

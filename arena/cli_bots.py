@@ -1,0 +1,143 @@
+"""``arena submit`` and ``arena bots list|show|remove``: the command line of the bot registry."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+
+from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
+from arena.qualify import QUALIFYING_MATCHES
+from arena.registry import DATA_ENV, RegisteredBot, Registry, RegistryError
+from arena.sandbox import SandboxLimits, parse_limits
+
+bots_app = typer.Typer(help="The registry of submitted bots (see arena submit).",
+                       no_args_is_help=True)
+console = Console(highlight=False)
+err_console = Console(stderr=True, highlight=False)
+
+DATA_HELP = f"The arena's data folder (default: ${DATA_ENV}, else results)."
+LIMIT_HELP = ("A sandbox limit, KEY=NUMBER (repeat): cpu_s, memory_mb, processes, file_mb, "
+              "open_files; 0 is unlimited.")
+
+
+def _fail(message: str) -> typer.Exit:
+    err_console.print(f"[bold red]error:[/] {message}", soft_wrap=True)
+    return typer.Exit(code=2)
+
+
+def submit(
+    target: str = typer.Argument(..., metavar="PATH|COMMAND",
+                                 help="A bot folder holding bot.toml, or a command (with --name)."),
+    name: Optional[str] = typer.Option(None, help="The bot's name (needed for a command; "
+                                       "overrides the manifest's)."),
+    data: Optional[Path] = typer.Option(None, "--data", help=DATA_HELP),
+    decision_ms: int = typer.Option(DEFAULT_DECISION_MS, min=1, help="Time limit per decision "
+                                    "while qualifying (ms)."),
+    startup_ms: int = typer.Option(DEFAULT_STARTUP_MS, min=1, help="Time limit to start (ms)."),
+    limit: Optional[list[str]] = typer.Option(None, "--limit", help=LIMIT_HELP),
+    matches: int = typer.Option(QUALIFYING_MATCHES, min=1, help="Qualifying matches against "
+                                "the random bot (seats alternate)."),
+) -> None:
+    """Build a bot, qualify it against the random bot, and register it (or say why not)."""
+    from arena.submit import submit as run_submit
+
+    try:
+        sandbox = SandboxLimits.from_mapping(parse_limits(limit or []))
+    except ValueError as err:
+        raise _fail(str(err)) from None
+    limits = Limits(decision_ms=decision_ms, startup_ms=startup_ms, sandbox=sandbox)
+    console.print(f"submitting {target}", soft_wrap=True)
+    outcome = run_submit(target, name=name, data=data, limits=limits, matches=matches)
+    if outcome.build_output and outcome.status == "rejected" and outcome.report is None:
+        console.print("build output (end):", soft_wrap=True)
+        for line in outcome.build_output.splitlines()[-20:]:
+            console.print(f"  {line}", soft_wrap=True, markup=False)
+    if outcome.report is not None:
+        for line in outcome.report.lines():
+            console.print(line, soft_wrap=True, markup=False)
+    if outcome.accepted:
+        console.print(f"[bold green]{outcome.status}:[/] {outcome.reason}", soft_wrap=True)
+        return
+    console.print(f"[bold red]rejected:[/] {outcome.reason}", soft_wrap=True)
+    raise typer.Exit(code=1)
+
+
+def _open(data: Optional[Path]) -> Registry:
+    try:
+        return Registry.open(data, create=False)
+    except RegistryError as err:
+        raise _fail(str(err)) from None
+
+
+def _find(registry: Registry, text: str) -> RegisteredBot:
+    name, _, version = text.partition("@")
+    try:
+        bot = registry.find(name, version or None)
+    except RegistryError as err:
+        raise _fail(str(err)) from None
+    if bot is None:
+        known = ", ".join(b.name for b in registry.newest()) or "none"
+        raise _fail(f"no registered bot {text!r} (registered: {known})")
+    return bot
+
+
+@bots_app.command("list")
+def bots_list(data: Optional[Path] = typer.Option(None, "--data", help=DATA_HELP)) -> None:
+    """Registered bots, newest version of each."""
+    with _open(data) as registry:
+        bots = registry.newest()
+        if not bots:
+            console.print("no registered bots")
+        for bot in bots:
+            count = len(registry.versions(bot.name))
+            language = bot.manifest.get("language") or "-"
+            console.print(f"{bot.name:<20} {bot.version}  {bot.submitted}  {language:<10} "
+                          f"{count} version{'s' if count > 1 else ''}", soft_wrap=True)
+
+
+@bots_app.command("show")
+def bots_show(
+    bot_name: str = typer.Argument(..., metavar="NAME[@VERSION]"),
+    data: Optional[Path] = typer.Option(None, "--data", help=DATA_HELP),
+) -> None:
+    """A registered bot: manifest, command, versions and qualification."""
+    with _open(data) as registry:
+        bot = _find(registry, bot_name)
+        versions = registry.versions(bot.name)
+    console.print(f"[bold]{bot.name}[/] version {bot.version}, submitted {bot.submitted}",
+                  soft_wrap=True)
+    for key in ("version", "language", "author", "build"):
+        if bot.manifest.get(key):
+            label = "author's version" if key == "version" else key
+            console.print(f"  {label}: {bot.manifest[key]}", soft_wrap=True, markup=False)
+    console.print(f"  command: {shlex.join(bot.argv)} (in {bot.workdir})", soft_wrap=True,
+                  markup=False)
+    console.print(f"  folder: {bot.folder or '(a command: its files stay where they are)'}",
+                  soft_wrap=True, markup=False)
+    q = bot.qualification
+    outcomes = "; ".join(f"seat {m['seat']}: {m['outcome']}" for m in q.get("matches", []))
+    console.print(f"  qualified: {outcomes}", soft_wrap=True, markup=False)
+    for warning in q.get("warnings", []):
+        console.print(f"  warning: {warning}", soft_wrap=True, markup=False)
+    console.print("  versions: " + ", ".join(f"{v.version} ({v.submitted})" for v in versions),
+                  soft_wrap=True)
+
+
+@bots_app.command("remove")
+def bots_remove(
+    bot_name: str = typer.Argument(..., metavar="NAME[@VERSION]",
+                                    help="A name removes every version."),
+    data: Optional[Path] = typer.Option(None, "--data", help=DATA_HELP),
+) -> None:
+    """Remove a registered bot (every version, or one). Tournaments already run keep their
+    results."""
+    name, _, version = bot_name.partition("@")
+    with _open(data) as registry:
+        _find(registry, bot_name)
+        removed = registry.remove(name, version or None)
+    console.print(f"removed {name}: version{'s' if len(removed) > 1 else ''} "
+                  f"{', '.join(removed)}", soft_wrap=True)

@@ -1,0 +1,187 @@
+"""Qualifying a bot: a few quick matches against the random bot, in both seats, under real limits.
+
+A bot passes only with no fault at all (PROTOCOL.md §5: no timeout, no illegal action, no malformed,
+unsolicited or overlong line, no early exit), and if it ends cleanly after each match: it exits
+within the grace period of PROTOCOL.md §4.4 and leaves no process of its own running. A failure
+comes back as a report a bot author can act on: the rule broken, the lines exchanged just before,
+the offending line and the end of the bot's stderr.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.bot_process import Limits
+from arena.bot_specs import resolve_bot
+from arena.game import Rules, profile
+from arena.records import RecordError, read_record
+from arena.referee import BotSpec, MatchConfig, MatchResult, run_match
+from arena.sandbox import describe, support
+
+QUALIFYING_MATCHES = 4       # two deal sequences, each played from both seats
+TRANSCRIPT_LINES = 8         # lines exchanged before a fault, shown in the report
+STDERR_LINES = 10
+
+# What each fault word means (PROTOCOL.md §5), for the report.
+RULES = {
+    "timeout": "PROTOCOL.md §5/§6: answer every request (and the greeting) within the time limit",
+    "illegal_action": "PROTOCOL.md §5: answer only with one of the actions the request lists",
+    "malformed": "PROTOCOL.md §3/§4.1: answer with 'ready <name>' or one action word, in UTF-8",
+    "unsolicited": "PROTOCOL.md §1/§5: write nothing but one answer to each request",
+    "line_too_long": "PROTOCOL.md §1: lines are at most 1024 bytes before the newline",
+    "exit": "PROTOCOL.md §5: keep running (and reading) until the match ends",
+    "no_exit": "PROTOCOL.md §4.4: exit within 1 s once match_end is sent and input closes",
+    "left_running": "every process a bot starts must end when the bot does",
+}
+
+
+@dataclass(frozen=True)
+class Failure:
+    match: int
+    seat: int
+    seed: int
+    fault: str
+    detail: str
+    rule: str
+    line: str | None = None
+    transcript: tuple[str, ...] = ()
+    stderr_tail: tuple[str, ...] = ()
+
+
+@dataclass
+class QualificationReport:
+    bot: str
+    sandbox: str
+    matches: list[dict[str, Any]] = field(default_factory=list)
+    failure: Failure | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return self.failure is None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["passed"] = self.passed
+        return data
+
+    def lines(self) -> list[str]:
+        """The report as text, for the command line."""
+        out = [f"qualification of {self.bot}: {'PASSED' if self.passed else 'FAILED'}",
+               f"  {self.sandbox}"]
+        for m in self.matches:
+            out.append(f"  match {m['match']} (seat {m['seat']}, seed {m['seed']}): {m['outcome']}")
+        f = self.failure
+        if f is not None:
+            out.append(f"  broke a rule in match {f.match} (seat {f.seat}): {f.fault}: {f.detail}")
+            out.append(f"  rule: {f.rule}")
+            if f.transcript:
+                out.append("  last lines exchanged (> arena to bot, < bot to arena):")
+                out.extend(f"    {line}" for line in f.transcript)
+            if f.line is not None:
+                out.append(f"  offending line: {f.line!r}")
+            if f.stderr_tail:
+                out.append("  end of the bot's stderr:")
+                out.extend(f"    {line}" for line in f.stderr_tail)
+        out.extend(f"  warning: {w}" for w in self.warnings)
+        return out
+
+
+def qualify(bot: BotSpec, limits: Limits = Limits(), rules: Rules | None = None,
+            matches: int = QUALIFYING_MATCHES, work: Path | None = None) -> QualificationReport:
+    """Play ``matches`` matches against the random bot, alternating seats; stop at the first
+    failure. Records and logs go to ``work`` (a temporary folder if None)."""
+    report = QualificationReport(bot.name, describe())
+    rules = rules or profile("sixty_six")
+    opponent = resolve_bot("random", name="random")
+    if opponent.name == bot.name:
+        opponent = resolve_bot("random", name="random-opponent")
+    with tempfile.TemporaryDirectory(prefix="sixtysix-qualify-") as scratch:
+        folder = work or Path(scratch)
+        for n in range(matches):
+            seat, seed = n % 2, 1 + n // 2
+            bots = [opponent, opponent]
+            bots[seat] = bot
+            match_id = f"qualify-{n + 1}"
+            config = MatchConfig(rules=rules, seed=seed, first_dealer=n % 2, match_id=match_id,
+                                 limits=limits)
+            record = folder / f"{match_id}.jsonl"
+            result = run_match(bots, config, record_path=record, log_dir=folder / "logs")
+            stderr_log = folder / "logs" / f"{match_id}.seat{seat}.stderr.log"
+            report.matches.append({"match": n + 1, "seat": seat, "seed": seed,
+                                   "outcome": _outcome(result, seat)})
+            report.failure = _failure(result, n + 1, seat, seed, record, stderr_log)
+            if report.failure is not None:
+                break
+            if _stderr_overflowed(stderr_log):
+                report.warnings.append(f"match {n + 1}: more than {limits.stderr_cap} bytes of "
+                                       "stderr; the rest was discarded")
+    return report
+
+
+def _outcome(result: MatchResult, seat: int) -> str:
+    if result.reason == "forfeit":
+        who = "the bot" if result.offender == seat else "the opponent"
+        return f"forfeit by {who} ({result.fault})"
+    if result.winner is None:
+        return f"{result.reason}, no winner"
+    return (f"{'won' if result.winner == seat else 'lost'} {result.game_points[seat]}-"
+            f"{result.game_points[1 - seat]} in {len(result.deals)} deals")
+
+
+def _failure(result: MatchResult, match: int, seat: int, seed: int, record: Path,
+             stderr_log: Path) -> Failure | None:
+    stats = result.seats[seat]
+    if result.reason in ("forfeit", "no_contest") and result.offender in (seat, None):
+        fault = result.fault or "exit"
+        detail = result.detail
+        line = result.line
+        if result.reason == "no_contest":
+            detail = result.detail  # names both seats' faults
+    elif stats.sandbox is not None and stats.sandbox.left:
+        fault, line = "left_running", None
+        detail = (f"{stats.sandbox.left} process(es) it started were still running after it "
+                  "exited (they were killed)")
+    elif stats.sandbox is not None and stats.sandbox.status is None \
+            and support().mode != "limits":
+        fault, line = "no_exit", None
+        detail = "still running 1 s after match_end; it was killed"
+    else:
+        return None
+    return Failure(match, seat, seed, fault, detail, RULES.get(fault, "PROTOCOL.md §5"), line,
+                   _transcript(record, seat), _tail(stderr_log))
+
+
+def _transcript(record: Path, seat: int) -> tuple[str, ...]:
+    try:
+        messages = read_record(record).messages
+    except (RecordError, OSError):
+        return ()
+    lines = [f"{'>' if m['dir'] == 'out' else '<'} {_clip(m['line'])}" for m in messages
+             if m["seat"] == seat]
+    return tuple(lines[-TRANSCRIPT_LINES:])
+
+
+def _clip(line: str, width: int = 120) -> str:
+    return line if len(line) <= width else line[:width - 3] + "..."
+
+
+def _tail(path: Path) -> tuple[str, ...]:
+    try:
+        data = path.read_bytes()[-4096:]
+    except OSError:
+        return ()
+    lines = [line[:200] for line in data.decode(errors="replace").splitlines() if line.strip()]
+    return tuple(lines[-STDERR_LINES:])
+
+
+def _stderr_overflowed(path: Path) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(max(0, path.stat().st_size - 200))
+            return b"more bytes of stderr discarded" in fh.read()
+    except OSError:
+        return False

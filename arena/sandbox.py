@@ -1,0 +1,447 @@
+"""Running an untrusted bot: resource limits, its own folder and user, no network, no orphans.
+
+What holds depends on the machine; ``support()`` finds out once per process and ``describe()`` says
+it in one plain sentence:
+
+- ``isolated`` (Linux, as root): each bot runs through ``sandbox_launch.py`` in new network, mount,
+  PID, IPC and UTS namespaces, as an unprivileged user id of its own (leased from a range, so two
+  bots never share one), with resource limits. No network (a new network namespace has only a
+  loopback device, and it is down); it sees only its own processes; it can neither signal nor read
+  the referee, the other bot or files the arena keeps private; when it exits or is killed, the
+  kernel ends every process it started. The process limit holds because the user id is not root.
+- ``namespaces`` (Linux, not root, user namespaces allowed): the same namespaces inside a user
+  namespace, but the bot keeps the caller's user id: it can read what the caller can read (but for
+  the arena's data folders, hidden from it). The process limit holds: the kernel counts it per
+  user namespace.
+- ``limits`` (elsewhere: other systems, or namespaces refused): resource limits and a process
+  group only. The bot has the network, a ``setsid`` child can outlive the match, and the process
+  limit is not set (it would count every process of the caller's user).
+
+Every mode gives a bot a fresh working folder (deleted afterwards), a minimal environment, capped
+output (``bot_process.py``) and the limits of ``SandboxLimits``. ``ARENA_SANDBOX=limits`` in the
+environment asks for the weakest mode (for benchmarks, or a machine where the probe misbehaves).
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import json
+import logging
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, fields, replace
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from arena import sandbox_launch
+
+log = logging.getLogger("arena.sandbox")
+
+LAUNCHER = Path(sandbox_launch.__file__).resolve()
+UID_BASE = 2_000_000_000          # far above any real user or subordinate-id range
+UID_COUNT = 4096
+# One lock folder for the whole machine, whatever TMPDIR each arena has (/run is root's, and empty
+# after a reboot, as leases should be).
+UID_LOCKS = Path("/run/sixtysix-arena-uids" if os.access("/run", os.W_OK)
+                 else "/tmp/sixtysix-arena-uids")
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    """Per-process limits of a bot (0: unlimited). Tournaments override them with ``[sandbox]``."""
+
+    cpu_s: int = 300          # CPU seconds for the whole match (SIGXCPU, then SIGKILL)
+    memory_mb: int = 2048     # address space; JVMs and Node reserve much more than they use
+    processes: int = 128      # processes and threads of the bot's user id (fork bombs stop here)
+    file_mb: int = 64         # largest file the bot may write (SIGXFSZ beyond)
+    open_files: int = 512     # open file descriptors
+
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, Any]) -> "SandboxLimits":
+        """From a settings table; unknown keys and bad values raise ``ValueError`` naming them."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ValueError(f"unknown sandbox limit(s): {', '.join(unknown)}; known: "
+                             f"{', '.join(sorted(known))}")
+        for key, value in values.items():
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"sandbox limit {key} must be a whole number >= 0 (0: unlimited), "
+                                 f"not {value!r}")
+        return replace(cls(), **dict(values))
+
+    def to_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+
+def parse_limits(items: Sequence[str]) -> dict[str, int]:
+    """``KEY=VALUE`` options (``--limit cpu_s=60``) as a table for ``SandboxLimits.from_mapping``."""
+    table: dict[str, int] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not value.strip().isdigit():
+            raise ValueError(f"a limit is KEY=NUMBER, like cpu_s=60, not {item!r}")
+        table[key.strip()] = int(value)
+    SandboxLimits.from_mapping(table)  # names the unknown key, if any
+    return table
+
+
+@dataclass(frozen=True)
+class Support:
+    mode: str                 # "isolated", "namespaces" or "limits"
+    reason: str = ""          # why a stronger mode is not available
+
+
+_support: Support | None = None
+
+
+def support() -> Support:
+    """What this machine allows, found once per process by starting a trivial sandboxed program."""
+    global _support
+    if _support is None:
+        _support = _probe()
+        if _support.mode != "isolated":
+            log.warning("%s", describe())
+    return _support
+
+
+def describe() -> str:
+    s = support()
+    if s.mode == "isolated":
+        return ("sandbox: bots run without network, in their own PID and mount namespaces, each as "
+                "an unprivileged user of its own, with resource limits")
+    if s.mode == "namespaces":
+        return ("sandbox: bots run without network, in their own PID and mount namespaces, with "
+                f"resource limits, but as your user ({s.reason})")
+    return (f"sandbox: resource limits only; bots HAVE NETWORK ACCESS, run as your user, and a "
+            f"process that leaves its process group can outlive a match ({s.reason})")
+
+
+def _probe() -> Support:
+    if os.environ.get("ARENA_SANDBOX") == "limits":
+        return Support("limits", "ARENA_SANDBOX=limits is set")
+    if not sys.platform.startswith("linux"):
+        return Support("limits", f"namespaces are a Linux feature; this is {sys.platform}")
+    if os.geteuid() == 0:
+        failure = _try_launch(userns=False, as_user=True)
+        if failure is None:
+            return Support("isolated")
+        reason = f"cannot create namespaces as root: {failure}"
+    else:
+        reason = "not running as root, so bots cannot get user ids of their own"
+    failure = _try_launch(userns=True, as_user=False)
+    if failure is None:
+        return Support("namespaces", reason)
+    return Support("limits", f"{reason}; user namespaces: {failure}")
+
+
+def _try_launch(userns: bool, as_user: bool) -> str | None:
+    """Start ``true`` in the sandbox; None when it worked, else what went wrong."""
+    try:
+        run = _Launch(SandboxLimits(), mode="isolated" if as_user else "namespaces",
+                      userns=userns)
+        try:
+            argv, kwargs = run.command(["true"])
+            proc = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True,
+                                  env=minimal_env(run.workdir), timeout=10, **kwargs)
+            report = run.finish()
+        finally:
+            run.cleanup()
+    except (OSError, subprocess.SubprocessError) as err:
+        return str(err)
+    if report.error or report.status != 0 or proc.returncode != 0:
+        return report.error or proc.stderr.decode(errors="replace").strip() or \
+            f"exit status {proc.returncode}"
+    return None
+
+
+def minimal_env(workdir: str) -> dict[str, str]:
+    """What a bot gets of the environment: enough to run an interpreter, nothing of the arena's."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": workdir, "TMPDIR": workdir,
+           "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONUNBUFFERED": "1",
+           "PYTHONDONTWRITEBYTECODE": "1"}
+    # A bundled Python bot imports the SDK from this installation, wherever the venv is.
+    if "VIRTUAL_ENV" in os.environ:
+        env["VIRTUAL_ENV"] = os.environ["VIRTUAL_ENV"]
+    return env
+
+
+@dataclass(frozen=True)
+class Report:
+    """What the launcher said about a bot that exited by itself (empty when it was killed)."""
+
+    status: int | None = None     # exit status; negative: killed by that signal
+    left: int = 0                 # processes it started that were still running when it exited
+    cpu_s: float | None = None
+    max_rss_mb: float | None = None
+    error: str = ""               # the bot could not be started, and why
+
+    def describe(self, limits: SandboxLimits) -> str:
+        """The status in words, naming the limit a signal stands for."""
+        if self.error:
+            return self.error
+        if self.status is None:
+            return ""
+        if self.status >= 0:
+            return f"exited with status {self.status}"
+        sig = -self.status
+        name = signal.Signals(sig).name
+        if sig == signal.SIGXCPU or (sig == signal.SIGKILL and limits.cpu_s and self.cpu_s
+                                     and self.cpu_s >= limits.cpu_s):
+            return f"killed by {name}: CPU time limit of {limits.cpu_s} s"
+        if sig == signal.SIGXFSZ:
+            return f"killed by {name}: file size limit of {limits.file_mb} MB"
+        return f"killed by signal {name}"
+
+
+class _UidLease:
+    """An unprivileged user id no other running bot has: a lock file per id, held while the bot
+    runs (the kernel drops the lock if the arena dies, so ids are never lost)."""
+
+    def __init__(self) -> None:
+        UID_LOCKS.mkdir(mode=0o700, exist_ok=True)
+        if UID_LOCKS.stat().st_uid != os.geteuid():
+            raise OSError(errno.EPERM, f"{UID_LOCKS} belongs to another user")
+        start = os.getpid() % UID_COUNT  # spreads concurrent arenas over the range
+        for i in range(UID_COUNT):
+            uid = UID_BASE + (start + i) % UID_COUNT
+            fd = os.open(UID_LOCKS / str(uid), os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            self.uid, self._fd = uid, fd
+            return
+        raise OSError(errno.EAGAIN, f"all {UID_COUNT} sandbox user ids are in use")
+
+    def release(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+class _Launch:
+    """One sandboxed run: its folder, user id and status pipe. ``command()`` gives what to start;
+    ``finish()`` reads the launcher's report after the process ended; ``cleanup()`` always."""
+
+    def __init__(self, limits: SandboxLimits, mode: str, files: Path | None = None,
+                 subdir: str = ".", userns: bool = False, hide: Sequence[Path] = ()):
+        self.limits = limits
+        self.hide = hide
+        self.mode = mode
+        self.userns = userns
+        self._base = tempfile.mkdtemp(prefix="sixtysix-bot-")
+        self.workdir = os.path.join(self._base, "work")  # the bot's folder: a copy of its files
+        self.cwd = os.path.normpath(os.path.join(self.workdir, subdir))
+        self._lease: _UidLease | None = None
+        self._status_r = self._status_w = -1
+        self._inner: int | None = None
+        try:
+            if files is not None:
+                shutil.copytree(files, self.workdir, symlinks=True)
+            else:
+                os.mkdir(self.workdir)
+            os.chmod(self.workdir, 0o700)  # the bot's alone: another bot must not even list it
+            if mode == "isolated":
+                self._lease = _UidLease()
+                os.chmod(self._base, 0o711)  # the bot may pass through to its folder, not list it
+                _chown_tree(self.workdir, self._lease.uid)
+        except BaseException:
+            self.cleanup()
+            raise
+
+    @property
+    def uid(self) -> int | None:
+        return self._lease.uid if self._lease else None
+
+    def command(self, argv: Sequence[str]) -> tuple[list[str], dict[str, Any]]:
+        """The argument list to start and the extra ``Popen`` arguments."""
+        if self.mode == "limits":
+            limits = self.limits.to_dict()
+            limits["processes"] = 0  # would count every process of the caller's user
+
+            def preexec() -> None:
+                sandbox_launch.apply_limits(limits)
+            return list(argv), {"preexec_fn": preexec, "cwd": self.cwd}
+        self._status_r, self._status_w = os.pipe()
+        os.set_blocking(self._status_r, False)
+        expose = _runtime_paths(argv)
+        spec = {"status_fd": self._status_w, "parent": os.getpid(), "cwd": self.cwd,
+                "limits": self.limits.to_dict(), "userns": self.userns, "uid": self.uid,
+                "base": self._base, "expose": expose,
+                "hide": _hideable(self.hide, [self._base, *expose])}
+        launcher = [sys.executable, "-I", "-S", str(LAUNCHER), json.dumps(spec), "--", *argv]
+        return launcher, {"pass_fds": (self._status_w,), "cwd": self._base}
+
+    def started(self) -> None:
+        """After the process started: only the launcher may hold the pipe's writing end, so that
+        reading it ends when the launcher does."""
+        if self._status_w >= 0:
+            os.close(self._status_w)
+            self._status_w = -1
+
+    def finish(self) -> Report:
+        """The launcher's report, once the process has ended (empty if it was killed first)."""
+        self.started()
+        if self._status_r < 0:
+            return Report()
+        data = b""
+        try:
+            while chunk := os.read(self._status_r, 4096):
+                data += chunk
+        except BlockingIOError:
+            pass
+        report: dict[str, Any] = {}
+        for line in data.decode(errors="replace").splitlines():
+            try:
+                report.update(json.loads(line))
+            except ValueError:
+                continue
+        self._inner = report.get("inner")
+        known = {f.name for f in fields(Report)}
+        return Report(**{k: v for k, v in report.items() if k in known})
+
+    def wait_empty(self, timeout_s: float = 2.0) -> bool:
+        """After the launcher was killed: wait until PID 1 of the bot's namespace is dead, which
+        the kernel allows only once every process in the namespace is (``zap_pid_ns_processes``).
+        True when it is."""
+        inner = self._inner
+        deadline = time.monotonic() + timeout_s
+        while inner is not None and time.monotonic() < deadline:
+            try:
+                with open(f"/proc/{inner}/stat", "rb") as fh:
+                    state = fh.read().rsplit(b")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                return True  # gone (reaped)
+            if state in (b"Z", b"X"):
+                return True  # dead, only waiting to be reaped by init
+            time.sleep(0.005)
+        return inner is None
+
+    def cleanup(self) -> None:
+        self.started()
+        if self._status_r >= 0:
+            os.close(self._status_r)
+            self._status_r = -1
+        if self._lease is not None:
+            self._lease.release()
+            self._lease = None
+        shutil.rmtree(self._base, ignore_errors=True)
+
+
+def _chown_tree(path: str, uid: int) -> None:
+    for root, dirs, files in os.walk(path):
+        os.lchown(root, uid, uid)
+        for name in dirs + files:
+            os.lchown(os.path.join(root, name), uid, uid)
+
+
+def _hideable(hide: Sequence[Path], needed: Sequence[str]) -> list[str]:
+    """The folders to hide from a bot, less any that hold what the bot needs (its own folder, its
+    program): hiding those would break the bot rather than protect the arena."""
+    out = []
+    for path in {os.path.realpath(p) for p in [*map(str, hide), *data_folders()]}:
+        inside = path.rstrip("/") + "/"
+        if not any(n == path or n.startswith(inside) for n in map(os.path.realpath, needed)):
+            out.append(path)
+    return sorted(out)
+
+
+def data_folders() -> list[str]:
+    """The arena's data folder (registry, default results): never visible to a bot."""
+    return [os.environ.get("ARENA_DATA") or "results"]
+
+
+def _runtime_paths(argv: Sequence[str]) -> list[str]:
+    """Folders a bot may need that could sit behind a folder only root may enter (the arena's
+    Python under /root, say): the Python installation and the bot's program and file arguments."""
+    paths = {sys.base_prefix, sys.prefix, sys.exec_prefix}
+    program = shutil.which(argv[0]) if argv else None
+    for item in [program, *argv[1:]] if program else argv[1:]:
+        if item and os.path.isabs(item) and os.path.exists(item):
+            real = os.path.realpath(item)
+            paths.add(real if os.path.isdir(real) else os.path.dirname(real))
+    return sorted(os.path.realpath(p) for p in paths)
+
+
+class Sandbox:
+    """The sandbox of one bot process, as ``BotProcess`` uses it."""
+
+    def __init__(self, limits: SandboxLimits, files: Path | None = None, subdir: str = ".",
+                 hide: Sequence[Path] = ()):
+        s = support()
+        self.limits = limits
+        self._launch = _Launch(limits, s.mode, files=files, subdir=subdir,
+                               userns=s.mode == "namespaces", hide=hide)
+        self.report: Report | None = None
+
+    @property
+    def workdir(self) -> str:
+        return self._launch.workdir
+
+    def command(self, argv: Sequence[str]) -> tuple[list[str], dict[str, Any]]:
+        return self._launch.command(argv)
+
+    def started(self) -> None:
+        self._launch.started()
+
+    def finish(self) -> Report:
+        """Call once the process has been waited for. Returns when no process of the bot is left."""
+        if self.report is None:
+            self.report = self._launch.finish()
+            if not self._launch.wait_empty():
+                log.error("the sandbox of %s did not end within 2 s", self.workdir)
+        return self.report
+
+    def close(self) -> None:
+        self._launch.cleanup()
+
+
+def run_command(argv: Sequence[str], files: Path, limits: SandboxLimits, timeout_s: float,
+                keep: Path | None = None, output_cap: int = 1 << 16
+                ) -> tuple[int | None, str, Report]:
+    """Run a command (a bot's build) in the sandbox, in a copy of ``files``; afterwards the copy,
+    with whatever the command made, is saved as ``keep``. Returns the exit status (None: timed
+    out), the last ``output_cap`` bytes of its output (stdout and stderr) and the launcher's report."""
+    sandbox = Sandbox(limits, files=files)
+    try:
+        command, kwargs = sandbox.command(argv)
+        env = minimal_env(sandbox.workdir)
+        with tempfile.TemporaryFile() as out:
+            proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out,
+                                    stderr=subprocess.STDOUT, env=env, start_new_session=True,
+                                    close_fds=True, **kwargs)
+            sandbox.started()
+            try:
+                status: int | None = proc.wait(timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                status = None
+            _kill_group(proc.pid)
+            proc.wait()
+            report = sandbox.finish()
+            size = out.seek(0, os.SEEK_END)
+            out.seek(max(0, size - output_cap))
+            text = out.read().decode(errors="replace")
+        if status is not None:
+            status = report.status if report.status is not None else (127 if report.error
+                                                                       else status)
+        if keep is not None:
+            shutil.copytree(sandbox.workdir, keep, symlinks=True)
+            _chown_tree(str(keep), os.geteuid())
+        return status, text, report
+    finally:
+        sandbox.close()
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass

@@ -1,0 +1,244 @@
+"""Hostile bots against the sandbox: each ends in its documented forfeit, and leaves nothing behind.
+
+Every bot is a real process (``fixtures/bad_bot.py``). The dangerous ones (fork bomb, memory hog,
+huge file) check for themselves that the limit they would run into is in place, and hang instead
+if it is not, so a broken sandbox fails these tests without hurting the machine.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from arena.bot_process import BotFault, BotProcess, Limits
+from arena.bot_specs import resolve_bot
+from arena.game import profile
+from arena.referee import BotSpec, MatchConfig, run_match
+from arena.sandbox import SandboxLimits, support
+from bot_procs import TAG, sandbox_user_processes, tagged_processes
+
+BAD_BOT = Path(__file__).parent / "fixtures" / "bad_bot.py"
+TIGHT = SandboxLimits(cpu_s=5, memory_mb=512, processes=32, file_mb=8, open_files=64)
+LIMITS = Limits(decision_ms=500, startup_ms=5000, sandbox=TIGHT)
+
+isolated = pytest.mark.skipif(support().mode != "isolated",
+                              reason=f"needs the full sandbox (root on Linux): {support().reason}")
+namespaces = pytest.mark.skipif(support().mode == "limits",
+                                reason=f"needs Linux namespaces: {support().reason}")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def nothing_left_behind():
+    yield
+    assert tagged_processes() == []
+
+
+def bad(mode: str, *extra: str) -> BotSpec:
+    return BotSpec(f"bad-{mode}", (sys.executable, str(BAD_BOT), mode, TAG, *extra))
+
+
+def play(bots, tmp_path: Path, limits: Limits = LIMITS, seed: int = 3):
+    config = MatchConfig(rules=profile("sixty_six"), seed=seed, match_id="h", limits=limits)
+    return run_match(bots, config, record_path=tmp_path / "m.jsonl", log_dir=tmp_path / "logs")
+
+
+# mode, fault, words of the detail, words of the bot's stderr log: the documented forfeit of each
+# hostile bot (README, "Hostile bots").
+HOSTILE = [
+    ("loop", "timeout", "no answer within 500 ms", ""),
+    ("hang", "timeout", "no answer within 500 ms", ""),
+    ("exit_at_start", "exit", "exited with status 3", ""),
+    ("exit_mid_deal", "exit", "exited with status 0", ""),
+    ("garbage", "malformed", "UTF-8", ""),
+    ("no_newline", "timeout", "5 bytes of an unfinished line", ""),
+    ("stdout_burst", "malformed", "", ""),
+    ("stderr_endless", "timeout", "no answer within 500 ms", "eeee"),
+    pytest.param("fork_bomb", "timeout", "no answer within 500 ms", "", marks=isolated),
+    ("memory_hog", "exit", "exited with status 1", "MemoryError"),
+    # Without a PID namespace its child would outlive the test by an hour: not run there.
+    pytest.param("orphan", "exit", "exited with status 0", "", marks=namespaces),
+    # Python ignores SIGXFSZ, so the write fails instead (a C bot is killed: see below).
+    ("huge_file", "exit", "exited with status 1", "File too large"),
+]
+
+
+@pytest.mark.parametrize("mode,fault,detail,stderr", HOSTILE)
+def test_a_hostile_bot_forfeits_and_leaves_nothing(tmp_path, mode, fault, detail, stderr):
+    # A bot that should time out gets a short limit; the others a long one, so that a loaded
+    # machine cannot turn their fault into a timeout.
+    limits = LIMITS if fault == "timeout" else replace(LIMITS, decision_ms=5000)
+    result = play([bad(mode), resolve_bot("greedy")], tmp_path, limits)
+    assert (result.reason, result.offender, result.fault) == ("forfeit", 0, fault), result.detail
+    assert detail in result.detail
+    assert stderr in (tmp_path / "logs" / "h.seat0.stderr.log").read_text(errors="replace")
+    if support().mode != "limits":
+        assert tagged_processes() == []  # checked at once: close() waits for the namespace to end
+
+
+@pytest.mark.parametrize("command,detail", [
+    ("exec head -c 100000000 /dev/zero > big", "killed by SIGXFSZ: file size limit of 8 MB"),
+    ("while :; do :; done", "killed by SIGXCPU: CPU time limit of 1 s"),
+])
+def test_a_limit_that_kills_is_named(command, detail):
+    limits = Limits(sandbox=SandboxLimits(cpu_s=1, file_mb=8))
+    proc = BotProcess(["sh", "-c", command], limits)
+    proc.start()
+    try:
+        with pytest.raises(BotFault) as caught:
+            proc.read_line(10)
+    finally:
+        proc.close()
+    assert caught.value.fault == "exit" and detail in caught.value.detail
+
+
+def test_a_fork_bomb_is_held_at_the_process_limit(tmp_path):
+    if support().mode != "isolated":
+        pytest.skip(f"needs the full sandbox (root on Linux): {support().reason}")
+    proc = BotProcess(bad("fork_bomb").argv, LIMITS)
+    proc.start()
+    try:
+        proc.send("sixtysix 1")
+        assert proc.read_line(5).startswith(b"ready")
+        proc.send("lead? play:AS play:TS")
+        time.sleep(0.5)  # the bomb has long reached the limit by now
+        counts = [len(tagged_processes()) for _ in range(5)]
+    finally:
+        proc.close(grace_s=0)
+    assert 1 < max(counts) <= TIGHT.processes + 2  # the bot's processes, plus the launcher's two
+    assert tagged_processes() == [] and sandbox_user_processes() == []
+
+
+def test_a_setsid_child_dies_with_the_bot_that_played_on(tmp_path):
+    # The child leaves the process group, so killpg alone would miss it: the namespace does not.
+    if support().mode == "limits":
+        pytest.skip("without a PID namespace a setsid'd child outlives the match")
+    result = play([bad("orphan_quiet"), resolve_bot("greedy")], tmp_path)
+    assert result.reason == "target"
+    assert tagged_processes() == []
+
+
+@namespaces
+def test_a_bot_has_no_network(tmp_path):
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        listener.settimeout(0.2)
+        port = listener.getsockname()[1]
+        result = play([bad("network", str(port)), resolve_bot("greedy")], tmp_path)
+        with pytest.raises(TimeoutError):
+            listener.accept()  # nobody came
+    assert (result.fault, result.offender) == ("exit", 0)
+    log = (tmp_path / "logs" / "h.seat0.stderr.log").read_text()
+    assert "Network is unreachable" in log
+
+
+def test_a_stdout_burst_costs_the_referee_no_memory(tmp_path):
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    play([bad("stdout_burst"), resolve_bot("greedy")], tmp_path)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 50 * 1024  # KiB
+
+
+def test_an_endless_stderr_flood_keeps_one_mebibyte(tmp_path):
+    play([bad("stderr_endless"), resolve_bot("greedy")], tmp_path)
+    assert (tmp_path / "logs" / "h.seat0.stderr.log").stat().st_size < (1 << 20) + 200
+
+
+def spy_reports(tmp_path: Path, folder: Path | None = None, paths: tuple[str, ...] = ()
+                ) -> list[dict]:
+    """Two spies play each other; each reads the paths listed in a file of its own folder (not on
+    its command line: the sandbox makes a bot's own arguments reachable on purpose)."""
+    import json
+
+    spec = bad("spy")
+    if paths:
+        bot_folder = tmp_path / "spy"
+        bot_folder.mkdir()
+        (bot_folder / "paths").write_text("\n".join(paths))
+        spec = BotSpec(spec.name, spec.argv, folder=str(bot_folder))
+    config = MatchConfig(rules=profile("sixty_six"), seed=3, match_id="h", limits=LIMITS)
+    out = folder or tmp_path
+    result = run_match([spec, spec], config, record_path=out / "m.jsonl", log_dir=out / "logs")
+    assert result.reason in ("target", "deal_limit"), result.detail
+    reports = []
+    for seat in (0, 1):
+        log = (out / "logs" / f"h.seat{seat}.stderr.log").read_text()
+        reports.append(json.loads(log.split("SPY ", 1)[1].splitlines()[0]))
+    return reports
+
+
+def test_a_bot_inherits_no_descriptor_and_no_variable_of_the_arena(tmp_path, monkeypatch):
+    monkeypatch.setenv("ARENA_SECRET", "seed=42")
+    for report in spy_reports(tmp_path):
+        assert set(report["fds"]) <= {0, 1, 2, 3}  # 3: the listing's own descriptor
+        assert set(report["env"]) <= {"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL",
+                                      "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "VIRTUAL_ENV"}
+
+
+@isolated
+def test_a_bot_cannot_see_the_records_the_data_or_the_other_bot(tmp_path, monkeypatch,
+                                                                open_folder):
+    data = open_folder / "data"
+    (data / "registry").mkdir(parents=True, mode=0o755)
+    secret = data / "registry" / "registry.sqlite"
+    secret.write_text("other bots' commands")
+    public = open_folder / "public.txt"  # the control: a file the bot may read
+    public.write_text("anyone may read this")
+    for path in (secret, public):
+        path.chmod(0o644)
+    (tmp_path / "host-tmp.txt").write_text("in the machine's /tmp")
+    monkeypatch.setenv("ARENA_DATA", str(data))
+    out = open_folder / "out"  # the record of this very match is here: it holds the deal orders
+    out.mkdir(mode=0o755)
+    paths = (str(out / "m.jsonl"), str(secret), str(out / "logs"), f"/proc/{os.getpid()}/fd",
+             str(tmp_path / "host-tmp.txt"), str(public))
+    for report in spy_reports(tmp_path, out, paths):
+        assert report["read"] == {**{p: False for p in paths[:-1]}, str(public): True}
+        assert not any(report["others"].values()), report["others"]
+        assert max(report["pids"]) < 10  # its own PID namespace: the launcher and itself
+
+
+@isolated
+def test_qualification_rejects_a_bot_that_does_not_exit(tmp_path):
+    from arena.qualify import qualify
+
+    report = qualify(bad("linger"), LIMITS, matches=1)
+    assert report.failure is not None and report.failure.fault == "no_exit"
+
+
+@namespaces
+def test_a_referee_killed_with_kill_9_takes_its_bots_with_it(tmp_path):
+    import signal
+    import subprocess
+
+    script = (f"import sys; from arena.referee import BotSpec, MatchConfig, run_match\n"
+              f"from arena.bot_process import Limits; from arena.game import profile\n"
+              f"bots = [BotSpec(m, (sys.executable, {str(BAD_BOT)!r}, m, {TAG!r})) "
+              f"for m in ('orphan_quiet', 'hang')]\n"
+              f"run_match(bots, MatchConfig(rules=profile('sixty_six'), "
+              f"limits=Limits(decision_ms=60000)))\n")
+    # The killed referee cannot remove its bots' folders: they go to tmp_path, which pytest does.
+    referee = subprocess.Popen([sys.executable, "-c", script],
+                               env={**os.environ, "TMPDIR": str(tmp_path)})
+    try:
+        deadline = time.monotonic() + 20
+        # The orphan bot's launcher (2 processes), itself and its setsid'd child: 4 processes.
+        def orphans() -> int:
+            return sum("orphan_quiet" in cmd for _, cmd in tagged_processes())
+        while orphans() < 4 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert orphans() >= 4  # 5 while the double fork's middle process lives
+    finally:
+        referee.send_signal(signal.SIGKILL)
+        referee.wait()
+    deadline = time.monotonic() + 3
+    while tagged_processes() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert tagged_processes() == []
