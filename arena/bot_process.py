@@ -122,8 +122,14 @@ class BotProcess:
             except OSError:
                 pass
             deadline = time.monotonic() + grace_s
+            exit_fd = self._watch_exit(proc.pid)
+            # Without a pidfd nothing wakes us when the bot exits after its output closed: poll.
+            step = 0.02 if exit_fd is not None else 0.002
             while proc.poll() is None and time.monotonic() < deadline:
-                self._pump(min(0.02, max(0.0, deadline - time.monotonic())))
+                self._pump(min(step, max(0.0, deadline - time.monotonic())))
+            if exit_fd is not None:
+                self._selector.unregister(exit_fd)  # type: ignore[union-attr]
+                os.close(exit_fd)
             try:
                 os.killpg(proc.pid, signal.SIGKILL)  # the group: children the bot left behind too
             except (ProcessLookupError, PermissionError):
@@ -236,12 +242,26 @@ class BotProcess:
         del buf[:end + 1]
         return line
 
+    def _watch_exit(self, pid: int) -> int | None:
+        """A pidfd for ``pid`` in the selector, so that ``_pump`` wakes the moment the process
+        exits (Linux 5.3+). Waiting by polling cost each match two sleeps of 20 ms at its end."""
+        if self._selector is None or not hasattr(os, "pidfd_open"):
+            return None
+        try:
+            fd = os.pidfd_open(pid)
+        except OSError:  # an old kernel, or the process is already reaped
+            return None
+        self._selector.register(fd, selectors.EVENT_READ, "exit")
+        return fd
+
     def _pump(self, timeout_s: float) -> None:
         """Wait up to ``timeout_s`` for output; move stdout into the buffer and stderr into the log."""
         selector = self._selector
         if selector is None:
             return
         for key, _ in selector.select(timeout_s):
+            if key.data == "exit":
+                continue  # the process has exited: the caller's poll() will see it
             stream = key.fileobj
             try:
                 chunk = os.read(stream.fileno(), _READ_CHUNK)  # type: ignore[union-attr]

@@ -24,16 +24,20 @@ environment asks for the weakest mode (for benchmarks, or a machine where the pr
 
 from __future__ import annotations
 
+import atexit
 import errno
 import fcntl
 import json
 import logging
+import multiprocessing.util
 import os
+import queue
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
@@ -333,7 +337,36 @@ class _Launch:
         if self._lease is not None:
             self._lease.release()
             self._lease = None
-        shutil.rmtree(self._base, ignore_errors=True)
+        _remove_later(self._base)
+
+
+# -- removing bot folders off the match's critical path -------------------------------------------
+# On ext4 each rmdir waits ~3 ms for the journal (measured on these machines), and every bot has
+# folders to remove when it closes: done inline, that was the largest part of a short match's end.
+# A thread of this process removes them instead, and the process waits for it when it exits
+# (normally, or as a multiprocessing worker, which skips atexit). The folder is root's, mode 0700,
+# so nothing can use it in the meantime, not even a bot given the same user id next.
+
+_removals: queue.Queue[str] | None = None
+_removals_pid = 0
+
+
+def _remove_later(path: str) -> None:
+    global _removals, _removals_pid
+    if _removals is None or _removals_pid != os.getpid():  # first use, or a forked child
+        _removals, _removals_pid = queue.Queue(), os.getpid()
+        threading.Thread(target=_remove_forever, args=(_removals,), name="bot-folder-remover",
+                         daemon=True).start()
+        atexit.register(_removals.join)
+        multiprocessing.util.Finalize(None, _removals.join, exitpriority=1)
+    _removals.put(path)
+
+
+def _remove_forever(paths: queue.Queue[str]) -> None:
+    while True:
+        path = paths.get()
+        shutil.rmtree(path, ignore_errors=True)
+        paths.task_done()
 
 
 def _chown_tree(path: str, uid: int) -> None:
