@@ -44,7 +44,7 @@ from concurrent.futures import CancelledError
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Generator, Sequence
 
 from arena import __version__
 from arena.bot_specs import BotSpecError, bundled_names, resolve_bot
@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("arena.cluster")
 
-CONNECT_TIMEOUT_S = 10     # reaching the scheduler: a wrong address fails fast, before anything runs
+CONNECT_TIMEOUT_S = 10     # reaching the scheduler: a wrong address fails fast, before any match
 WORKERS_TIMEOUT_S = 30     # a scheduler without workers: wait this long for the first one
 MAX_BATCH = 25             # matches per task at most: a lost worker or an interrupted run loses
                            # at most this many matches per worker thread, and progress stays live
@@ -116,7 +116,7 @@ def _bundled_here(bundled: str, name: str) -> BotSpec:
 
 
 def _bots_here(bots: Sequence[WorkerBot], version: str, where: str) -> dict[str, BotSpec]:
-    """The bots as this worker (``where``) runs them, or ``WorkerSetupError`` saying what is missing."""
+    """The bots as this worker (``where``) runs them, or ``WorkerSetupError`` saying what lacks."""
     if version != __version__:
         raise WorkerSetupError(f"worker {where} runs arena {__version__}, the coordinator "
                               f"{version}: install the same version everywhere")
@@ -170,7 +170,7 @@ class Batch:
 
 
 def run_batch(jobs: Sequence[_Job], bots: Sequence[WorkerBot], version: str) -> Batch:
-    """A Dask task: play ``jobs`` one after another here, in a private folder, and return them all."""
+    """A Dask task: play ``jobs`` one after another here, in a private folder; return them all."""
     started = time.perf_counter()
     where = _where()
     here = _bots_here(bots, version, where)
@@ -257,7 +257,8 @@ class Cluster:
     def threads(self) -> int:
         return sum(self.client.nthreads().values()) or 1
 
-    def play(self, jobs: Sequence[_Job], out: Path) -> Iterator[tuple[_Job, MatchResult]]:
+    def play(self, jobs: Sequence[_Job],
+             out: Path) -> Generator[tuple[_Job, MatchResult], None, None]:
         """Finished matches as their batches come back, their files already written to ``out``."""
         from distributed import KilledWorker, as_completed
 
@@ -268,15 +269,15 @@ class Cluster:
         resume = f"finish with arena tournament --resume {out}"
         token = uuid.uuid4().hex[:8]
         futures = []
-        index_of: dict[str, int] = {}
+        index_of: dict[object, int] = {}
         start = 0
         for index, size in enumerate(sizes):
-            batch = list(jobs[start:start + size])
+            chunk = list(jobs[start:start + size])
             start += size
             # Earlier batches first: a stopped run has played the schedule's early matches.
             future = self.client.submit(
-                run_batch, batch, self.bots, __version__, priority=len(sizes) - index,
-                key=f"arena-batch-{index:05d}-{batch[0].entry.match_id}-{token}", pure=False)
+                run_batch, chunk, self.bots, __version__, priority=len(sizes) - index,
+                key=f"arena-batch-{index:05d}-{chunk[0].entry.match_id}-{token}", pure=False)
             futures.append(future)
             index_of[future.key] = index
         log.info("%d matches sent to %s in %d batches of %d..%d", len(jobs), self.address,
@@ -287,8 +288,9 @@ class Cluster:
             for future in as_completed(futures, loop=self.client.loop):
                 try:
                     batch: Batch = future.result()
-                except WorkerSetupError as err:
-                    raise ClusterError(str(err)) from None
+                except WorkerSetupError as err:  # a worker that joined after the first check
+                    raise ClusterError(f"{err}. The matches stored so far are kept: "
+                                       f"{resume}") from None
                 except KilledWorker as err:
                     raise ClusterError(f"a batch of matches was lost with every worker that ran "
                                        f"it ({err}); a bot may be crashing its worker. The "

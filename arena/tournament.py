@@ -18,7 +18,7 @@ from contextlib import ExitStack, closing
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Generator, Mapping
 
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
 from arena.bot_specs import BotSpecError, resolve_bot
@@ -233,7 +233,8 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
         return db_path
 
 
-def _play_locally(jobs: list[_Job], workers: int) -> Iterator[tuple[_Job, MatchResult]]:
+def _play_locally(jobs: list[_Job],
+                  workers: int) -> Generator[tuple[_Job, MatchResult], None, None]:
     """Finished matches from a pool of processes on this machine, in the order they finish."""
     # fork: workers inherit the multiprocessing-logging queue installed by the CLI.
     context = multiprocessing.get_context("fork")

@@ -9,8 +9,11 @@ workers ``dask worker`` starts) against the local pool of 2 processes, on the sa
 2. the cluster with batches as the arena sizes them (``arena.cluster.batch_sizes``);
 3. the cluster with one match per task (``MAX_BATCH = 1``): what batching saves.
 
-Cluster overhead = cluster time over local time - 1, everything included (connecting and checking
-the workers, Dask, shipping records back, worker threads). Per-task cost = the round trip of an
+Worker threads busy = the seconds the batches took on their workers over worker threads x wall time:
+the rest is Dask's cost per task plus the workers' wait at the end of the run. Cluster overhead =
+cluster time over local time - 1, everything included (connecting and checking
+the workers, Dask, shipping records back, worker threads); also without the connection, a fixed
+cost per run that larger tournaments spread thinner. Per-task cost = the round trip of an
 empty batch task, one after another (pessimistic: in a run, the next task is already queued on the
 worker); its share = tasks per run x that cost / (worker threads x the local run's time).
 Interleaved rounds, medians (the machine is shared and noisy).
@@ -20,6 +23,7 @@ Usage: scripts/bench_cluster.py [--matches-per-pairing N] [--rounds R] [--bots a
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import shutil
 import statistics
@@ -36,6 +40,18 @@ from arena.schedule import round_robin  # noqa: E402
 from arena.tournament import load_config, resolve_bots, run_tournament  # noqa: E402
 
 THREADS = 2
+
+
+class BusyTime(logging.Handler):
+    """Adds up the seconds each batch took on its worker, from arena.cluster's log records."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seconds = 0.0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.msg.startswith("batch %d"):
+            self.seconds += float(record.args[-1])  # type: ignore[index, arg-type]
 
 
 def timed_run(config, folder: Path, address: str = "") -> float:  # noqa: ANN001
@@ -55,6 +71,13 @@ def task_round_trip_ms(client, bots, n: int = 50) -> float:  # noqa: ANN001
     return (time.perf_counter() - start) / n * 1000
 
 
+def connect_seconds(address: str, config) -> float:  # noqa: ANN001
+    """A run's fixed cost on a cluster: connecting and checking every worker can run the bots."""
+    start = time.perf_counter()
+    cluster.Cluster.connect(address, list(zip(config.bots, resolve_bots(config)))).close()
+    return time.perf_counter() - start
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches-per-pairing", type=int, default=10)
@@ -69,16 +92,20 @@ def main() -> None:
     n = len(round_robin("bench", [s.name for s in specs], config.matches_per_pairing // 2,
                         config.seed))
     tasks = len(cluster.batch_sizes(n, THREADS))
-    print(f"# python {sys.version.split()[0]}, {os.cpu_count()} cores; bots {args.bots}; {n} matches "
-          f"per run ({tasks} tasks with arena's batches); {THREADS} local processes vs a local Dask "
-          f"cluster of {THREADS} workers x 1 thread; {args.rounds} interleaved rounds, medians")
+    print(f"# python {sys.version.split()[0]}, {os.cpu_count()} cores; bots {args.bots}; {n} "
+          f"matches per run ({tasks} tasks with arena's batches); {THREADS} local processes vs a "
+          f"local Dask cluster of {THREADS} workers x 1 thread; {args.rounds} interleaved rounds, "
+          "medians")
     rows: dict[str, list[float]] = {}
 
     def add(key: str, value: float) -> None:
         rows.setdefault(key, []).append(value)
 
+    busy = BusyTime()
+    cluster.log.addHandler(busy)
+    cluster.log.setLevel(logging.INFO)
     with LocalCluster(n_workers=THREADS, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as local_cluster, \
+                      dashboard_address=":0") as local_cluster, \
             Client(local_cluster, set_as_default=False) as client, \
             tempfile.TemporaryDirectory() as tmp:
         address = local_cluster.scheduler_address
@@ -86,20 +113,32 @@ def main() -> None:
         for r in range(args.rounds):
             base = Path(tmp) / str(r)
             t_local = timed_run(config, base / "local")
+            busy.seconds = 0.0
             t_batched = timed_run(config, base / "batched", address)
+            busy_batched = busy.seconds
+            busy.seconds = 0.0
             default_cap = cluster.MAX_BATCH
             cluster.MAX_BATCH = 1
             try:
                 t_single = timed_run(config, base / "single", address)
+                busy_single = busy.seconds
             finally:
                 cluster.MAX_BATCH = default_cap
             trip = task_round_trip_ms(client, bots)
+            t_connect = connect_seconds(address, config)
             shutil.rmtree(base)
             add("local pool: matches/s", n / t_local)
             add("cluster, arena's batches: matches/s", n / t_batched)
             add("cluster, 1 match per task: matches/s", n / t_single)
             add("cluster overhead vs local, arena's batches (%)", 100 * (t_batched / t_local - 1))
             add("cluster overhead vs local, 1 match per task (%)", 100 * (t_single / t_local - 1))
+            add("cluster overhead vs local, arena's batches, without connecting (%)",
+                100 * ((t_batched - t_connect) / t_local - 1))
+            add("connecting and checking the workers, once per run (s)", t_connect)
+            add("worker threads busy in batches, arena's batches (%)",
+                100 * busy_batched / (THREADS * t_batched))
+            add("worker threads busy in batches, 1 match per task (%)",
+                100 * busy_single / (THREADS * t_single))
             add("empty task round trip (ms)", trip)
             add("mean match time per worker thread (ms)", t_local * THREADS / n * 1000)
             add("per-task cost share of the run, arena's batches (%)",

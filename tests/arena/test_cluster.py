@@ -1,5 +1,5 @@
 """Tournaments on a Dask cluster: a real ``dask scheduler`` and real ``dask worker`` processes on
-127.0.0.1, started and stopped by these tests (every process in its own group, killed in a finally)."""
+127.0.0.1, started and stopped by these tests (each in its own process group, ended in finally)."""
 
 from __future__ import annotations
 
@@ -70,7 +70,8 @@ class LocalDask:
                                   "--local-directory", str(self.folder / f"w{i}-space")])
         with distributed.Client(self.address, timeout=START_TIMEOUT_S,
                                 set_as_default=False) as client:
-            client.wait_for_workers(workers, timeout=START_TIMEOUT_S)
+            if workers:
+                client.wait_for_workers(workers, timeout=START_TIMEOUT_S)
             return {info["name"]: address
                     for address, info in client.scheduler_info()["workers"].items()}
 
@@ -205,6 +206,16 @@ def test_what_a_worker_lacks_is_named(tmp_path):
 # -- on a real cluster -----------------------------------------------------------------------------
 
 @pytest.mark.slow
+def test_a_scheduler_without_workers_is_a_clear_error_before_anything_runs(tmp_path, monkeypatch):
+    monkeypatch.setattr(cluster_module, "WORKERS_TIMEOUT_S", 1)
+    with local_dask(tmp_path / "dask", workers=0) as (dask, _):
+        with pytest.raises(ClusterError, match=rf"the Dask scheduler at {dask.address} has no "
+                                               rf"workers .* start some with `dask worker "):
+            run_tournament(load_config(None, settings(tmp_path, "out", cluster=dask.address)))
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.slow
 def test_the_same_seed_stores_the_same_results_locally_and_on_the_cluster(tmp_path, two_workers):
     dask, _ = two_workers
     local = run_tournament(load_config(None, settings(tmp_path, "local")))
@@ -297,8 +308,8 @@ def test_a_worker_killed_mid_run_has_its_batches_played_again_elsewhere(tmp_path
 
 
 def _kill_mid_batch(dask: LocalDask, name: str, worker: str, db_path: Path) -> list[str]:
-    """SIGKILL worker ``name`` (at address ``worker``) once some matches are stored and it is running a batch; returns the
-    batches it had."""
+    """SIGKILL worker ``name`` (at address ``worker``) once some matches are stored and it is
+    running a batch; returns the batches it had."""
     deadline = time.monotonic() + RUN_TIMEOUT_S
     with distributed.Client(dask.address, timeout=START_TIMEOUT_S, set_as_default=False) as client:
         while time.monotonic() < deadline:
