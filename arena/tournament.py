@@ -14,8 +14,8 @@ import multiprocessing
 import os
 import time
 import tomllib
-from contextlib import ExitStack, closing
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import ExitStack, closing
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Callable, Generator, Mapping
