@@ -115,7 +115,7 @@ def demo(
                   f"({matches // 2} duplicate pairs), profile {profile}, seed {seed}", soft_wrap=True)
     tournament(config_file=None, bot=bots, name="demo", profile=profile,
                matches_per_pairing=matches, seed=seed, workers=None, decision_ms=None,
-               startup_ms=None, output=output, resume=None, limit=None)
+               startup_ms=None, output=output, resume=None, limit=None, cluster=None)
 
 
 def _demo_match(seed: int, profile: str) -> None:
@@ -275,6 +275,9 @@ def tournament(
     resume: Optional[Path] = typer.Option(None, "--resume", help="Finish the tournament in DIR: "
                                           "play exactly the matches it does not hold yet."),
     limit: Optional[list[str]] = typer.Option(None, "--limit", help=LIMIT_HELP),
+    cluster: Optional[str] = typer.Option(None, "--cluster", help="Run the matches on the Dask "
+                                          "cluster whose scheduler is at tcp://HOST:PORT "
+                                          "(needs the dask extra)."),
 ) -> None:
     """Run a round-robin tournament on all cores, store every result, print the leaderboard."""
     from arena.tournament import ConfigError, Progress, load_config, run_tournament
@@ -291,13 +294,14 @@ def tournament(
             store.close()
             if stored is None:
                 raise ConfigError(f"{db} holds no tournament settings")
-            config = load_config(None, {**stored, "output": str(resume), "workers": workers})
+            config = load_config(None, {**stored, "output": str(resume), "workers": workers,
+                                        "cluster": cluster})
         else:
             config = load_config(config_file, {
                 "bots": bot, "name": name, "profile": profile,
                 "matches_per_pairing": matches_per_pairing, "seed": seed, "workers": workers,
                 "decision_ms": decision_ms, "startup_ms": startup_ms,
-                "output": str(output) if output else None,
+                "output": str(output) if output else None, "cluster": cluster,
                 "sandbox": parse_limits(limit) if limit else None})
     except (ConfigError, StoreError, ValueError) as err:
         raise _fail(str(err)) from None

@@ -3,7 +3,8 @@
 The schedule (``schedule.py``) says who plays whom; this module says when and where. Workers each
 run one match at a time through the referee and send the result back; only this process writes the
 SQLite store, one transaction per finished match, so a ``kill -9`` loses at most the matches in
-flight. Resuming reruns exactly the scheduled matches the store does not hold.
+flight. Resuming reruns exactly the scheduled matches the store does not hold. With ``cluster`` set,
+the matches run on a Dask cluster instead (``cluster.py``); the coordinator's part is the same.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ import os
 import time
 import tomllib
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import ExitStack, closing
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Generator, Mapping
 
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
 from arena.bot_specs import BotSpecError, resolve_bot
@@ -52,6 +54,7 @@ class TournamentConfig:
     max_deals: int = 200
     output: str = ""                           # default: results/<name>
     sandbox: Mapping[str, Any] = field(default_factory=dict)  # limit overrides (sandbox.py)
+    cluster: str = ""                          # a Dask scheduler (tcp://HOST:PORT): run there
 
     def out_dir(self) -> Path:
         return Path(self.output or Path("results") / self.name)
@@ -64,7 +67,7 @@ class TournamentConfig:
         data = asdict(self)
         data["bots"] = list(self.bots)
         data["rules"] = dict(self.rules)
-        for key in ("workers", "output"):
+        for key in ("workers", "output", "cluster"):
             data.pop(key)
         data["sandbox"] = dict(self.sandbox)
         if not self.sandbox:
@@ -123,6 +126,8 @@ def _check(config: TournamentConfig) -> None:
     need(config.decision_ms > 0 and config.startup_ms > 0 and config.max_deals > 0,
          "decision_ms, startup_ms and max_deals must be positive")
     need(isinstance(config.rules, Mapping), "rules must be a table of flag = value")
+    need(isinstance(config.cluster, str), f"cluster must be an address like tcp://HOST:8786, "
+         f"not {config.cluster!r}")
     rules_of(config)
     sandbox_limits(config)
 
@@ -211,14 +216,22 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
     by_name = {s.name: s for s in specs}
     schedule = round_robin(config.name, [s.name for s in specs], config.matches_per_pairing // 2,
                            config.seed)
-    store = Store.open(db_path)
-    try:
+    with ExitStack() as cleanup:
+        cluster = None
+        if config.cluster:
+            # Connected and checked before anything is written; Dask is imported only here.
+            from arena.cluster import Cluster
+            cluster = cleanup.enter_context(Cluster.connect(config.cluster,
+                                                            list(zip(config.bots, specs))))
+        store = Store.open(db_path)
+        cleanup.callback(store.close)
         store.begin_tournament(config.name, config.to_dict())
         store.register_bots([(s.name, list(s.argv), s.version) for s in specs])
         done = store.finished_ids()
         todo = [m for m in schedule if m.match_id not in done]
-        log.info("tournament %s: %d matches scheduled, %d stored, %d to play on %d workers",
-                 config.name, len(schedule), len(done), len(todo), config.worker_count())
+        log.info("tournament %s: %d matches scheduled, %d stored, %d to play on %s", config.name,
+                 len(schedule), len(done), len(todo),
+                 f"cluster {config.cluster}" if cluster else f"{config.worker_count()} workers")
         progress = Progress(len(schedule) - len(todo), len(schedule), time.monotonic())
         if on_progress:
             on_progress(progress)
@@ -227,31 +240,39 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
         log.info("%s", describe_sandbox())  # probed once here; the forked workers inherit it
         jobs = [_Job(m, (by_name[m.seat0], by_name[m.seat1]), rules, limits, config.max_deals,
                      out / "records" / f"{m.match_id}.jsonl", out / "logs") for m in todo]
-        # fork: workers inherit the multiprocessing-logging queue installed by the CLI.
-        context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(max_workers=config.worker_count(), mp_context=context) as pool:
-            pending: dict[Future[MatchResult], _Job] = {}
-            queue = iter(jobs)
-            # Keep only a few matches in flight per worker: a kill then loses little, and a
-            # stopped run has played the schedule's early matches (every pairing about equally).
-            for job in _take(queue, 2 * config.worker_count()):
-                pending[pool.submit(_play, job)] = job
-            while pending:
-                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    job = pending.pop(future)
-                    result = future.result()
-                    store.record_match(job.entry, result,
-                                       record=str(job.record.relative_to(out)))
-                    progress.done += 1
-                    progress.last = result
-                    if on_progress:
-                        on_progress(progress)
-                    for nxt in _take(queue, 1):
-                        pending[pool.submit(_play, nxt)] = nxt
+        finished = cleanup.enter_context(closing(
+            cluster.play(jobs, out) if cluster else _play_locally(jobs, config.worker_count())))
+        for job, result in finished:
+            if job.entry.match_id in done:
+                continue  # a match played twice (a cluster's retried batch) is stored once
+            store.record_match(job.entry, result, record=str(job.record.relative_to(out)))
+            done.add(job.entry.match_id)
+            progress.done += 1
+            progress.last = result
+            if on_progress:
+                on_progress(progress)
         return db_path
-    finally:
-        store.close()
+
+
+def _play_locally(jobs: list[_Job],
+                  workers: int) -> Generator[tuple[_Job, MatchResult], None, None]:
+    """Finished matches from a pool of processes on this machine, in the order they finish."""
+    # fork: workers inherit the multiprocessing-logging queue installed by the CLI.
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        pending: dict[Future[MatchResult], _Job] = {}
+        queue = iter(jobs)
+        # Keep only a few matches in flight per worker: a kill then loses little, and a stopped
+        # run has played the schedule's early matches (every pairing about equally).
+        for job in _take(queue, 2 * workers):
+            pending[pool.submit(_play, job)] = job
+        while pending:
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                job = pending.pop(future)
+                yield job, future.result()
+                for nxt in _take(queue, 1):
+                    pending[pool.submit(_play, nxt)] = nxt
 
 
 def _take(iterator: Any, n: int) -> list[Any]:
