@@ -30,7 +30,7 @@ import random
 from arena.game import CLAIM, CLOSE, EXCHANGE, PASS, Action, ActionKind, Card, DealState, Rank
 from arena.game.rules import CLAIM_TARGET, ClaimMode, MarriageCredit, MarriageLeadCard
 from bots.strong.knowledge import Knowledge
-from bots.strong.planner import Budget, choose
+from bots.strong.planner import MAX_WORLDS, Budget, choose
 from bots.strong.playout import world_value
 from bots.strong.sampler import Sampler
 from bots.strong.solver import Payoff, Solver
@@ -51,8 +51,10 @@ Macro = tuple[Action, ...]
 class StrongBot(Bot):
     name = "strong"
 
-    def __init__(self, budget_ms: int | None = None, seed: str | None = None):
+    def __init__(self, budget_ms: int | None = None, seed: str | None = None,
+                 max_worlds: int = MAX_WORLDS):
         self.budget_ms = budget_ms
+        self.max_worlds = max_worlds
         self._seed = seed
         self.rng = random.Random(seed)
         self.know: Knowledge | None = None
@@ -144,7 +146,7 @@ class StrongBot(Bot):
             vals = solver.values(sampler.endgame(meld_now=bool(marriages)), moves)
             return [vals[m] for m in moves]
 
-        picked = choose(moves, values, budget, max_worlds=1 if one_world else 600)
+        picked = choose(moves, values, budget, max_worlds=1 if one_world else self.max_worlds)
         card = Card.from_index(picked.option)
         if card.suit in marriages and _leads_marriage(view, card):
             self._plan = [Action.play(card)]
@@ -171,7 +173,7 @@ class StrongBot(Bot):
             world = sampler.deal()
             return [_macro_value(world, macro, solver) for macro in options]
 
-        picked = choose(options, values, budget)
+        picked = choose(options, values, budget, max_worlds=self.max_worlds)
         self._plan = list(picked.option[1:])
         return picked.option[0]
 

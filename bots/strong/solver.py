@@ -16,7 +16,9 @@ against the engine, which searches them):
 
 - **Claim as soon as one can** (RULES.md §7.2): game points are read from the loser's figures,
   which only grow, so a claim now scores at least what any later one would, and waiting lets the
-  opponent claim first. A wrong claim is never made (it is also the bot's promise).
+  opponent claim first. A wrong claim is never made (it is also the bot's promise). The one
+  exception is searched: with ``opponent_out_after_close = two`` the closer's opponent may prefer
+  to let a close fail for 3 rather than get out for 2.
 - **Show a marriage whenever one may** (phase 2 only in Schnapsen, or on the closing lead): points
   of one's own never lower one's game points and never raise the opponent's.
 """
@@ -162,6 +164,12 @@ class Solver:
             self._at_close = rules.closer_tier_basis is CloserTierBasis.AT_CLOSE
             self._snap_tier = self._tier(pos.snap_opp_tricks, pos.snap_opp_total)
         pay = self.payoff
+        # Claiming at once is best play for everyone but the closer's opponent when a failed close
+        # pays him more than getting out first (opponent_out_after_close = two, and a failure worth
+        # 3): then he may wait. The bot itself always claims at once (its promise); an opponent may
+        # play either way, so the search lets him choose.
+        self._opp_may_wait = (pos.closer == pay.me and pos.closer >= 0
+                              and self._out_first < self._fail)
         self._me = pay.me
         self._win, self._loss = pay.win, pay.loss
         # No leaf is worth more than the best win or less than the worst loss: searching with that
@@ -286,7 +294,11 @@ class Solver:
                         pl += meld
                         if self._claim_after_meld and pl >= CLAIM_TARGET:
                             # §7.2: the marriage lifted him to 66: he claims without leading.
-                            return self._claim(lm, l_closer, kf, pf)
+                            v = self._claim(lm, l_closer, kf, pf)
+                            if lm or not self._opp_may_wait:
+                                return v
+                            return min(v, self._reply(c, hl ^ (1 << c), hf, pl, pf, ql, qf, kl, kf,
+                                                      lm, l_closer, alpha, beta))
                     else:
                         ql += meld
         return self._reply(c, hl ^ (1 << c), hf, pl, pf, ql, qf, kl, kf, lm, l_closer, alpha, beta)
@@ -316,24 +328,28 @@ class Solver:
                 total = pf + points + qf
                 if last:
                     total += bonus
-                if total >= CLAIM_TARGET:
+                if total >= CLAIM_TARGET and not (lm and self._opp_may_wait):
                     v = self._claim(not lm, f_closer, kl, pl)
                 elif last:
                     v = self._hands_out(not lm, f_closer, total, 1, pl, kl)
                 else:
                     v = self._search(hf ^ low, hl, total, pl, 0, ql, 1, kl, not lm, f_closer,
                                      alpha, beta)
+                if total >= CLAIM_TARGET and lm and self._opp_may_wait:
+                    v = min(v, self._claim(False, False, kl, pl))  # he may claim, or wait
             else:
                 total = pl + points + ql
                 if last:
                     total += bonus
-                if total >= CLAIM_TARGET:
+                if total >= CLAIM_TARGET and (lm or not self._opp_may_wait):
                     v = self._claim(lm, l_closer, kf, pf)
                 elif last:
                     v = self._hands_out(lm, l_closer, total, 1, pf, kf)
                 else:
                     v = self._search(hl, hf ^ low, total, pf, 0, qf, 1, kf, lm, l_closer,
                                      alpha, beta)
+                if total >= CLAIM_TARGET and not lm and self._opp_may_wait:
+                    v = min(v, self._claim(False, False, kf, pf))  # he may claim, or wait
             if minimize:
                 if v < best:
                     best = v
