@@ -31,7 +31,7 @@ from arena.game import CLAIM, CLOSE, EXCHANGE, PASS, Action, ActionKind, Card, D
 from arena.game.rules import CLAIM_TARGET, ClaimMode, MarriageCredit, MarriageLeadCard
 from bots.strong.knowledge import Knowledge
 from bots.strong.planner import MAX_WORLDS, Budget, choose
-from bots.strong.playout import world_value
+from bots.strong.playout import value_at_lead, world_value
 from bots.strong.sampler import Sampler
 from bots.strong.solver import Payoff, Solver
 from protocol import Bot, BotView, Event, StockState
@@ -60,6 +60,7 @@ class StrongBot(Bot):
         self.know: Knowledge | None = None
         self._plan: list[Action] = []
         self.decision_ms: list[float] = []  # thinking time of each decision (for benchmarks)
+        self.failures = 0  # decisions where the search failed and a safe action was played
 
     # -- hooks ---------------------------------------------------------------------------------------
 
@@ -93,6 +94,7 @@ class StrongBot(Bot):
             action = self._choose(view, legal, budget)
         except Exception:  # a bug must not cost the match: say so, and play on by the rules
             log.exception("the strong bot failed to decide; playing a safe legal action")
+            self.failures += 1
             action = _safe(view, legal)
         if action not in legal:
             log.error("chose %s, which is not legal (%s); playing a safe legal action", action,
@@ -142,9 +144,10 @@ class StrongBot(Bot):
         # After a close the opponent's hand is sampled; once the stock is exhausted it is known.
         one_world = view.stock_state is StockState.EXHAUSTED
 
-        def values() -> list[float]:
-            vals = solver.values(sampler.endgame(meld_now=bool(marriages)), moves)
-            return [vals[m] for m in moves]
+        def values(active: list[int]) -> list[float]:
+            cards = [moves[i] for i in active]
+            vals = solver.values(sampler.endgame(meld_now=bool(marriages)), cards)
+            return [vals[c] for c in cards]
 
         picked = choose(moves, values, budget, max_worlds=1 if one_world else self.max_worlds)
         card = Card.from_index(picked.option)
@@ -169,9 +172,9 @@ class StrongBot(Bot):
         solver = self._solver(view)
         sampler = Sampler(view, self.know, self.rng)
 
-        def values() -> list[float]:
+        def values(active: list[int]) -> list[float]:
             world = sampler.deal()
-            return [_macro_value(world, macro, solver) for macro in options]
+            return [_macro_value(world, options[i], solver) for i in active]
 
         picked = choose(options, values, budget, max_worlds=self.max_worlds)
         self._plan = list(picked.option[1:])
@@ -215,6 +218,10 @@ def _macro_value(world: DealState, macro: Macro, solver: Solver) -> float:
     state = world
     for action in macro:
         state = state.apply_unchecked(action)
+    if macro == (PASS,):
+        # Not closing before the draw leaves closing after it: value that lead as the better of
+        # the two, as closing now is valued exactly (else passing would look worse than it is).
+        return value_at_lead(state, solver)
     return world_value(state, solver)
 
 

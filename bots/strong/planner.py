@@ -1,10 +1,10 @@
 """Choosing among a few options by their average over sampled worlds, within a time budget.
 
-Each round draws one world and values every option in it (the same world for all, so the options
-are compared on equal cards and the noise of the deal cancels out in their differences). Rounds go
-on until the time is up, or a cap is reached, or the best option leads the runner-up clearly: its
-mean advantage over the rounds so far exceeds ``Z`` standard errors of the paired differences, or
-the two have scored alike in every world (then more worlds would not tell them apart either).
+Each round draws one world and values every option still in the running in it (the same world for
+all, so the options are compared on equal cards and the luck of the deal cancels out in their
+differences). Options that clearly trail the leader drop out, so the time goes to telling apart
+the ones that are close; rounds go on until one option is left, the time is up, or a cap is
+reached.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import Callable, Generic, Sequence, TypeVar
 
 T = TypeVar("T")
 
-Z = 2.5               # how clear a lead must be to stop sampling early
-MIN_WORLDS = 12       # never stop early on fewer worlds than this
+Z = 2.0               # how clearly an option must trail the leader to drop out
+MIN_WORLDS = 12       # no option drops out on fewer worlds than this
 MAX_WORLDS = 600      # no decision needs more (and the clock usually says stop first)
 
 
@@ -44,37 +44,56 @@ class Choice(Generic[T]):
     means: list[float] = field(default_factory=list)
 
 
-def choose(options: Sequence[T], values_in_a_world: Callable[[], Sequence[float]], budget: Budget,
-           min_worlds: int = MIN_WORLDS, max_worlds: int = MAX_WORLDS) -> Choice[T]:
-    """The option with the best mean value over sampled worlds. Ties go to the earlier option, so
-    callers list their options with the one to prefer on equal evidence first. At least one world
-    is always drawn, whatever the budget."""
+def choose(options: Sequence[T], values_in_a_world: Callable[[list[int]], Sequence[float]],
+           budget: Budget, min_worlds: int = MIN_WORLDS, max_worlds: int = MAX_WORLDS) -> Choice[T]:
+    """The option with the best mean value over sampled worlds.
+
+    ``values_in_a_world(active)`` draws one world and returns the value of each option whose
+    index is in ``active``, in that order. Once ``min_worlds`` are in, an option that trails the
+    leader clearly (by more than ``Z`` standard errors of their paired differences, or by the same
+    margin in every world) is dropped, and later worlds are spent on the options still in doubt;
+    sampling stops when one is left, or the budget or ``max_worlds`` is reached. Ties go to the
+    earlier option, so callers list first the option they prefer on equal evidence. At least one
+    world is always drawn, whatever the budget.
+    """
     n_options = len(options)
     if n_options == 1:
         return Choice(options[0], 0, [0.0])
-    rows: list[Sequence[float]] = []
-    sums = [0.0] * n_options
+    active = list(range(n_options))
+    # Options only ever leave, so option i's values are those of worlds 0 .. len(values[i]) - 1.
+    values: list[list[float]] = [[] for _ in options]
+    worlds = 0
     while True:
-        row = values_in_a_world()
-        rows.append(row)
-        for i in range(n_options):
-            sums[i] += row[i]
-        n = len(rows)
-        if n >= max_worlds or budget.over():
+        for i, v in zip(active, values_in_a_world(active)):
+            values[i].append(v)
+        worlds += 1
+        if worlds >= max_worlds or budget.over():
             break
-        if n >= min_worlds and n % 4 == 0 and _clear_leader(sums, rows):
-            break
-    best = max(range(n_options), key=lambda i: (sums[i], -i))
-    return Choice(options[best], len(rows), [s / len(rows) for s in sums])
+        if worlds >= min_worlds and worlds % 4 == 0:
+            active = _still_in_doubt(active, values)
+            if len(active) == 1:
+                break
+    best = _leader(active, values)
+    means = [sum(v) / len(v) if v else float("-inf") for v in values]
+    return Choice(options[best], worlds, means)
 
 
-def _clear_leader(sums: list[float], rows: list[Sequence[float]]) -> bool:
-    order = sorted(range(len(sums)), key=lambda i: (-sums[i], i))
-    best, second = order[0], order[1]
-    diffs = [row[best] - row[second] for row in rows]
-    n = len(diffs)
-    mean = sum(diffs) / n
-    var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
-    if var == 0.0:
-        return True  # the same in every world so far (equal, or one always ahead)
-    return mean > Z * math.sqrt(var / n)
+def _leader(active: list[int], values: list[list[float]]) -> int:
+    return max(active, key=lambda i: (sum(values[i]) / len(values[i]), -i))
+
+
+def _still_in_doubt(active: list[int], values: list[list[float]]) -> list[int]:
+    best = _leader(active, values)
+    lead = values[best]
+    keep = []
+    for i in active:
+        if i != best:
+            diffs = [lead[w] - v for w, v in enumerate(values[i])]
+            n = len(diffs)
+            mean = sum(diffs) / n
+            var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+            # Alike in every world so far (equal, or always behind by as much): no more to learn.
+            if var == 0.0 or mean > Z * math.sqrt(var / n):
+                continue
+        keep.append(i)
+    return keep

@@ -38,6 +38,16 @@ def world_value(state: DealState, solver: Solver) -> int:
         state = state.apply_unchecked(policy(state))
 
 
+def value_at_lead(state: DealState, solver: Solver) -> int:
+    """Like ``world_value``, but if the solver's seat is about to lead and may close, it takes the
+    better of closing (then exact play) and playing on."""
+    value = world_value(state, solver)
+    if (state.decision is _LEAD and state.to_act == solver.payoff.me
+            and CLOSE in state.legal_actions()):
+        value = max(value, world_value(state.apply_unchecked(CLOSE), solver))
+    return value
+
+
 def _claims(state: DealState) -> bool:
     return CLAIM in state.legal_actions() and state.total(state.to_act) >= CLAIM_TARGET
 

@@ -64,6 +64,7 @@ def test_in_process_matches_legal_and_exact_claims(profile_name: str) -> None:
             if result.settlement.claimant == seat:
                 assert str(result.settlement.reason) in ("claim", "claim_against_close")
         windows += bot.windows
+        assert bot.failures == 0  # every decision came from the search, none from the fallback
     assert deals > 20 and windows > 30
 
 
