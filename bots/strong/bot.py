@@ -161,7 +161,9 @@ class StrongBot(Bot):
     def _open_stock(self, view: BotView, legal: tuple[Action, ...], budget: Budget) -> Action:
         assert self.know is not None
         if view.decision == "after_trick":
-            options: list[Macro] = [(PASS,)] + ([(CLOSE,)] if CLOSE in legal else [])
+            options: list[Macro] = [(PASS,)]
+            if CLOSE in legal:
+                options.append((CLOSE,))
         elif view.decision in ("lead", "follow"):
             options = self._card_options(view, legal)
             shortcut = self._marriage_claim(view, legal)

@@ -246,17 +246,17 @@ class Solver:
             maximize = lm
             cards = moves if moves is not None else _bits(h[ld])
 
-            def move_value(c: int, alpha: int, beta: int) -> int:
-                return self._lead_value(c, h[ld], h[fo], t[ld], t[fo], q[ld], q[fo], k[ld], k[fo],
+            def move_value(card: int, alpha: int, beta: int) -> int:
+                return self._lead_value(card, h[ld], h[fo], t[ld], t[fo], q[ld], q[fo], k[ld], k[fo],
                                         lm, l_closer, meld_ok, alpha, beta)
         else:
             maximize = not lm
-            c = pos.led
-            cards = _bits(self._follow_mask(h[fo], c))
+            led = pos.led
+            cards = _bits(self._follow_mask(h[fo], led))
 
-            def move_value(f: int, alpha: int, beta: int) -> int:
-                return self._reply(c, h[ld], h[fo], t[ld], t[fo], q[ld], q[fo], k[ld], k[fo], lm,
-                                   l_closer, alpha, beta, only=1 << f)
+            def move_value(card: int, alpha: int, beta: int) -> int:
+                return self._reply(led, h[ld], h[fo], t[ld], t[fo], q[ld], q[fo], k[ld], k[fo], lm,
+                                   l_closer, alpha, beta, only=1 << card)
         best = -_BIG if maximize else _BIG
         lo, hi = alpha, beta = self._lo, self._hi
         for card in cards:
