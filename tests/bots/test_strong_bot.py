@@ -40,14 +40,13 @@ class Watched(StrongBot):
         return action
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("profile_name", ["sixty_six", "schnapsen"])
 def test_in_process_matches_legal_and_exact_claims(profile_name: str) -> None:
     # Patient opponents never claim, so the bot meets more windows and plays more last tricks.
     opponents = [GreedyBot, RandomBot, PatientRandomBot]
     rules = profile(profile_name)
     windows = deals = 0
-    for i in range(6):
+    for i in range(9):
         bot = Watched(max_worlds=3, seed=str(i))
         other = opponents[i % 3]()
         seat = i % 2
@@ -76,7 +75,7 @@ def test_subprocess_matches_under_a_reduced_limit(profile_name: str) -> None:
     limit = 200
     rules = profile(profile_name).with_overrides({"match_target": 3})
     decisions = 0
-    for seed, opponent in ((1, "greedy"), (2, "random")):
+    for seed, opponent in ((1, "greedy"), (2, "random"), (3, "greedy")):
         for seat in (0, 1):
             bots = [resolve_bot(opponent), resolve_bot(opponent)]
             bots[seat] = resolve_bot("strong")

@@ -64,7 +64,6 @@ class Checker:
             self.phase2 += 1
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("profile_name", ["sixty_six", "schnapsen"])
 def test_knowledge_and_worlds_match_the_referee(profile_name: str) -> None:
     rules = profile(profile_name).with_overrides({"match_target": 3})
@@ -79,6 +78,30 @@ def test_knowledge_and_worlds_match_the_referee(profile_name: str) -> None:
         phase1 += checker.phase1
         phase2 += checker.phase2
     assert phase1 > 50 and phase2 > 20  # both kinds of world were checked many times
+
+
+@pytest.mark.parametrize("profile_name, flags", [
+    ("vu_compat", {}),
+    ("sixty_six", {"deck_size": 32, "exchange_who": "between_tricks"}),
+    ("sixty_six", {"exchange_who": "leader_only", "marriage_lead_card": "king_only",
+                   "phase2_follow": "follow_only", "marriage_credit": "next_trick_after_meld"}),
+    ("schnapsen", {"marriage_requires_prior_trick": True, "claim_window": "on_lead_any_time"}),
+])
+def test_knowledge_under_other_flags(profile_name: str, flags: dict[str, object]) -> None:
+    """Flags that move decision points, cards or follow rules: the worlds still fit the referee."""
+    rules = profile(profile_name).with_overrides(flags)
+    if profile_name != "vu_compat":
+        rules = rules.with_overrides({"match_target": 2})
+    checked = 0
+    for i in range(2):
+        bot = StrongBot(max_worlds=2, seed=str(i))
+        checker = Checker(bot, i)
+        other = GreedyBot()
+        play(rules, (bot, other) if i == 0 else (other, bot), seed=90 + i, match_id=f"f{i}",
+             on_request=checker)
+        assert bot.failures == 0
+        checked += checker.phase1 + checker.phase2
+    assert checked > 10
 
 
 def test_match_payoff() -> None:
