@@ -27,6 +27,7 @@ C_DIR = BOTS_DIR / "c"
 _PYTHON_MODULES = {
     "random": "bots.random_bot",
     "greedy": "bots.greedy_bot",
+    "strong": "bots.strong",
 }
 _PYTHON_SCRIPTS = {
     "first-legal": BOTS_DIR / "minimal" / "first_legal.py",
@@ -54,6 +55,14 @@ def resolve_bot(text: str, name: str | None = None) -> BotSpec:
         compile_bundled_python()
     if text in _PYTHON_MODULES:
         return BotSpec(name or text, (sys.executable, "-m", _PYTHON_MODULES[text]))
+    first, _, options = text.partition(" ")
+    if first in _PYTHON_MODULES:
+        # A bundled Python bot with its own options: "strong --budget-ms 50".
+        try:
+            args = shlex.split(options)
+        except ValueError as err:
+            raise BotSpecError(f"cannot split the bot command {text!r}: {err}") from None
+        return BotSpec(name or first, (sys.executable, "-m", _PYTHON_MODULES[first], *args))
     if text in _PYTHON_SCRIPTS:
         return BotSpec(name or text, (sys.executable, str(_PYTHON_SCRIPTS[text])))
     if text in _C_TARGETS:

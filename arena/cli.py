@@ -103,7 +103,9 @@ def demo(
         return
     from arena.bot_specs import BotSpecError, resolve_bot as check
 
-    bots = ["random", "greedy", "first-legal"]
+    # The strong bot thinks 30% of the decision limit by default; a small budget keeps the demo
+    # to a minute or two on two cores (it is then weaker than in a real tournament).
+    bots = ["random", "greedy", "first-legal", "strong --budget-ms 25"]
     try:
         check("c-counter")
         bots.append("c-counter")

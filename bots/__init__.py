@@ -8,6 +8,7 @@ import sys
 BUNDLED_PYTHON: dict[str, str] = {
     "random": "bots.random_bot",
     "greedy": "bots.greedy_bot",
+    "strong": "bots.strong",
 }
 """Bundled Python bots: name -> module."""
 

@@ -24,9 +24,10 @@ A = Action.parse
 
 
 def test_registry() -> None:
-    assert BUNDLED_PYTHON == {"random": "bots.random_bot", "greedy": "bots.greedy_bot"}
+    assert BUNDLED_PYTHON == {"random": "bots.random_bot", "greedy": "bots.greedy_bot",
+                              "strong": "bots.strong"}
     assert python_bot_command("greedy") == [sys.executable, "-m", "bots.greedy_bot"]
-    with pytest.raises(ValueError, match="bundled: greedy, random"):
+    with pytest.raises(ValueError, match="bundled: greedy, random, strong"):
         python_bot_command("smart")
 
 

@@ -1,0 +1,15 @@
+"""The strong reference bot (``python -m bots.strong``, bundled as ``strong``).
+
+It plays through the SDK like any other bot. The data flow, one file each:
+
+- ``knowledge.py``: what it knows of the deal beyond the SDK's view (the deal's actions, when the
+  opponent first used each card, what the follow rules showed he does not hold, the close snapshot);
+- ``sampler.py``: worlds consistent with that knowledge (determinization): replayed through the
+  engine while the stock is open, solver positions after;
+- ``playout.py``: a fast rule of thumb on the engine's fast path, up to the end of the stock;
+- ``solver.py``: exact alpha-beta over the tricks left once the stock is closed or exhausted,
+  scored by the game points of RULES.md §7;
+- ``planner.py``: the option with the best average over sampled worlds, within a time budget;
+- ``bot.py``: the decisions (claims, exchanges, marriages, closing, cards) and the time budget;
+- ``__main__.py``: the command line (``--budget-ms``, ``--seed``).
+"""
