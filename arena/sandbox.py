@@ -397,6 +397,10 @@ def _runtime_paths(argv: Sequence[str]) -> list[str]:
     Python under /root, say): the Python installation and the bot's program and file arguments."""
     paths = {sys.base_prefix, sys.prefix, sys.exec_prefix}
     program = shutil.which(argv[0]) if argv else None
+    if program and os.path.realpath(program) == os.path.realpath(sys.executable):
+        # The arena's Python imports the SDK from the arena's installation: with an editable
+        # install that is the checkout, which may lie under a folder the sandbox covers (/tmp).
+        paths.add(str(Path(__file__).resolve().parent.parent))
     for item in [program, *argv[1:]] if program else argv[1:]:
         if item and os.path.isabs(item) and os.path.exists(item):
             real = os.path.realpath(item)
