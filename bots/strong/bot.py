@@ -31,7 +31,7 @@ from arena.game import CLAIM, CLOSE, EXCHANGE, PASS, Action, ActionKind, Card, D
 from arena.game.rules import CLAIM_TARGET, ClaimMode, MarriageCredit, MarriageLeadCard
 from bots.strong.knowledge import Knowledge
 from bots.strong.planner import MAX_WORLDS, Budget, choose
-from bots.strong.playout import value_at_lead, world_value
+from bots.strong.playout import value_keeping_the_close, world_value
 from bots.strong.sampler import Sampler
 from bots.strong.solver import Payoff, Solver
 from protocol import Bot, BotView, Event, StockState
@@ -220,11 +220,9 @@ def _macro_value(world: DealState, macro: Macro, solver: Solver) -> float:
     state = world
     for action in macro:
         state = state.apply_unchecked(action)
-    if macro == (PASS,):
-        # Not closing before the draw leaves closing after it: value that lead as the better of
-        # the two, as closing now is valued exactly (else passing would look worse than it is).
-        return value_at_lead(state, solver)
-    return world_value(state, solver)
+    if macro == (CLOSE,):
+        return world_value(state, solver)
+    return value_keeping_the_close(state, solver)
 
 
 def _leads_marriage(view: BotView, card: Card) -> bool:
