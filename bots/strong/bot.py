@@ -12,9 +12,11 @@ How it decides, in order:
 4. Once the stock is **closed or exhausted**: the exact solver, on the single world left when the
    stock is exhausted, or averaged over sampled opponent hands after a close.
 5. While the stock is **open**: every option (each card, with its marriage shown when it is a king
-   or queen of one; closing) is played in sampled worlds, then the playout policy carries on and the
-   exact solver finishes once the stock is gone; the best average wins. Marriages are always shown
-   when their card is led: their points can only help.
+   or queen of one; closing; passing instead of closing before the draw) is played in sampled
+   worlds, then the playout policy carries on and the exact solver finishes once the stock is
+   gone; the best average wins. Closing is valued by exact play from the close on; the other
+   options keep the bot's next chance to close in view (``playout.value_keeping_the_close``).
+   Marriages are always shown when their card is led: their points can only help.
 
 Time: each decision gets ``BUDGET_FRACTION`` of the limit the referee announced (``decision_ms``),
 or less when the command line asks, measured from the moment the request arrived; sampling stops
