@@ -12,9 +12,11 @@ How it decides, in order:
 4. Once the stock is **closed or exhausted**: the exact solver, on the single world left when the
    stock is exhausted, or averaged over sampled opponent hands after a close.
 5. While the stock is **open**: every option (each card, with its marriage shown when it is a king
-   or queen of one; closing) is played in sampled worlds, then the playout policy carries on and the
-   exact solver finishes once the stock is gone; the best average wins. Marriages are always shown
-   when their card is led: their points can only help.
+   or queen of one; closing; passing instead of closing before the draw) is played in sampled
+   worlds, then the playout policy carries on and the exact solver finishes once the stock is
+   gone; the best average wins. Closing is valued by exact play from the close on; the other
+   options keep the bot's next chance to close in view (``playout.value_keeping_the_close``).
+   Marriages are always shown when their card is led: their points can only help.
 
 Time: each decision gets ``BUDGET_FRACTION`` of the limit the referee announced (``decision_ms``),
 or less when the command line asks, measured from the moment the request arrived; sampling stops
@@ -31,7 +33,7 @@ from arena.game import CLAIM, CLOSE, EXCHANGE, PASS, Action, ActionKind, Card, D
 from arena.game.rules import CLAIM_TARGET, ClaimMode, MarriageCredit, MarriageLeadCard
 from bots.strong.knowledge import Knowledge
 from bots.strong.planner import MAX_WORLDS, Budget, choose
-from bots.strong.playout import value_at_lead, world_value
+from bots.strong.playout import value_keeping_the_close, world_value
 from bots.strong.sampler import Sampler
 from bots.strong.solver import Payoff, Solver
 from protocol import Bot, BotView, Event, StockState
@@ -220,11 +222,9 @@ def _macro_value(world: DealState, macro: Macro, solver: Solver) -> float:
     state = world
     for action in macro:
         state = state.apply_unchecked(action)
-    if macro == (PASS,):
-        # Not closing before the draw leaves closing after it: value that lead as the better of
-        # the two, as closing now is valued exactly (else passing would look worse than it is).
-        return value_at_lead(state, solver)
-    return world_value(state, solver)
+    if macro == (CLOSE,):
+        return world_value(state, solver)
+    return value_keeping_the_close(state, solver)
 
 
 def _leads_marriage(view: BotView, card: Card) -> bool:

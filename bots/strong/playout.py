@@ -1,4 +1,4 @@
-"""A fast playout policy over the engine's states, and the value of a world after a root move.
+"""A fast playout policy over the engine's states, and the value of a world after a bot's option.
 
 While the stock is open the tree is far too big to search in Python within a decision's time (six
 tricks, each with two free card choices, draws, closes and marriages). So after the move being
@@ -38,12 +38,22 @@ def world_value(state: DealState, solver: Solver) -> int:
         state = state.apply_unchecked(policy(state))
 
 
-def value_at_lead(state: DealState, solver: Solver) -> int:
-    """Like ``world_value``, but if the solver's seat is about to lead and may close, it takes the
-    better of closing (then exact play) and playing on."""
+def value_keeping_the_close(state: DealState, solver: Solver) -> int:
+    """The value of ``state`` for the solver's seat when it may still close later.
+
+    The playout policy carries play to that seat's next lead with the stock open; there it takes
+    the better of closing (then exact play) and playing on. An option that leaves closing for
+    later is so valued as fairly as closing now, which the bot values exactly: with the policy's
+    strict rule for closing alone (only a sure 66), every option but closing now would look worse
+    than it is. Only the next lead gets this care: one extra search per world and option.
+    """
+    me = solver.payoff.me
+    while (state.settlement is None and state.stock_state == OPEN
+           and not (state.decision is _LEAD and state.to_act == me and state.meld_suit < 0
+                    and CLOSE in state.legal_actions())):
+        state = state.apply_unchecked(policy(state))
     value = world_value(state, solver)
-    if (state.decision is _LEAD and state.to_act == solver.payoff.me
-            and CLOSE in state.legal_actions()):
+    if state.settlement is None and state.stock_state == OPEN:
         value = max(value, world_value(state.apply_unchecked(CLOSE), solver))
     return value
 

@@ -139,9 +139,9 @@ class Sampler:
         stock += stock_rest
         up = know.upcard
         assert up is not None
-        order = _pack_order(rules, _indices(know.initial_hand) if know.dealer != self.me else
-                            opp_initial, opp_initial if know.dealer != self.me else
-                            _indices(know.initial_hand), up.index, stock)
+        mine = _indices(know.initial_hand)
+        nondealer, dealer = (opp_initial, mine) if know.dealer == self.me else (mine, opp_initial)
+        order = _pack_order(rules, nondealer, dealer, up.index, stock)
         state = DealState.new(rules, know.dealer, [CARDS[i] for i in order])
         return self._replay(state, checked)
 

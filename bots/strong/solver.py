@@ -35,7 +35,7 @@ from arena.game.rules import (CLAIM_TARGET, ClaimMode, CloserTierBasis, CloseFai
 from arena.game.state import EXHAUSTED, OPEN, DealState
 
 _KING, _QUEEN = int(Rank.KING), int(Rank.QUEEN)
-_BIG = 1 << 20  # beyond any payoff: the initial alpha-beta window
+_BIG = 1 << 20  # beyond any payoff: where a node's best value starts
 
 
 @dataclass(frozen=True)
