@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 
 from arena.game import PASS, Card, DealState, Decision, IllegalActionError
-from arena.game.cards import CARDS
+from arena.game.cards import CARDS, indices_of_mask
 from arena.game.rules import DealPattern, Rules
 from bots.strong.knowledge import NEVER, Knowledge
 from bots.strong.solver import Endgame
@@ -36,15 +36,6 @@ def _mask(cards: frozenset[Card] | tuple[Card, ...]) -> int:
     for card in cards:
         mask |= card.bit
     return mask
-
-
-def _indices(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 class Sampler:
@@ -139,7 +130,7 @@ class Sampler:
         stock += stock_rest
         up = know.upcard
         assert up is not None
-        mine = _indices(know.initial_hand)
+        mine = list(indices_of_mask(know.initial_hand))
         nondealer, dealer = (opp_initial, mine) if know.dealer == self.me else (mine, opp_initial)
         order = _pack_order(rules, nondealer, dealer, up.index, stock)
         state = DealState.new(rules, know.dealer, [CARDS[i] for i in order])

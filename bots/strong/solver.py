@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from arena.game.actions import Decision
-from arena.game.cards import POINTS_BY_INDEX, SUIT_MASKS, Rank
+from arena.game.cards import POINTS_BY_INDEX, SUIT_MASKS, Rank, indices_of_mask
 from arena.game.rules import (CLAIM_TARGET, ClaimMode, CloserTierBasis, CloseFailThreeIf,
                               EndWithoutClaim, MarriageCredit, MarriageLeadCard,
                               OpponentOutAfterClose, Phase2Follow, Rules, SchwarzTest)
@@ -147,7 +147,7 @@ class Solver:
         rules = self.rules
         self._trump = pos.trump
         self._trump_mask = SUIT_MASKS[pos.trump]
-        self._order = lead_order(pos.trump)
+        self._order = lead_order()
         self._exhausted = pos.exhausted
         self._closer = pos.closer
         if pos.closer >= 0:
@@ -244,7 +244,7 @@ class Solver:
                 return self._search(h[ld], h[fo], t[ld], t[fo], q[ld], q[fo], k[ld], k[fo], lm,
                                     l_closer, self._lo, self._hi), out
             maximize = lm
-            cards = moves if moves is not None else _bits(h[ld])
+            cards = moves if moves is not None else list(indices_of_mask(h[ld]))
 
             def move_value(card: int, alpha: int, beta: int) -> int:
                 return self._lead_value(card, h[ld], h[fo], t[ld], t[fo], q[ld], q[fo], k[ld], k[fo],
@@ -252,7 +252,7 @@ class Solver:
         else:
             maximize = not lm
             led = pos.led
-            cards = _bits(self._follow_mask(h[fo], led))
+            cards = list(indices_of_mask(self._follow_mask(h[fo], led)))
 
             def move_value(card: int, alpha: int, beta: int) -> int:
                 return self._reply(led, h[ld], h[fo], t[ld], t[fo], q[ld], q[fo], k[ld], k[fo], lm,
@@ -435,15 +435,6 @@ class Solver:
         return best
 
 
-def lead_order(trump: int) -> tuple[int, ...]:
-    """The order in which leads are tried: ORDER_VARIANT."""
+def lead_order() -> tuple[int, ...]:
+    """The order in which leads are tried: rank by rank (strongest first), across the suits."""
     return tuple(s * 8 + r for r in range(8) for s in range(4))
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
