@@ -3,7 +3,7 @@
 What holds depends on the machine; ``support()`` finds out once per process and ``describe()`` says
 it in one plain sentence:
 
-- ``isolated`` (Linux, as root): each bot runs through ``sandbox_launch.py`` in new network, mount,
+- ``isolated`` (Linux, as root): each bot runs through ``sandbox_launch.c`` in new network, mount,
   PID, IPC and UTS namespaces, as an unprivileged user id of its own (leased from a range, so two
   bots never share one), with resource limits. No network (a new network namespace has only a
   loopback device, and it is down); it sees only its own processes; it can neither signal nor read
@@ -13,8 +13,8 @@ it in one plain sentence:
   namespace, but the bot keeps the caller's user id: it can read what the caller can read (but for
   the arena's data folders, hidden from it). The process limit holds: the kernel counts it per
   user namespace.
-- ``limits`` (elsewhere: other systems, or namespaces refused): resource limits and a process
-  group only. The bot has the network, a ``setsid`` child can outlive the match, and the process
+- ``limits`` (elsewhere: other systems, namespaces refused, or no C compiler to build the
+  launcher with): resource limits and a process group only. The bot has the network, a ``setsid`` child can outlive the match, and the process
   limit is not set (it would count every process of the caller's user).
 
 Every mode gives a bot a fresh working folder (deleted afterwards), a minimal environment, capped
@@ -27,11 +27,14 @@ from __future__ import annotations
 import atexit
 import errno
 import fcntl
+import functools
+import hashlib
 import json
 import logging
 import multiprocessing.util
 import os
 import queue
+import resource
 import shutil
 import signal
 import subprocess
@@ -43,11 +46,9 @@ from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from arena import sandbox_launch
-
 log = logging.getLogger("arena.sandbox")
 
-LAUNCHER = Path(sandbox_launch.__file__).resolve()
+LAUNCHER_SOURCE = Path(__file__).resolve().with_name("sandbox_launch.c")
 UID_BASE = 2_000_000_000          # far above any real user or subordinate-id range
 UID_COUNT = 4096
 # One lock folder for the whole machine, whatever TMPDIR each arena has (/run is root's, and empty
@@ -82,6 +83,27 @@ class SandboxLimits:
 
     def to_dict(self) -> dict[str, int]:
         return asdict(self)
+
+
+_RESOURCES = {  # limit -> (resource, scale to the kernel's unit); sandbox_launch.c has the same
+    "cpu_s": (resource.RLIMIT_CPU, 1),
+    "memory_mb": (resource.RLIMIT_AS, 1 << 20),
+    "processes": (resource.RLIMIT_NPROC, 1),
+    "file_mb": (resource.RLIMIT_FSIZE, 1 << 20),
+    "open_files": (resource.RLIMIT_NOFILE, 1),
+}
+
+
+def apply_limits(limits: Mapping[str, int]) -> None:
+    """Resource limits for the calling process and its children (0: leave unlimited); the
+    ``limits`` mode's stand-in for the launcher."""
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a crashing bot writes no core file
+    for key, (which, scale) in _RESOURCES.items():
+        value = int(limits.get(key, 0))
+        if value > 0:
+            # CPU: SIGXCPU at the soft limit, SIGKILL one second later for a bot that catches it.
+            hard = value + 1 if key == "cpu_s" else value
+            resource.setrlimit(which, (value * scale, hard * scale))
 
 
 def parse_limits(items: Sequence[str]) -> dict[str, int]:
@@ -132,6 +154,10 @@ def _probe() -> Support:
         return Support("limits", "ARENA_SANDBOX=limits is set")
     if not sys.platform.startswith("linux"):
         return Support("limits", f"namespaces are a Linux feature; this is {sys.platform}")
+    try:
+        launcher()
+    except OSError as err:
+        return Support("limits", f"cannot build the sandbox launcher: {err.strerror or err}")
     if os.geteuid() == 0:
         failure = _try_launch(userns=False, as_user=True)
         if failure is None:
@@ -272,17 +298,21 @@ class _Launch:
             limits["processes"] = 0  # would count every process of the caller's user
 
             def preexec() -> None:
-                sandbox_launch.apply_limits(limits)
+                apply_limits(limits)
             return list(argv), {"preexec_fn": preexec, "cwd": self.cwd}
         self._status_r, self._status_w = os.pipe()
         os.set_blocking(self._status_r, False)
         expose = _runtime_paths(argv)
-        spec = {"status_fd": self._status_w, "parent": os.getpid(), "cwd": self.cwd,
-                "limits": self.limits.to_dict(), "userns": self.userns, "uid": self.uid,
-                "base": self._base, "expose": expose,
-                "hide": _hideable(self.hide, [self._base, *expose])}
-        launcher = [sys.executable, "-I", "-S", str(LAUNCHER), json.dumps(spec), "--", *argv]
-        return launcher, {"pass_fds": (self._status_w,), "cwd": self._base}
+        command = [str(launcher()), f"--status-fd={self._status_w}", f"--parent={os.getpid()}",
+                   f"--cwd={self.cwd}", f"--base={self._base}"]
+        if self.userns:
+            command.append("--userns")
+        if self.uid is not None:
+            command.append(f"--uid={self.uid}")
+        command += [f"--limit={key}={value}" for key, value in self.limits.to_dict().items()]
+        command += [f"--expose={path}" for path in expose]
+        command += [f"--hide={path}" for path in _hideable(self.hide, [self._base, *expose])]
+        return [*command, "--", *argv], {"pass_fds": (self._status_w,), "cwd": self._base}
 
     def started(self) -> None:
         """After the process started: only the launcher may hold the pipe's writing end, so that
@@ -338,6 +368,40 @@ class _Launch:
             self._lease.release()
             self._lease = None
         _remove_later(self._base)
+
+
+@functools.cache
+def launcher() -> Path:
+    """The launcher's binary, compiled from ``sandbox_launch.c`` on first use (~0.3 s, once per
+    machine and version of the source).
+
+    It lives in the user's cache folder (``$XDG_CACHE_HOME`` or ``~/.cache``, then
+    ``sixtysix-arena/``), not in the installation, which may be read-only; its name carries the
+    source's hash, so an edited source is rebuilt, and it is renamed into place once whole, so
+    arenas building it at the same moment never run half a file. The folder must be the caller's
+    alone: the arena runs what it finds there, as root in the ``isolated`` mode. ``OSError`` says
+    why it cannot be built (no C compiler, say)."""
+    source = LAUNCHER_SOURCE.read_bytes()
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "sixtysix-arena"
+    cache.mkdir(mode=0o700, parents=True, exist_ok=True)
+    info = cache.stat()
+    if info.st_uid != os.geteuid() or info.st_mode & 0o022:
+        raise OSError(errno.EPERM, f"{cache} must belong to you and be writable by you alone")
+    binary = cache / f"sandbox-launch-{hashlib.sha256(source).hexdigest()[:16]}"
+    if binary.is_file():
+        return binary
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        raise OSError(errno.ENOENT, "it is C, and there is no C compiler (cc or gcc) on PATH")
+    partial = cache / f".{binary.name}.{os.getpid()}"
+    proc = subprocess.run([compiler, "-std=gnu99", "-O2", "-Wall", "-o", str(partial),
+                           str(LAUNCHER_SOURCE)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        partial.unlink(missing_ok=True)
+        raise OSError(errno.EINVAL, f"{compiler} failed on {LAUNCHER_SOURCE}: "
+                                    f"{proc.stderr.strip()[-2000:]}")
+    os.replace(partial, binary)
+    return binary
 
 
 # -- removing bot folders off the match's critical path -------------------------------------------

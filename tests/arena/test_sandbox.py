@@ -242,3 +242,76 @@ def test_a_referee_killed_with_kill_9_takes_its_bots_with_it(tmp_path):
     while tagged_processes() and time.monotonic() < deadline:
         time.sleep(0.02)
     assert tagged_processes() == []
+
+
+# -- the launcher (sandbox_launch.c): built on first use, cached, and its absence said plainly ----
+
+@namespaces
+def test_the_launcher_also_runs_a_bot_in_a_user_namespace():
+    """The ``namespaces`` mode (not root) on this machine too, whoever runs the tests."""
+    from arena.sandbox import _try_launch
+
+    assert _try_launch(userns=True, as_user=False) is None
+
+
+@namespaces
+def test_a_program_the_launcher_cannot_start_is_named_in_the_fault(tmp_path):
+    proc = BotProcess([str(tmp_path / "no-such-program")], LIMITS)
+    proc.start()  # the launcher starts; its exec of the bot fails inside the namespaces
+    try:
+        with pytest.raises(BotFault) as caught:
+            proc.read_line(10)
+    finally:
+        proc.close()
+    assert caught.value.fault == "exit"
+    assert f"cannot start '{tmp_path / 'no-such-program'}': No such file" in caught.value.detail
+
+
+def test_without_a_c_compiler_the_sandbox_says_it_gives_only_limits(tmp_path):
+    import subprocess
+
+    script = "from arena.sandbox import describe; print(describe())"
+    empty = tmp_path / "empty-path"
+    empty.mkdir()
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env={**os.environ, "PATH": str(empty),
+                               "XDG_CACHE_HOME": str(tmp_path / "cache")}, check=True)
+    assert "resource limits only; bots HAVE NETWORK ACCESS" in proc.stdout
+    assert "cannot build the sandbox launcher" in proc.stdout
+    assert "no C compiler (cc or gcc) on PATH" in proc.stdout
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the launcher is Linux only")
+def test_the_launcher_is_rebuilt_when_its_source_changes(tmp_path, monkeypatch):
+    from arena import sandbox
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    source = tmp_path / "sandbox_launch.c"
+    source.write_bytes(sandbox.LAUNCHER_SOURCE.read_bytes())
+    monkeypatch.setattr(sandbox, "LAUNCHER_SOURCE", source)
+    sandbox.launcher.cache_clear()
+    try:
+        first = sandbox.launcher()
+        source.write_text(source.read_text() + "\n/* edited */\n")
+        sandbox.launcher.cache_clear()
+        second = sandbox.launcher()
+    finally:
+        sandbox.launcher.cache_clear()
+    assert first != second and first.parent == second.parent == tmp_path / "cache/sixtysix-arena"
+    assert os.access(second, os.X_OK)
+    assert [p.name for p in second.parent.iterdir() if p.name.startswith(".")] == []  # no partial
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the launcher is Linux only")
+def test_a_launcher_cache_others_may_write_to_is_refused(tmp_path, monkeypatch):
+    from arena import sandbox
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    (tmp_path / "sixtysix-arena").mkdir(mode=0o777)
+    (tmp_path / "sixtysix-arena").chmod(0o777)
+    sandbox.launcher.cache_clear()
+    try:
+        with pytest.raises(OSError, match="writable by you alone"):
+            sandbox.launcher()
+    finally:
+        sandbox.launcher.cache_clear()
