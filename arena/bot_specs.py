@@ -18,17 +18,13 @@ from dataclasses import replace
 from pathlib import Path
 
 import bots
+from bots import BUNDLED_PYTHON, python_bot_command
 from arena.referee import BotSpec
 from arena.registry import find_registered
 
 BOTS_DIR = Path(bots.__file__).resolve().parent
 C_DIR = BOTS_DIR / "c"
 
-_PYTHON_MODULES = {
-    "random": "bots.random_bot",
-    "greedy": "bots.greedy_bot",
-    "strong": "bots.strong",
-}
 _PYTHON_SCRIPTS = {
     "first-legal": BOTS_DIR / "minimal" / "first_legal.py",
 }
@@ -43,7 +39,7 @@ class BotSpecError(ValueError):
 
 
 def bundled_names() -> list[str]:
-    return [*_PYTHON_MODULES, *_PYTHON_SCRIPTS, *_C_TARGETS]
+    return [*BUNDLED_PYTHON, *_PYTHON_SCRIPTS, *_C_TARGETS]
 
 
 def resolve_bot(text: str, name: str | None = None) -> BotSpec:
@@ -51,18 +47,18 @@ def resolve_bot(text: str, name: str | None = None) -> BotSpec:
     text = text.strip()
     if not text:
         raise BotSpecError("empty bot name or command")
-    if text in _PYTHON_MODULES or text in _PYTHON_SCRIPTS:
-        compile_bundled_python()
-    if text in _PYTHON_MODULES:
-        return BotSpec(name or text, (sys.executable, "-m", _PYTHON_MODULES[text]))
     first, _, options = text.partition(" ")
-    if first in _PYTHON_MODULES:
+    if first in BUNDLED_PYTHON or text in _PYTHON_SCRIPTS:
+        compile_bundled_python()
+    if text in BUNDLED_PYTHON:
+        return BotSpec(name or text, tuple(python_bot_command(text)))
+    if first in BUNDLED_PYTHON:
         # A bundled Python bot with its own options: "strong --budget-ms 50".
         try:
             args = shlex.split(options)
         except ValueError as err:
             raise BotSpecError(f"cannot split the bot command {text!r}: {err}") from None
-        return BotSpec(name or first, (sys.executable, "-m", _PYTHON_MODULES[first], *args))
+        return BotSpec(name or first, tuple(python_bot_command(first, *args)))
     if text in _PYTHON_SCRIPTS:
         return BotSpec(name or text, (sys.executable, str(_PYTHON_SCRIPTS[text])))
     if text in _C_TARGETS:

@@ -1,9 +1,14 @@
-"""Bots bundled with the arena. Each Python bot is a module run as ``python -m <module>``: it speaks
-the wire protocol on stdin/stdout like any other bot, so the referee treats it as a stranger."""
+"""Bots bundled with the arena. Each Python bot is a module, started as its own process through
+``start.py``: it speaks the wire protocol on stdin/stdout like any other bot, so the referee treats
+it as a stranger."""
 
 from __future__ import annotations
 
+import os
 import sys
+
+# Not pathlib: every bundled bot imports this package when it starts, and pathlib costs ~10 ms.
+START = os.path.join(os.path.dirname(os.path.realpath(__file__)), "start.py")
 
 BUNDLED_PYTHON: dict[str, str] = {
     "random": "bots.random_bot",
@@ -13,11 +18,11 @@ BUNDLED_PYTHON: dict[str, str] = {
 """Bundled Python bots: name -> module."""
 
 
-def python_bot_command(name: str) -> list[str]:
+def python_bot_command(name: str, *options: str) -> list[str]:
     """The argument list that starts bundled Python bot ``name`` with this interpreter."""
     try:
         module = BUNDLED_PYTHON[name]
     except KeyError:
         raise ValueError(f"no bundled Python bot named {name!r}; bundled: "
                          f"{', '.join(sorted(BUNDLED_PYTHON))}") from None
-    return [sys.executable, "-m", module]
+    return [sys.executable, "-I", "-S", START, module, *options]

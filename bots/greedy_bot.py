@@ -146,5 +146,9 @@ def choose_follow(view: BotView, led: Card, cards: list[Card]) -> Card:
     return _cheapest(view, cards)
 
 
-if __name__ == "__main__":
+def main() -> None:
     run(GreedyBot())
+
+
+if __name__ == "__main__":
+    main()

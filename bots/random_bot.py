@@ -31,5 +31,9 @@ class RandomBot(Bot):
         return self.rng.choice(legal)
 
 
-if __name__ == "__main__":
+def main() -> None:
     run(RandomBot())
+
+
+if __name__ == "__main__":
+    main()

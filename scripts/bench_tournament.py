@@ -64,7 +64,7 @@ def tournament(config, folder: Path, workers: int) -> float:  # noqa: ANN001
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--matches-per-pairing", type=int, default=10)
+    parser.add_argument("--matches-per-pairing", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--bots", default="greedy,c-counter,random")
     args = parser.parse_args()
@@ -84,6 +84,7 @@ def main() -> None:
             t1 = tournament(config, base / "w1", 1)
             c2 = cpu_seconds()
             t2 = tournament(config, base / "w2", 2)
+            c3 = cpu_seconds()
             shutil.rmtree(base)
             rows.setdefault("bare referee: matches/s", []).append(n / t_bare)
             rows.setdefault("tournament, 1 worker: matches/s", []).append(n / t1)
@@ -94,8 +95,21 @@ def main() -> None:
                 100 * (t1 - t_bare) / t_bare)
             rows.setdefault("CPU per match, bare referee (ms)", []).append((c1 - c0) / n * 1000)
             rows.setdefault("CPU per match, tournament 1 worker (ms)", []).append((c2 - c1) / n * 1000)
+            rows.setdefault("CPU per match, tournament 2 workers (ms)", []).append(
+                (c3 - c2) / n * 1000)
             rows.setdefault("scheduler CPU overhead, % of bare referee CPU", []).append(
                 100 * ((c2 - c1) - (c1 - c0)) / (c1 - c0))
+            # A match is three processes (referee, two bots) and both bots start at the same time,
+            # so one worker already keeps more than one core busy: the speed-up 2 workers can
+            # give is at most (cores / cores busy with 1 worker), whatever the scheduler does.
+            busy1, busy2 = (c2 - c1) / t1, (c3 - c2) / t2
+            ceiling = min(2, os.cpu_count() or 1) / busy1
+            rows.setdefault("cores busy (CPU time / wall time), 1 worker", []).append(busy1)
+            rows.setdefault("cores busy (CPU time / wall time), 2 workers", []).append(busy2)
+            rows.setdefault("speed-up ceiling (2 cores / cores busy with 1 worker)", []).append(
+                ceiling)
+            rows.setdefault("speed-up reached, % of that ceiling", []).append(
+                100 * (t1 / t2) / ceiling)
     for key, values in rows.items():
         print(f"{key}: {statistics.median(values):.2f}  (rounds: "
               f"{', '.join(f'{v:.2f}' for v in values)})")

@@ -10,10 +10,12 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from enum import StrEnum
-from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from arena.game.cards import PACKS, Pack
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 CLAIM_TARGET = 66
 """Card points a two-player claim needs (RULES.md §7.3)."""
@@ -346,7 +348,9 @@ def load_rules(name: str = "sixty_six", toml_path: str | Path | None = None,
     """
     data: dict[str, Any] = {}
     if toml_path is not None:
-        import tomllib  # here, not at the top: every bot process imports this module, few read TOML
+        # Here, not at the top: every bot process imports this module at its start, few read TOML.
+        import tomllib
+        from pathlib import Path
 
         path = Path(toml_path)
         try:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from arena.game import CLAIM, CLOSE, EXCHANGE, PASS, Action, Card, MatchState, Rules, profile
 from arena.game.rules import CLAIM_TARGET
-from bots import BUNDLED_PYTHON, python_bot_command
+from bots import BUNDLED_PYTHON, START, python_bot_command
 from bots.greedy_bot import GreedyBot, choose_follow, choose_lead, close_is_sure
 from bots.random_bot import SEED_ENV, RandomBot
 from protocol import Bot, BotView, Request, decode_from_referee
@@ -26,7 +26,10 @@ A = Action.parse
 def test_registry() -> None:
     assert BUNDLED_PYTHON == {"random": "bots.random_bot", "greedy": "bots.greedy_bot",
                               "strong": "bots.strong"}
-    assert python_bot_command("greedy") == [sys.executable, "-m", "bots.greedy_bot"]
+    assert python_bot_command("greedy") == [sys.executable, "-I", "-S", START,
+                                            "bots.greedy_bot"]
+    assert python_bot_command("strong", "--budget-ms", "5")[-3:] == ["bots.strong",
+                                                                    "--budget-ms", "5"]
     with pytest.raises(ValueError, match="bundled: greedy, random, strong"):
         python_bot_command("smart")
 
