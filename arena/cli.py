@@ -88,6 +88,12 @@ def rules_show(
                       f"allowed: {allowed_values(name)}", soft_wrap=True)
 
 
+# The demo's round robin, which scripts/bench_tournament.py times too. The strong bot thinks 30% of
+# the decision limit by default; a small budget keeps the demo to a minute or two on two cores (it
+# is then weaker than in a real tournament). The C bot is left out where it cannot be built.
+DEMO_BOTS = ("random", "greedy", "first-legal", "strong --budget-ms 25", "c-counter")
+
+
 @app.command()
 def demo(
     seed: int = typer.Option(1, help="Base seed of the deals."),
@@ -103,13 +109,11 @@ def demo(
         return
     from arena.bot_specs import BotSpecError, resolve_bot as check
 
-    # The strong bot thinks 30% of the decision limit by default; a small budget keeps the demo
-    # to a minute or two on two cores (it is then weaker than in a real tournament).
-    bots = ["random", "greedy", "first-legal", "strong --budget-ms 25"]
+    bots = list(DEMO_BOTS)
     try:
         check("c-counter")
-        bots.append("c-counter")
     except BotSpecError as err:
+        bots.remove("c-counter")
         err_console.print(f"note: the C bot is left out of the demo: {err}", soft_wrap=True)
     # Each demo run has its own folder: a demo never overwrites earlier results.
     output = Path("results") / f"demo-{time.strftime('%Y%m%d-%H%M%S')}"
