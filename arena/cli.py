@@ -272,8 +272,9 @@ def tournament(
     matches_per_pairing: Optional[int] = typer.Option(None, "--matches", "-n",
                                                       help="Matches per pairing (even)."),
     seed: Optional[int] = typer.Option(None, help="Base seed of the schedule's deals."),
-    workers: Optional[int] = typer.Option(None, "--workers", "-w", help="Worker processes "
-                                          "(default: all cores)."),
+    workers: Optional[int] = typer.Option(None, "--workers", "-w", help="Worker processes of a "
+                                          "local run (default: all cores; on a cluster, each "
+                                          "Dask worker's threads)."),
     decision_ms: Optional[int] = typer.Option(None, help="Time limit per decision (ms)."),
     startup_ms: Optional[int] = typer.Option(None, help="Time limit to start (ms)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o",
@@ -285,7 +286,8 @@ def tournament(
                                           "cluster whose scheduler is at tcp://HOST:PORT "
                                           "(needs the dask extra)."),
 ) -> None:
-    """Run a round-robin tournament on all cores, store every result, print the leaderboard."""
+    """Run a round-robin tournament on all cores (or a Dask cluster), store every result, print
+    the leaderboard."""
     from arena.tournament import ConfigError, Progress, load_config, run_tournament
     from arena.sandbox import describe as describe_sandbox, parse_limits
     from arena.store import Store, StoreError
@@ -311,6 +313,10 @@ def tournament(
                 "sandbox": parse_limits(limit) if limit else None})
     except (ConfigError, StoreError, ValueError) as err:
         raise _fail(str(err)) from None
+    if config.cluster and workers is not None:
+        err_console.print(f"note: --workers {workers} does not apply on a cluster: each Dask worker "
+                          "runs as many matches at once as it has threads (dask worker --nthreads)",
+                          soft_wrap=True)
     console.print(describe_sandbox(), soft_wrap=True)
     out = config.out_dir()
     _setup_tournament_log(out)

@@ -331,3 +331,12 @@ def _stored(db_path: Path) -> int:
             return db.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
     except sqlite3.Error:
         return 0
+
+
+def test_workers_given_with_a_cluster_are_said_not_to_apply(tmp_path, monkeypatch):
+    monkeypatch.setattr(cluster_module, "CONNECT_TIMEOUT_S", 1)
+    result = runner.invoke(app, ["tournament", "-b", "random", "-b", "greedy", "-w", "3",
+                                 "--cluster", f"tcp://127.0.0.1:{free_port()}",
+                                 "-o", str(tmp_path / "out")])
+    assert result.exit_code == 2
+    assert "--workers 3 does not apply on a cluster" in " ".join(result.output.split())
