@@ -49,6 +49,7 @@ from typing import Any, Mapping, Sequence
 log = logging.getLogger("arena.sandbox")
 
 LAUNCHER_SOURCE = Path(__file__).resolve().with_name("sandbox_launch.c")
+FOLDER_PREFIX = "sixtysix-bot-"  # each bot's folder, in the temporary folder
 UID_BASE = 2_000_000_000          # far above any real user or subordinate-id range
 UID_COUNT = 4096
 # One lock folder for the whole machine, whatever TMPDIR each arena has (/run is root's, and empty
@@ -267,7 +268,9 @@ class _Launch:
         self.hide = hide
         self.mode = mode
         self.userns = userns
-        self._base = tempfile.mkdtemp(prefix="sixtysix-bot-")
+        _sweep_stale_folders()
+        # The owner's PID in the name: folders of a referee killed with kill -9 can be found.
+        self._base = tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-")
         self.workdir = os.path.join(self._base, "work")  # the bot's folder: a copy of its files
         self.cwd = os.path.normpath(os.path.join(self.workdir, subdir))
         self._lease: _UidLease | None = None
@@ -402,6 +405,25 @@ def launcher() -> Path:
                                     f"{proc.stderr.strip()[-2000:]}")
     os.replace(partial, binary)
     return binary
+
+
+@functools.cache
+def _sweep_stale_folders() -> None:
+    """Remove the bot folders of arenas that died without cleaning up (a referee killed with
+    ``kill -9``, a machine that lost power before /tmp was emptied): once per process, those
+    whose owner PID no longer runs. A folder of a PID now reused by another process is left for
+    a later sweep; a folder we may not remove (another user's) is left alone."""
+    root = Path(tempfile.gettempdir())
+    for path in root.glob(f"{FOLDER_PREFIX}*-*"):
+        pid = path.name[len(FOLDER_PREFIX):].split("-", 1)[0]
+        if not pid.isdigit() or path.is_symlink() or path.stat().st_uid != os.geteuid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            _remove_later(str(path))
+        except PermissionError:
+            pass  # alive, another user's
 
 
 # -- removing bot folders off the match's critical path -------------------------------------------

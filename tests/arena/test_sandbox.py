@@ -315,3 +315,30 @@ def test_a_launcher_cache_others_may_write_to_is_refused(tmp_path, monkeypatch):
             sandbox.launcher()
     finally:
         sandbox.launcher.cache_clear()
+
+
+def test_the_folders_of_a_dead_referee_are_removed_by_the_next_one(tmp_path, monkeypatch):
+    import subprocess
+    import tempfile
+
+    from arena import sandbox
+
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # its PID now names no process
+    stale = tmp_path / f"{sandbox.FOLDER_PREFIX}{dead.pid}-x1"
+    (stale / "work").mkdir(parents=True)
+    (stale / "work" / "bot.py").write_text("left behind")
+    alive = tmp_path / f"{sandbox.FOLDER_PREFIX}{os.getpid()}-x2"
+    alive.mkdir()
+    other = tmp_path / "sixtysix-bot-notapid-x3"
+    other.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    sandbox._sweep_stale_folders.cache_clear()
+    try:
+        box = sandbox.Sandbox(SandboxLimits())
+        box.close()
+        sandbox._removals.join()  # the removals run in a background thread
+    finally:
+        sandbox._sweep_stale_folders.cache_clear()
+    assert not stale.exists() and alive.exists() and other.exists()
+    assert not Path(box.workdir).exists()
