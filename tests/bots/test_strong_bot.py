@@ -14,6 +14,7 @@ from arena.game import CLAIM, Action, MatchState, profile
 from arena.game.rules import CLAIM_TARGET
 from arena.referee import MatchConfig, run_match
 from arena.bot_process import Limits
+from bots import START
 from bots.greedy_bot import GreedyBot
 from bots.random_bot import RandomBot
 from bots.strong.bot import BUDGET_FRACTION, StrongBot
@@ -99,8 +100,7 @@ def test_budget_option_and_handshake_limit() -> None:
     assert StrongBot(budget_ms=25).budget_seconds(view) == pytest.approx(0.025)
     assert StrongBot(budget_ms=5000).budget_seconds(view) == pytest.approx(0.2 * BUDGET_FRACTION)
     spec = resolve_bot("strong --budget-ms 25")
-    assert spec.name == "strong" and spec.argv == (sys.executable, "-m", "bots.strong",
-                                                    "--budget-ms", "25")
-    proc = subprocess.run([sys.executable, "-m", "bots.strong", "--budget-ms", "0"],
-                          capture_output=True, text=True, timeout=30)
+    assert spec.name == "strong" and spec.argv == (sys.executable, "-I", "-S", START,
+                                                    "bots.strong", "--budget-ms", "25")
+    proc = subprocess.run(spec.argv[:-1] + ("0",), capture_output=True, text=True, timeout=30)
     assert proc.returncode == 2 and "--budget-ms must be positive" in proc.stderr
