@@ -23,7 +23,7 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import IO, BinaryIO, Sequence
 
 from arena.sandbox import Report, Sandbox, SandboxLimits, minimal_env
 
@@ -75,7 +75,7 @@ class BotProcess:
         self._buffer = bytearray()
         self._outbox: list[str] = []
         self._eof = False
-        self._stderr_file = None
+        self._stderr_file: BinaryIO | None = None
         self._stderr_written = 0
         self.stderr_dropped = 0
         self.started_at = 0.0
@@ -101,11 +101,12 @@ class BotProcess:
             raise BotFault("exit", f"cannot start {self.argv[0]!r}: {err.strerror or err}") \
                 from err
         self.started_at = time.monotonic()
-        for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
+        stdin, stdout, stderr = _pipes(self._proc)
+        for stream in (stdin, stdout, stderr):
             os.set_blocking(stream.fileno(), False)
         self._selector = selectors.DefaultSelector()
-        self._selector.register(self._proc.stdout, selectors.EVENT_READ, "out")
-        self._selector.register(self._proc.stderr, selectors.EVENT_READ, "err")
+        self._selector.register(stdout, selectors.EVENT_READ, "out")
+        self._selector.register(stderr, selectors.EVENT_READ, "err")
 
     @property
     def pid(self) -> int | None:
@@ -117,8 +118,9 @@ class BotProcess:
         proc = self._proc
         status = None
         if proc is not None:
+            stdin, stdout, stderr = _pipes(proc)
             try:
-                proc.stdin.close()
+                stdin.close()
             except OSError:
                 pass
             deadline = time.monotonic() + grace_s
@@ -140,7 +142,7 @@ class BotProcess:
                 if self.report.status is not None:
                     status = self.report.status  # the bot's own, not the launcher's
             self._pump(0)  # whatever stderr is left
-            for stream in (proc.stdout, proc.stderr):
+            for stream in (stdout, stderr):
                 stream.close()
         if self._selector is not None:
             self._selector.close()
@@ -179,7 +181,7 @@ class BotProcess:
         self._outbox.clear()
         deadline = time.monotonic() + (self.limits.decision_ms / 1000 if timeout_s is None
                                        else timeout_s)
-        fd = proc.stdin.fileno()
+        fd = _pipes(proc)[0].fileno()
         while data:
             try:
                 written = os.write(fd, data)
@@ -310,3 +312,9 @@ class BotProcess:
         if self._proc is None:
             raise BotFault("exit", "the bot process is not running")
         return self._proc
+
+
+def _pipes(proc: subprocess.Popen[bytes]) -> tuple[IO[bytes], IO[bytes], IO[bytes]]:
+    """stdin, stdout and stderr of a bot, which ``start()`` always opens as pipes."""
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    return proc.stdin, proc.stdout, proc.stderr

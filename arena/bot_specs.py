@@ -120,7 +120,7 @@ def compile_bundled_python() -> None:
     import protocol
 
     for package in (arena, protocol, bots):
-        compileall.compile_dir(Path(package.__file__).parent, quiet=2)
+        compileall.compile_dir(package.__path__[0], quiet=2)
 
 
 def build_c_bot(target: str) -> Path:

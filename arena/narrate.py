@@ -36,6 +36,7 @@ def _cards(cards: Iterable[Card]) -> str:
 def narrate_deal(result: DealResult, names: Sequence[str]) -> Iterator[str]:
     """Lines describing one settled deal."""
     deal = result.final
+    assert deal is not None, "a result slimmed for another process has no deal to narrate"
     layout = deal_layout(deal.rules, result.order)
     start_hands = {result.dealer: layout.dealer, 1 - result.dealer: layout.nondealer}
     width = max(len(n) for n in names)
@@ -55,6 +56,7 @@ def narrate_deal(result: DealResult, names: Sequence[str]) -> Iterator[str]:
             yield f"  {trick_no:>2}. {', '.join(line)}  -> {who}"
             line = []
         elif kind is EventKind.MARRIAGE:
+            assert event.suit is not None  # a marriage event names its suit
             line.append(f"{who} shows {SUIT_SYMBOLS[event.suit]} marriage ({event.value})")
         elif kind is EventKind.EXCHANGE:
             yield f"      {who} exchanges {event.cards[1]} for {event.cards[0]}"
@@ -76,12 +78,13 @@ def narrate_deal(result: DealResult, names: Sequence[str]) -> Iterator[str]:
 
 def narrate_outcome(outcome: MatchOutcome, names: Sequence[str]) -> str:
     points = f"{outcome.game_points[0]}-{outcome.game_points[1]}"
-    if outcome.reason == "forfeit":
-        return (f"{names[outcome.winner]} wins the match: {names[outcome.offender or 0]} forfeits "
-                f"({outcome.detail}); game points {points}")
     if outcome.reason == "deal_limit":
         winner = "nobody wins" if outcome.winner is None else f"{names[outcome.winner]} wins"
         return f"the deal limit ended the match: {winner}, game points {points}"
+    assert outcome.winner is not None  # only the deal limit ends a match without a winner
+    if outcome.reason == "forfeit":
+        return (f"{names[outcome.winner]} wins the match: {names[outcome.offender or 0]} forfeits "
+                f"({outcome.detail}); game points {points}")
     double = " (a shut-out, counts double)" if outcome.value == 2 else ""
     return f"{names[outcome.winner]} wins the match {points}{double}"
 
@@ -105,6 +108,7 @@ def match_line(result: "MatchResult", names: Sequence[str]) -> str:
     if result.winner is None:
         return f"no contest: {result.detail}"
     if result.reason == "forfeit":
+        assert result.offender is not None
         return (f"{names[result.winner]} wins by forfeit: {names[result.offender]} "
                 f"{result.fault} ({result.detail}); game points {points}")
     return f"{names[result.winner]} wins the match {points}"

@@ -8,6 +8,7 @@ owns the seeded deals; bots only ever see what ``observe`` allows, translated in
 
 from __future__ import annotations
 
+import functools
 import statistics
 import time
 import uuid
@@ -184,8 +185,8 @@ class _Match:
                 proc.start()
                 self._send(seat, m.Hello(PROTOCOL_VERSION))
                 proc.flush()
-            except BotFault as fault:
-                faults[seat] = fault
+            except BotFault as err:
+                faults[seat] = err
         startup_s = self.limits.startup_ms / 1000
         for seat, proc in enumerate(self.procs):
             if seat in faults:
@@ -201,11 +202,10 @@ class _Match:
                     raise BotFault(err.fault, f"bad answer to the greeting: {err.reason}", line) \
                         from None
                 self.seats[seat].name = self.bots[seat].name or ready.name
-            except BotFault as fault:
-                if fault.fault == "timeout":
-                    fault = BotFault("timeout", f"no 'ready' within the start-up limit of "
-                                     f"{self.limits.startup_ms} ms", fault.line)
-                faults[seat] = fault
+            except BotFault as err:
+                faults[seat] = err if err.fault != "timeout" else BotFault(
+                    "timeout", f"no 'ready' within the start-up limit of "
+                    f"{self.limits.startup_ms} ms", err.line)
         if len(faults) == 2:
             for seat, fault in faults.items():
                 self._record("fault", seat=seat, fault=fault.fault, detail=fault.detail,
@@ -224,11 +224,11 @@ class _Match:
                 self._send(seat, from_engine.match_start(self.match_id, self.config.rules, seat,
                                                          m.wire_name(self.bots[1 - seat].name),
                                                          self.limits.decision_ms))
-                for line in from_engine.rules_lines(self.config.rules):
-                    self._send(seat, line)
+                for rules_line in from_engine.rules_lines(self.config.rules):
+                    self._send(seat, rules_line)
                 self.procs[seat].flush()
-            except BotFault as fault:
-                return self._forfeit(seat, fault)
+            except BotFault as err:
+                return self._forfeit(seat, err)
         return None
 
     def _play(self) -> None:
@@ -259,6 +259,7 @@ class _Match:
             self.state = state
             if len(state.results) > before:
                 result = state.results[-1]
+                assert result.final is not None  # slimmed only to leave this process
                 self._send_events(result.final, events_sent)
                 self._deal_over(result)
                 if not state.is_over and result.deal_no >= self.config.max_deals:
@@ -273,7 +274,7 @@ class _Match:
     def _send_events(self, deal: DealState, already: int) -> int:
         events = deal.events()
         for event in events[already:]:
-            self._send_both(lambda seat, e=event: from_engine.event_message(e, seat))
+            self._send_both(functools.partial(from_engine.event_message, event))
         return len(events)
 
     def _ask(self, seat: int, deal: DealState, legal: tuple[Action, ...]) -> Action | None:
@@ -293,8 +294,8 @@ class _Match:
                 reply = decode_from_bot(line, expect="action")
             except ProtocolError as err:
                 raise BotFault(err.fault, err.reason, line) from None
-        except BotFault as fault:
-            raise _SeatFault(seat, fault) from None
+        except BotFault as err:
+            raise _SeatFault(seat, err) from None
         action = reply.action
         self.seats[seat].decision_ms.append(elapsed)
         if action not in legal:

@@ -99,7 +99,8 @@ def load_config(path: Path | None, overrides: Mapping[str, Any]) -> TournamentCo
         overrides = {**overrides, "sandbox": {**data["sandbox"], **overrides["sandbox"]}}
     data.update({k: v for k, v in overrides.items() if v is not None and v != () and v != []})
     try:
-        config = TournamentConfig(**{k: (tuple(v) if k == "bots" else v) for k, v in data.items()})
+        values: dict[str, Any] = {k: (tuple(v) if k == "bots" else v) for k, v in data.items()}
+        config = TournamentConfig(**values)
     except TypeError as err:
         raise ConfigError(str(err)) from None
     _check(config)

@@ -12,7 +12,7 @@ become a recorded fault, never a crash of the referee.
 from __future__ import annotations
 
 import re
-from typing import Callable, Literal
+from typing import Callable, Literal, overload
 
 from arena.game import CARDS, Action, Card, Suit
 from protocol.messages import (NAME_RE, ActionReply, BotMessage, Claim, Close, DealStart, Draw,
@@ -415,6 +415,12 @@ def decode_from_referee(line: str | bytes) -> RefereeMessage:
 
 
 # -- decoding the bot's lines ----------------------------------------------------------------------
+
+
+@overload
+def decode_from_bot(line: str | bytes, expect: Literal["ready"]) -> Ready: ...
+@overload
+def decode_from_bot(line: str | bytes, expect: Literal["action"]) -> ActionReply: ...
 
 
 def decode_from_bot(line: str | bytes, expect: Literal["ready", "action"]) -> BotMessage:

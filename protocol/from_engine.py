@@ -6,7 +6,7 @@ decided by ``arena.game.observation`` (the opponent's private draws arrive maske
 
 from __future__ import annotations
 
-from arena.game import DealResult, DealState, Decision, EventKind, MatchOutcome, MatchState, Rules
+from arena.game import DealResult, DealState, EventKind, MatchOutcome, MatchState, Rules
 from arena.game.events import Event as EngineEvent
 from arena.game.observation import visible_event
 from protocol.codec import MAX_LINE_BYTES, encode
@@ -73,9 +73,7 @@ def event_message(event: EngineEvent, seat: int) -> Event | None:
 
 def request(deal: DealState) -> Request:
     """The request for the player to act (``deal.to_act``)."""
-    # DealState's fields live in __slots__ without annotations, so mypy cannot see them.
-    decision: Decision = deal.decision  # type: ignore[attr-defined]
-    return Request(decision.text, deal.legal_actions())
+    return Request(deal.decision.text, deal.legal_actions())
 
 
 def settle(result: DealResult, seat: int) -> Settle:

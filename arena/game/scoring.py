@@ -92,6 +92,7 @@ def _close_fail_award(n: _Fields) -> int:
     """What the closer's opponent scores when the close fails (RULES.md §7.4, flag row 20)."""
     rule = n.rules.close_fail_three_if
     snap = n.snapshot
+    assert snap is not None  # a close that fails was made: its snapshot was taken
     if rule is CloseFailThreeIf.OPP_NO_TRICK_AT_CLOSE:
         return 3 if snap.opp_tricks == 0 else 2
     if rule is CloseFailThreeIf.CLOSER_NO_TRICK_AT_CLOSE:
@@ -128,6 +129,7 @@ def settle_claim(n: _Fields, claimant: int) -> None:
     elif closer == claimant:
         if correct:
             if n.rules.closer_tier_basis is CloserTierBasis.AT_CLOSE:
+                assert n.snapshot is not None  # the claimant closed
                 points = _tier(n, n.snapshot.opp_tricks, n.snapshot.opp_total)
             else:
                 points = _tier(n, n.tricks[opp], total(n, opp))

@@ -36,6 +36,9 @@ _PLAY, _MARRY, _EXCHANGE, _CLOSE, _CLAIM, _PASS = (ActionKind.PLAY, ActionKind.M
 _KING_QUEEN = (1 << Rank.KING) | (1 << Rank.QUEEN)
 
 
+_Log = tuple["_Log", Event] | None  # events, newest last, as a linked list
+
+
 def _pair(pair: tuple[int, int], seat: int, value: int) -> tuple[int, int]:
     return (value, pair[1]) if seat == 0 else (pair[0], value)
 
@@ -69,6 +72,36 @@ class _Fields:
         "settlement",    # scoring.DealSettlement once the deal is over
         "_legal",        # cache of legal_actions()
     )
+    # The types of the slots above, for readers and mypy (annotations make no class attributes).
+    rules: Rules
+    trump: int
+    xcard: int
+    dealer: int
+    hands: tuple[int, int]
+    stock: tuple[int, ...]
+    drawn: int
+    up: int
+    stock_state: int
+    won: tuple[int, int]
+    card_points: tuple[int, int]
+    tricks: tuple[int, int]
+    melds: tuple[int, int]
+    pending: tuple[int, int]
+    marriages: tuple[tuple[int, int, int, int], ...]
+    exchanged_by: int
+    closer: int
+    snapshot: scoring.CloseSnapshot | None
+    decision: Decision
+    to_act: int
+    leader: int
+    led: int
+    meld_suit: int
+    window: int
+    last_winner: int
+    trick_no: int
+    log: _Log
+    settlement: scoring.DealSettlement | None
+    _legal: tuple[Action, ...] | None
 
 
 class DealState(_Fields):
@@ -440,7 +473,8 @@ def _marriage_suits(n: _Fields, seat: int) -> list[int]:
     if n.meld_suit >= 0:
         return []  # one marriage per lead (RULES.md §5.4)
     if n.stock_state != OPEN and not rules.marriage_in_phase2 and not (
-            rules.marriage_on_closing_lead and n.closer == seat and n.snapshot.trick_no == n.trick_no):
+            rules.marriage_on_closing_lead and n.closer == seat and n.snapshot is not None
+            and n.snapshot.trick_no == n.trick_no):
         return []
     if rules.marriage_requires_prior_trick and not n.tricks[seat]:
         return []
