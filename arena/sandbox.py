@@ -385,7 +385,7 @@ def launcher() -> Path:
     alone: the arena runs what it finds there, as root in the ``isolated`` mode. ``OSError`` says
     why it cannot be built (no C compiler, say)."""
     source = LAUNCHER_SOURCE.read_bytes()
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "sixtysix-arena"
+    cache = _cache_folder()
     cache.mkdir(mode=0o700, parents=True, exist_ok=True)
     info = cache.stat()
     if info.st_uid != os.geteuid() or info.st_mode & 0o022:
@@ -424,6 +424,15 @@ def _sweep_stale_folders() -> None:
             _remove_later(str(path))
         except PermissionError:
             pass  # alive, another user's
+
+
+def _cache_folder() -> Path:
+    if os.environ.get("XDG_CACHE_HOME"):
+        return Path(os.environ["XDG_CACHE_HOME"]) / "sixtysix-arena"
+    try:
+        return Path.home() / ".cache" / "sixtysix-arena"
+    except RuntimeError:  # no home folder (a service account): one of our own in the temp folder
+        return Path(tempfile.gettempdir()) / f"sixtysix-arena-cache-{os.geteuid()}"
 
 
 # -- removing bot folders off the match's critical path -------------------------------------------
