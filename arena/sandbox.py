@@ -418,12 +418,27 @@ def _sweep_stale_folders() -> None:
         pid = path.name[len(FOLDER_PREFIX):].split("-", 1)[0]
         if not pid.isdigit() or path.is_symlink() or path.stat().st_uid != os.geteuid():
             continue
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
+        if not _running(int(pid)):
             _remove_later(str(path))
-        except PermissionError:
-            pass  # alive, another user's
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a live process: a zombie is not (a killed referee's workers can wait a
+    while for init to reap them)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except FileNotFoundError:
+        return False
+    except (OSError, IndexError):
+        pass  # no /proc: ask the kernel
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # alive, another user's
+    return True
 
 
 def _cache_folder() -> Path:

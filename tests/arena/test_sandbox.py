@@ -325,9 +325,15 @@ def test_the_folders_of_a_dead_referee_are_removed_by_the_next_one(tmp_path, mon
 
     dead = subprocess.Popen(["true"])
     dead.wait()  # its PID now names no process
+    zombie = subprocess.Popen(["true"])  # dead, not yet reaped: its PID is still taken
+    deadline = time.monotonic() + 5
+    while sandbox._running(zombie.pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
     stale = tmp_path / f"{sandbox.FOLDER_PREFIX}{dead.pid}-x1"
     (stale / "work").mkdir(parents=True)
     (stale / "work" / "bot.py").write_text("left behind")
+    stale_zombie = tmp_path / f"{sandbox.FOLDER_PREFIX}{zombie.pid}-x4"
+    stale_zombie.mkdir()
     alive = tmp_path / f"{sandbox.FOLDER_PREFIX}{os.getpid()}-x2"
     alive.mkdir()
     other = tmp_path / "sixtysix-bot-notapid-x3"
@@ -340,5 +346,7 @@ def test_the_folders_of_a_dead_referee_are_removed_by_the_next_one(tmp_path, mon
         sandbox._removals.join()  # the removals run in a background thread
     finally:
         sandbox._sweep_stale_folders.cache_clear()
-    assert not stale.exists() and alive.exists() and other.exists()
+        zombie.wait()
+    assert not stale.exists() and not stale_zombie.exists()
+    assert alive.exists() and other.exists()
     assert not Path(box.workdir).exists()
