@@ -351,16 +351,11 @@ class _Launch:
         True when it is."""
         inner = self._inner
         deadline = time.monotonic() + timeout_s
-        while inner is not None and time.monotonic() < deadline:
-            try:
-                with open(f"/proc/{inner}/stat", "rb") as fh:
-                    state = fh.read().rsplit(b")", 1)[1].split()[0]
-            except (OSError, IndexError):
-                return True  # gone (reaped)
-            if state in (b"Z", b"X"):
-                return True  # dead, only waiting to be reaped by init
+        while inner is not None and _running(inner):  # a zombie waiting for init counts as dead
+            if time.monotonic() >= deadline:
+                return False
             time.sleep(0.005)
-        return inner is None
+        return True
 
     def cleanup(self) -> None:
         self.started()

@@ -6,7 +6,6 @@ misbehaves in one chosen way. No test mocks a pipe.
 
 from __future__ import annotations
 
-import os
 import sys
 import uuid
 from pathlib import Path
@@ -20,6 +19,7 @@ from arena.records import read_record, replay_record
 from arena.referee import BotSpec, MatchConfig, run_match
 from protocol.codec import decode_from_referee
 from protocol import messages as m
+from bot_procs import tagged_processes
 
 BAD_BOT = Path(__file__).parent / "fixtures" / "bad_bot.py"
 FAST = Limits(decision_ms=400, startup_ms=3000)
@@ -248,14 +248,4 @@ def test_same_seed_same_match(tmp_path):
 # -- nothing is left running ------------------------------------------------------------------------
 
 def test_no_bot_process_outlives_the_suite():
-    leftovers = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-        except OSError:
-            continue
-        if SESSION.encode() in cmdline:
-            leftovers.append((pid, cmdline.replace(b"\0", b" ")))
-    assert leftovers == []
+    assert tagged_processes(SESSION) == []
