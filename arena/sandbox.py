@@ -1,25 +1,31 @@
-"""Running an untrusted bot: resource limits, its own folder and user, no network, no orphans.
+"""Running an untrusted bot: a root of its own built from an allow-list, resource limits, its own
+user, no network, no orphans; and an isolation level that is asked for, never silently lowered.
 
-What holds depends on the machine; ``support()`` finds out once per process and ``describe()`` says
-it in one plain sentence:
+The isolation level is a setting (``--isolation``, the tournament key ``isolation``, or
+``ARENA_ISOLATION``; default ``isolated``). If the machine cannot give the level asked for, no bot
+runs: ``support()`` raises ``SandboxUnavailable`` naming what is missing and the explicit opt-in
+for a weaker level. ``describe()`` says what holds in one plain sentence.
 
 - ``isolated`` (Linux, as root): each bot runs through ``sandbox_launch.c`` in new network, mount,
   PID, IPC and UTS namespaces, as an unprivileged user id of its own (leased from a range, so two
-  bots never share one), with resource limits. No network (a new network namespace has only a
-  loopback device, and it is down); it sees only its own processes; it can neither signal nor read
-  the referee, the other bot or files the arena keeps private; when it exits or is killed, the
-  kernel ends every process it started. The process limit holds because the user id is not root.
-- ``namespaces`` (Linux, not root, user namespaces allowed): the same namespaces inside a user
-  namespace, but the bot keeps the caller's user id: it can read what the caller can read (but for
-  the arena's data folders, hidden from it). The process limit holds: the kernel counts it per
-  user namespace.
-- ``limits`` (elsewhere: other systems, namespaces refused, or no C compiler to build the
-  launcher with): resource limits and a process group only. The bot has the network, a ``setsid`` child can outlive the match, and the process
-  limit is not set (it would count every process of the caller's user).
+  bots never share one), with resource limits and no capability. Its root is an empty tmpfs into
+  which only the ALLOW-LIST is bind-mounted read-only (``allow_list()``: system folders, a minimal
+  /etc, the interpreter, the arena's installation, the bot's own program folder), plus a minimal
+  /dev, a fresh /proc, and one size-capped tmpfs (``workdir_mb``) for its working folder
+  ``/bot``, ``/tmp`` and ``/dev/shm``; the old root is detached (pivot_root). Nothing else of the
+  machine exists for it: not the arena's data, records or logs, not /run's sockets, not the
+  caller's home or the launcher's cache. No network (a new network namespace has only a loopback
+  device, and it is down; abstract unix sockets belong to the network namespace too).
+- ``namespaces`` (Linux, not root, user namespaces allowed): the same root and namespaces inside a
+  user namespace; the bot keeps the caller's user id outside (root inside, without any
+  capability). As root this level is the same as ``isolated``: a bot never runs as root.
+- ``limits``: resource limits and a process group only, in a fresh working folder; the bot has the
+  network and sees the caller's files, and a ``setsid`` child can outlive the match. As root the
+  bot runs as a leased unprivileged user id. Meant for benchmarks and machines without
+  namespaces, and only when asked for (``ARENA_SANDBOX=limits`` is kept as an alias).
 
-Every mode gives a bot a fresh working folder (deleted afterwards), a minimal environment, capped
-output (``bot_process.py``) and the limits of ``SandboxLimits``. ``ARENA_SANDBOX=limits`` in the
-environment asks for the weakest mode (for benchmarks, or a machine where the probe misbehaves).
+Every level gives a bot a fresh working folder (deleted afterwards), a minimal environment, capped
+output (``bot_process.py``) and the limits of ``SandboxLimits``.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ import queue
 import resource
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -57,6 +64,25 @@ UID_COUNT = 4096
 UID_LOCKS = Path("/run/sixtysix-arena-uids" if os.access("/run", os.W_OK)
                  else "/tmp/sixtysix-arena-uids")
 
+LEVELS = ("isolated", "namespaces", "limits")  # strongest first
+ISOLATION_ENV = "ARENA_ISOLATION"
+BOT_HOME = "/bot"  # the bot's working folder inside its root (sandbox_launch.c: BOT_HOME)
+# A test hook: makes every namespace probe fail with this text, as on a machine without them.
+PROBE_FAIL_ENV = "ARENA_SANDBOX_PROBE_FAIL"
+
+# What of the machine every bot sees, read-only (the interpreter and the installation are added
+# by ``allow_list``). /bin, /lib... are links to /usr on most systems: the launcher makes them
+# links again. /etc holds only what the dynamic loader, a C library and a JVM read.
+SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+ETC_PATHS = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
+             "/etc/localtime", "/etc/nsswitch.conf", "/etc/passwd", "/etc/group", "/etc/hosts",
+             "/etc/host.conf")
+# Folders never exposed whole as a bot's own folder: they hold other users' and services' files,
+# sockets (/run, /tmp) and the other bots' folders. A bot program directly in one gets that file
+# alone.
+SHARED_FOLDERS = ("/", "/tmp", "/var/tmp", "/run", "/var/run", "/var", "/dev", "/dev/shm", "/proc",
+                  "/sys", "/home", "/root", "/etc", "/mnt", "/media", "/srv", "/opt")
+
 
 @dataclass(frozen=True)
 class SandboxLimits:
@@ -67,6 +93,7 @@ class SandboxLimits:
     processes: int = 128      # processes and threads of the bot's user id (fork bombs stop here)
     file_mb: int = 64         # largest file the bot may write (SIGXFSZ beyond)
     open_files: int = 512     # open file descriptors
+    workdir_mb: int = 64      # its working folder, /tmp and /dev/shm together (ENOSPC beyond)
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any]) -> "SandboxLimits":
@@ -121,59 +148,133 @@ def parse_limits(items: Sequence[str]) -> dict[str, int]:
 
 @dataclass(frozen=True)
 class Support:
-    mode: str                 # "isolated", "namespaces" or "limits"
-    reason: str = ""          # why a stronger mode is not available
+    mode: str                 # "isolated", "namespaces" or "limits": what bots run in
+    reason: str = ""          # why a stronger level is not available or not used
+    requested: str = "isolated"
+
+
+class SandboxUnavailable(RuntimeError):
+    """The isolation level asked for cannot be had on this machine: no bot may run."""
 
 
 _support: Support | None = None
+_requested: str | None = None
+
+
+def check_level(level: str) -> str:
+    """``level`` if it names an isolation level, else ``ValueError`` listing them."""
+    if level not in LEVELS:
+        raise ValueError(f"unknown isolation level {level!r}; levels: {', '.join(LEVELS)}")
+    return level
+
+
+def requested_level() -> str:
+    """The level asked for: ``set_isolation()``, else ``ARENA_ISOLATION``, else the old
+    ``ARENA_SANDBOX=limits``, else ``isolated``."""
+    if _requested is not None:
+        return _requested
+    env = os.environ.get(ISOLATION_ENV, "").strip()
+    if env:
+        return check_level(env)
+    if os.environ.get("ARENA_SANDBOX") == "limits":
+        return "limits"
+    return "isolated"
+
+
+def set_isolation(level: str | None) -> None:
+    """Ask for an isolation level for this process and those it starts (worker processes inherit
+    the environment variable); None keeps what the environment asks for. Probed again at the next
+    ``support()``."""
+    global _requested, _support
+    if level is None:
+        return
+    _requested = check_level(level)
+    os.environ[ISOLATION_ENV] = level
+    _support = None
 
 
 def support() -> Support:
-    """What this machine allows, found once per process by starting a trivial sandboxed program."""
+    """The sandbox bots run in: the level asked for, found once per process by starting a trivial
+    sandboxed program. ``SandboxUnavailable`` when it cannot be had (never a weaker one)."""
     global _support
-    if _support is None:
-        _support = _probe()
-        if _support.mode != "isolated":
+    level = requested_level()
+    if _support is None or _support.requested != level:
+        _support = _probe(level)
+        if _support.mode == "limits":
             log.warning("%s", describe())
     return _support
 
 
 def describe() -> str:
     s = support()
+    asked = "" if s.requested == "isolated" else f" (isolation {s.requested} was asked for)"
     if s.mode == "isolated":
-        return ("sandbox: bots run without network, in their own PID and mount namespaces, each as "
-                "an unprivileged user of its own, with resource limits")
+        return ("sandbox: isolated: bots run without network, in a root of their own holding only "
+                "the allow-list, in their own PID and mount namespaces, each as an unprivileged "
+                f"user of its own, with resource limits{asked}")
     if s.mode == "namespaces":
-        return ("sandbox: bots run without network, in their own PID and mount namespaces, with "
-                f"resource limits, but as your user ({s.reason})")
-    return (f"sandbox: resource limits only; bots HAVE NETWORK ACCESS, run as your user, and a "
-            f"process that leaves its process group can outlive a match ({s.reason})")
+        return ("sandbox: namespaces: bots run without network, in a root of their own holding "
+                "only the allow-list, in their own PID and mount namespaces, with resource limits, "
+                f"but as your user ({s.reason}){asked}")
+    user = "an unprivileged user of its own" if os.geteuid() == 0 else "YOUR USER (they can " \
+        "read and write your files)"
+    return (f"sandbox: limits: resource limits only; bots HAVE NETWORK ACCESS, see the machine's "
+            f"files, run as {user}, and a process that leaves its process group can outlive a "
+            f"match{asked}")
 
 
-def _probe() -> Support:
-    if os.environ.get("ARENA_SANDBOX") == "limits":
-        return Support("limits", "ARENA_SANDBOX=limits is set")
+def best_level() -> str:
+    """The strongest level this machine gives (for the demo, whose bots are the arena's own)."""
+    for level in LEVELS:
+        try:
+            _probe(level)
+        except SandboxUnavailable:
+            continue
+        return level
+    return "limits"
+
+
+def _unavailable(level: str, missing: str) -> SandboxUnavailable:
+    weaker = LEVELS[LEVELS.index(level) + 1:]
+    return SandboxUnavailable(
+        f"bots do not run: the {level!r} sandbox is not available here: {missing}. A weaker "
+        f"sandbox needs an explicit opt-in: --isolation {' or '.join(weaker)} (or "
+        f"{ISOLATION_ENV}={weaker[-1]}, or isolation = \"{weaker[0]}\" in a tournament file); "
+        f"see README, 'The sandbox', for what each level lets a bot do")
+
+
+def _probe(level: str) -> Support:
+    if level == "limits":
+        if os.geteuid() == 0:
+            _UidLease().release()  # bots need an unprivileged user id of their own
+        return Support("limits", "asked for", level)
     if not sys.platform.startswith("linux"):
-        return Support("limits", f"namespaces are a Linux feature; this is {sys.platform}")
+        raise _unavailable(level, f"namespaces are a Linux feature; this is {sys.platform}")
     try:
         launcher()
     except OSError as err:
-        return Support("limits", f"cannot build the sandbox launcher: {err.strerror or err}")
+        raise _unavailable(level, f"cannot build the sandbox launcher: {err.strerror or err}") \
+            from None
     if os.geteuid() == 0:
+        # As root, `namespaces` is `isolated`: the bot gets a user id of its own, never root's.
         failure = _try_launch(userns=False, as_user=True)
         if failure is None:
-            return Support("isolated")
-        reason = f"cannot create namespaces as root: {failure}"
-    else:
-        reason = "not running as root, so bots cannot get user ids of their own"
+            return Support("isolated", "", level)
+        raise _unavailable(level, f"cannot create namespaces as root: {failure}")
+    if level == "isolated":
+        raise _unavailable(level, "bots get user ids of their own only when the arena runs as "
+                                  "root")
     failure = _try_launch(userns=True, as_user=False)
     if failure is None:
-        return Support("namespaces", reason)
-    return Support("limits", f"{reason}; user namespaces: {failure}")
+        return Support("namespaces", "not running as root, so bots cannot get user ids of their "
+                                     "own", level)
+    raise _unavailable(level, f"cannot create user namespaces: {failure}")
 
 
 def _try_launch(userns: bool, as_user: bool) -> str | None:
     """Start ``true`` in the sandbox; None when it worked, else what went wrong."""
+    if os.environ.get(PROBE_FAIL_ENV):
+        return os.environ[PROBE_FAIL_ENV]
     try:
         run = _Launch(SandboxLimits(), mode="isolated" if as_user else "namespaces",
                       userns=userns)
@@ -260,32 +361,46 @@ class _UidLease:
 
 class _Launch:
     """One sandboxed run: its folder, user id and status pipe. ``command()`` gives what to start;
-    ``finish()`` reads the launcher's report after the process ended; ``cleanup()`` always."""
+    ``finish()`` reads the launcher's report after the process ended; ``cleanup()`` always.
+
+    ``private`` are folders no bot may see (the match's record and logs, the tournament's folder;
+    the data folder is always added): with the allow-list they are not in the bot's root anyway,
+    and a bot's own folder inside one is not exposed at all. ``keep_disk``: the working folder is
+    on disk and outlives the run (a build, whose output is kept), not the size-capped tmpfs."""
 
     def __init__(self, limits: SandboxLimits, mode: str, files: Path | None = None,
-                 subdir: str = ".", userns: bool = False, hide: Sequence[Path] = ()):
+                 subdir: str = ".", userns: bool = False, private: Sequence[Path] = (),
+                 keep_disk: bool = False):
         self.limits = limits
-        self.hide = hide
+        self.private = [*map(str, private), *data_folders()]
         self.mode = mode
         self.userns = userns
+        self.files = files
+        self.keep_disk = keep_disk
         _sweep_stale_folders()
         # The owner's PID in the name: folders of a referee killed with kill -9 can be found.
         self._base = tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-")
-        self.workdir = os.path.join(self._base, "work")  # the bot's folder: a copy of its files
+        self.host_workdir = os.path.join(self._base, "work")  # on disk: limits mode, builds
+        # Where the bot's folder is as the bot sees it: inside its own root, always BOT_HOME.
+        self.workdir = self.host_workdir if mode == "limits" else BOT_HOME
         self.cwd = os.path.normpath(os.path.join(self.workdir, subdir))
         self._lease: _UidLease | None = None
         self._status_r = self._status_w = -1
         self._inner: int | None = None
         try:
-            if files is not None:
-                shutil.copytree(files, self.workdir, symlinks=True)
-            else:
-                os.mkdir(self.workdir)
-            os.chmod(self.workdir, 0o700)  # the bot's alone: another bot must not even list it
-            if mode == "isolated":
+            # A bot never runs as root: as root every level leases it a user id of its own.
+            if mode == "isolated" or (mode == "limits" and os.geteuid() == 0):
                 self._lease = _UidLease()
+            # In its own root the launcher copies the files into the tmpfs itself.
+            on_disk = mode == "limits" or keep_disk
+            if files is not None and on_disk:
+                shutil.copytree(files, self.host_workdir, symlinks=True)
+            else:
+                os.mkdir(self.host_workdir)
+            os.chmod(self.host_workdir, 0o700)  # the bot's alone: another bot must not list it
+            if self._lease is not None and on_disk:
                 os.chmod(self._base, 0o711)  # the bot may pass through to its folder, not list it
-                _chown_tree(self.workdir, self._lease.uid)
+                _chown_tree(self.host_workdir, self._lease.uid)
         except BaseException:
             self.cleanup()
             raise
@@ -296,25 +411,33 @@ class _Launch:
 
     def command(self, argv: Sequence[str]) -> tuple[list[str], dict[str, Any]]:
         """The argument list to start and the extra ``Popen`` arguments."""
+        rlimits = {k: v for k, v in self.limits.to_dict().items() if k in _RESOURCES}
         if self.mode == "limits":
-            limits = self.limits.to_dict()
-            limits["processes"] = 0  # would count every process of the caller's user
+            uid = self.uid
+            if uid is None:
+                rlimits["processes"] = 0  # would count every process of the caller's user
 
             def preexec() -> None:
-                apply_limits(limits)
-            return list(argv), {"preexec_fn": preexec, "cwd": self.cwd}
+                apply_limits(rlimits)
+            extra: dict[str, Any] = {"preexec_fn": preexec, "cwd": self.cwd}
+            if uid is not None:
+                extra.update(user=uid, group=uid, extra_groups=[])
+            return list(argv), extra
         self._status_r, self._status_w = os.pipe()
         os.set_blocking(self._status_r, False)
-        expose = _runtime_paths(argv)
         command = [str(launcher()), f"--status-fd={self._status_w}", f"--parent={os.getpid()}",
-                   f"--cwd={self.cwd}", f"--base={self._base}"]
+                   f"--cwd={self.cwd}", f"--base={self._base}",
+                   f"--workdir-mb={self.limits.workdir_mb}"]
         if self.userns:
             command.append("--userns")
         if self.uid is not None:
             command.append(f"--uid={self.uid}")
-        command += [f"--limit={key}={value}" for key, value in self.limits.to_dict().items()]
-        command += [f"--expose={path}" for path in expose]
-        command += [f"--hide={path}" for path in _hideable(self.hide, [self._base, *expose])]
+        command += [f"--limit={key}={value}" for key, value in rlimits.items()]
+        if self.keep_disk:
+            command.append("--workdir-disk")
+        elif self.files is not None:
+            command.append(f"--files={os.path.realpath(self.files)}")
+        command += [f"--ro={path}" for path in allow_list(argv, self.private)]
         return [*command, "--", *argv], {"pass_fds": (self._status_w,), "cwd": self._base}
 
     def started(self) -> None:
@@ -371,23 +494,33 @@ class _Launch:
 @functools.cache
 def launcher() -> Path:
     """The launcher's binary, compiled from ``sandbox_launch.c`` on first use (~0.3 s, once per
-    machine and version of the source).
+    machine and version of the source), and checked before every use by a process.
 
     It lives in the user's cache folder (``$XDG_CACHE_HOME`` or ``~/.cache``, then
     ``sixtysix-arena/``), not in the installation, which may be read-only; its name carries the
     source's hash, so an edited source is rebuilt, and it is renamed into place once whole, so
-    arenas building it at the same moment never run half a file. The folder must be the caller's
-    alone: the arena runs what it finds there, as root in the ``isolated`` mode. ``OSError`` says
-    why it cannot be built (no C compiler, say)."""
+    arenas building it at the same moment never run half a file. The arena runs what it finds
+    there, as root in the ``isolated`` mode, so: the folder and the binary must be the caller's
+    and writable by nobody else, and the binary's SHA-256 must match the one written beside it
+    when it was built; a binary that fails the check is removed and built again. No bot can write
+    there in the namespaced levels (the cache is not in a bot's root). ``OSError`` says why it
+    cannot be built (no C compiler, say)."""
     source = LAUNCHER_SOURCE.read_bytes()
     cache = _cache_folder()
     cache.mkdir(mode=0o700, parents=True, exist_ok=True)
-    info = cache.stat()
-    if info.st_uid != os.geteuid() or info.st_mode & 0o022:
-        raise OSError(errno.EPERM, f"{cache} must belong to you and be writable by you alone")
+    info = cache.lstat()
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
+        raise OSError(errno.EPERM, f"{cache} must be a folder that belongs to you and is "
+                                   "writable by you alone")
     binary = cache / f"sandbox-launch-{hashlib.sha256(source).hexdigest()[:16]}"
-    if binary.is_file():
+    checksum = binary.with_name(binary.name + ".sha256")
+    problem = _tampered(binary, checksum)
+    if problem is None:
         return binary
+    if problem:
+        log.warning("the cached sandbox launcher %s %s: building it again", binary, problem)
+        binary.unlink(missing_ok=True)
+        checksum.unlink(missing_ok=True)
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None:
         raise OSError(errno.ENOENT, "it is C, and there is no C compiler (cc or gcc) on PATH")
@@ -398,8 +531,35 @@ def launcher() -> Path:
         partial.unlink(missing_ok=True)
         raise OSError(errno.EINVAL, f"{compiler} failed on {LAUNCHER_SOURCE}: "
                                     f"{proc.stderr.strip()[-2000:]}")
+    os.chmod(partial, 0o700)
+    partial_sum = cache / f".{checksum.name}.{os.getpid()}"
+    partial_sum.write_text(_sha256(partial) + "\n")
+    os.replace(partial_sum, checksum)
     os.replace(partial, binary)
     return binary
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _tampered(binary: Path, checksum: Path) -> str | None:
+    """None if the cached launcher may be run; "" if there is none; else what is wrong with it."""
+    try:
+        info = binary.lstat()
+    except FileNotFoundError:
+        return ""
+    if not stat.S_ISREG(info.st_mode):
+        return "is not a regular file"
+    if info.st_uid != os.geteuid() or info.st_mode & 0o022:
+        return "belongs to another user or others may write it"
+    try:
+        expected = checksum.read_text().strip()
+    except OSError:
+        return "has no checksum beside it"
+    if _sha256(binary) != expected:
+        return "does not match the checksum written when it was built (changed since)"
+    return None
 
 
 @functools.cache
@@ -481,52 +641,88 @@ def _chown_tree(path: str, uid: int) -> None:
             os.lchown(os.path.join(root, name), uid, uid)
 
 
-def _hideable(hide: Sequence[Path], needed: Sequence[str]) -> list[str]:
-    """The folders to hide from a bot, less any that hold what the bot needs (its own folder, its
-    program): hiding those would break the bot rather than protect the arena."""
-    out = []
-    for path in {os.path.realpath(p) for p in [*map(str, hide), *data_folders()]}:
-        inside = path.rstrip("/") + "/"
-        if not any(n == path or n.startswith(inside) for n in map(os.path.realpath, needed)):
-            out.append(path)
-    return sorted(out)
-
-
 def data_folders() -> list[str]:
-    """The arena's data folder (registry, default results): never visible to a bot."""
-    return [os.environ.get("ARENA_DATA") or "results"]
+    """The arena's data folder (registry, default results) as an absolute path: whatever the
+    working folder of a later step, it names the same folder."""
+    return [os.path.realpath(os.environ.get("ARENA_DATA") or "results")]
 
 
-def _runtime_paths(argv: Sequence[str]) -> list[str]:
-    """Folders a bot may need that could sit behind a folder only root may enter (the arena's
-    Python under /root, say): the Python installation and the bot's program and file arguments."""
-    paths = {sys.base_prefix, sys.prefix, sys.exec_prefix}
+def _inside(path: str, folder: str) -> bool:
+    """Whether ``path`` is ``folder`` or lies inside it (both absolute and resolved)."""
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _installation() -> list[str]:
+    """The interpreter and the arena's installation: the packages themselves, not the checkout
+    around them (which holds results/ by default)."""
+    import bots
+    import protocol
+
+    paths = {sys.base_prefix, sys.prefix, sys.exec_prefix, os.path.dirname(sys.executable)}
+    paths |= {os.path.dirname(os.path.abspath(m.__file__ or "")) for m in (bots, protocol)}
+    paths.add(str(Path(__file__).resolve().parent))
+    return [os.path.realpath(p) for p in paths]
+
+
+def allow_list(argv: Sequence[str], private: Sequence[str] = ()) -> list[str]:
+    """Every path of the machine a bot's root holds, read-only: ``SYSTEM_PATHS``, ``ETC_PATHS``,
+    the interpreter and the arena's installation, and the bot's own program folder: the folder of
+    its program and of each file it names (a command bot: ``python3 /home/me/bot/main.py``).
+
+    The bot's own folders are where its arguments have a say, so they are checked: one inside a
+    private folder (the data folder, a tournament's, the records) is never exposed, whatever the
+    argument (``bot_specs.check_bot_paths`` refuses such a bot with a clear error before it gets
+    here); a program directly in a shared folder (/tmp, /home, /) or in a folder that holds a
+    private folder, the temporary folder or the launcher's cache is exposed as that file alone."""
+    private_real = [os.path.realpath(p) for p in private]
+    keep_out = [*private_real, os.path.realpath(tempfile.gettempdir()),
+                os.path.realpath(_cache_folder()), str(UID_LOCKS)]
+    shared = {os.path.realpath(p) for p in SHARED_FOLDERS} | {os.path.realpath(Path.home())}
+    paths: list[str] = [p for p in SYSTEM_PATHS if os.path.lexists(p)]
+    paths += [p for p in ETC_PATHS if os.path.lexists(p)]
+    paths += sorted(str(p) for p in Path("/etc").glob("java-*"))
+    paths += _installation()
     program = shutil.which(argv[0]) if argv else None
-    if program and os.path.realpath(program) == os.path.realpath(sys.executable):
-        # The arena's Python imports the SDK from the arena's installation: with an editable
-        # install that is the checkout, which may lie under a folder the sandbox covers (/tmp).
-        paths.add(str(Path(__file__).resolve().parent.parent))
     for item in [program, *argv[1:]] if program else argv[1:]:
-        if item and os.path.isabs(item) and os.path.exists(item):
-            real = os.path.realpath(item)
-            paths.add(real if os.path.isdir(real) else os.path.dirname(real))
-    return sorted(os.path.realpath(p) for p in paths)
+        if not item or not os.path.isabs(item) or not os.path.exists(item):
+            continue
+        real = os.path.realpath(item)
+        folder = real if os.path.isdir(real) else os.path.dirname(real)
+        if any(_inside(real, p) or _inside(folder, p) for p in private_real):
+            continue  # fail closed: the bot will not find it
+        if folder in shared or any(_inside(p, folder) for p in keep_out):
+            if os.path.isfile(real):
+                paths.append(real)
+            continue
+        paths.append(folder)
+    # Outermost first, and nothing inside a path already bound (it comes with it).
+    out: list[str] = []
+    for path in sorted(set(paths), key=lambda p: (p.count("/"), p)):
+        if not any(_inside(path, o) and not os.path.islink(o) for o in out):
+            out.append(path)
+    return out
 
 
 class Sandbox:
     """The sandbox of one bot process, as ``BotProcess`` uses it."""
 
     def __init__(self, limits: SandboxLimits, files: Path | None = None, subdir: str = ".",
-                 hide: Sequence[Path] = ()):
-        s = support()
+                 hide: Sequence[Path] = (), keep_disk: bool = False):
+        s = support()  # SandboxUnavailable: the level asked for cannot be had, no bot runs
         self.limits = limits
         self._launch = _Launch(limits, s.mode, files=files, subdir=subdir,
-                               userns=s.mode == "namespaces", hide=hide)
+                               userns=s.mode == "namespaces", private=hide, keep_disk=keep_disk)
         self.report: Report | None = None
 
     @property
     def workdir(self) -> str:
+        """The bot's working folder as the bot sees it."""
         return self._launch.workdir
+
+    @property
+    def host_workdir(self) -> str:
+        """The bot's working folder on disk (the tmpfs of the full sandbox is not)."""
+        return self._launch.host_workdir
 
     def command(self, argv: Sequence[str]) -> tuple[list[str], dict[str, Any]]:
         return self._launch.command(argv)
@@ -552,7 +748,7 @@ def run_command(argv: Sequence[str], files: Path, limits: SandboxLimits, timeout
     """Run a command (a bot's build) in the sandbox, in a copy of ``files``; afterwards the copy,
     with whatever the command made, is saved as ``keep``. Returns the exit status (None: timed
     out), the last ``output_cap`` bytes of its output (stdout and stderr) and the launcher's report."""
-    sandbox = Sandbox(limits, files=files)
+    sandbox = Sandbox(limits, files=files, keep_disk=keep is not None)
     try:
         command, kwargs = sandbox.command(argv)
         env = minimal_env(sandbox.workdir)
@@ -575,7 +771,7 @@ def run_command(argv: Sequence[str], files: Path, limits: SandboxLimits, timeout
             status = report.status if report.status is not None else (127 if report.error
                                                                        else status)
         if keep is not None:
-            shutil.copytree(sandbox.workdir, keep, symlinks=True)
+            shutil.copytree(sandbox.host_workdir, keep, symlinks=True)
             _chown_tree(str(keep), os.geteuid())
         return status, text, report
     finally:

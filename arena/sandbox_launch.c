@@ -1,9 +1,10 @@
-/* The sandbox launcher: starts one bot inside fresh Linux namespaces.
+/* The sandbox launcher: starts one bot inside fresh Linux namespaces, in a root of its own.
  *
  * Built and run by arena/sandbox.py, once per bot start:
  *
  *   sandbox-launch --status-fd=N --parent=PID --cwd=DIR --base=DIR [--uid=N] [--userns]
- *                  [--limit=KEY=N]... [--expose=PATH]... [--hide=PATH]... -- ARGV...
+ *                  [--limit=KEY=N]... [--workdir-mb=N] [--files=DIR | --workdir-disk]
+ *                  [--ro=PATH]... -- ARGV...
  *
  * It is C, not Python, because it runs at every bot start: a Python launcher spent ~30 ms of CPU
  * per bot (interpreter, ctypes, json), as much as a short match between two C bots; this one
@@ -15,14 +16,22 @@
  * - the *outer* process (the one the referee started, in its own session) unshares the network,
  *   mount, PID, IPC and UTS namespaces (and a user namespace with --userns, when not root), forks
  *   the inner process and exits with it;
- * - the *inner* process is PID 1 of the new PID namespace. It mounts a fresh /proc (the bot sees
- *   only its own processes, never the referee's pipes or the other bot), gives the bot private
- *   /tmp-like folders, makes runtime folders that only root may enter reachable read-only, hides
- *   the arena's data folders, forks the bot, applies the resource limits, drops to the bot's user
- *   id and execs it. Then it reaps, and when the bot exits it reports on the status pipe (one JSON
- *   object per line): the exit status, CPU time, peak memory and how many processes the bot left
- *   running. When PID 1 of a namespace exits, the kernel kills every process still in it: nothing
- *   a bot starts, not even a setsid daemon, outlives it.
+ * - the *inner* process is PID 1 of the new PID namespace. It builds the bot's root from an
+ *   ALLOW-LIST and nothing else: an empty tmpfs, into which each --ro path (system folders, the
+ *   interpreter, the arena's installation, the bot's own program folder: arena/sandbox.py decides
+ *   the list, never from what a bot asks) is bind-mounted read-only at its own path; a minimal
+ *   /dev (null, zero, full, random, urandom); a fresh /proc of the PID namespace; and one tmpfs of
+ *   --workdir-mb for the bot's working folder /bot, /tmp and /dev/shm. Then pivot_root into it and
+ *   detach the old root: every other path of the machine (the arena's data, records, /run's
+ *   sockets, the caller's home) does not exist for the bot, and /proc/self/mountinfo names none
+ *   of it. It forks the bot, applies the resource limits, drops every capability and (as root)
+ *   changes to the bot's user id, and execs it. Then it reaps, and when the bot exits it reports
+ *   on the status pipe (one JSON object per line): the exit status, CPU time, peak memory and how
+ *   many processes the bot left running. When PID 1 of a namespace exits, the kernel kills every
+ *   process still in it: nothing a bot starts, not even a setsid daemon, outlives it.
+ *
+ * The bot can read /proc/1/cmdline (PID 1 is this launcher): the arguments are wiped from memory
+ * once parsed, so they name no path of the machine.
  *
  * Both processes ask the kernel to kill them when their parent dies (PR_SET_PDEATHSIG), so a
  * referee killed with kill -9 takes its bots with it.
@@ -33,6 +42,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <linux/capability.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -44,25 +54,22 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-/* The new mount API (Linux 5.2): the same numbers on every architecture. */
-#define SYS_OPEN_TREE 428
-#define SYS_MOVE_MOUNT 429
-#define OPEN_TREE_CLONE 1
-#define AT_RECURSIVE_ 0x8000
-#define MOVE_MOUNT_F_EMPTY_PATH_ 4
-
-#define MAX_PATHS 64
+#define MAX_PATHS 128
 /* After the bot exits, processes it started get this long to exit too before they count as left
  * behind (and are killed with the namespace). */
 #define STRAGGLER_GRACE_MS 100
+/* The bot's working folder inside its root (arena/sandbox.py: BOT_HOME). */
+#define BOT_HOME "/bot"
 
-static const char *const SCRATCH[] = {"/tmp", "/var/tmp", "/dev/shm", "/run/lock"};
+/* The devices a program may expect; nothing that reaches hardware or the host's terminals. */
+static const char *const DEVICES[] = {"null", "zero", "full", "random", "urandom"};
 
 struct limit { const char *key; int resource; rlim_t scale; long value; };
 
@@ -78,14 +85,14 @@ static struct limit LIMITS[] = {
 static struct {
     int status_fd;
     long parent;
-    const char *cwd, *base;
+    const char *cwd, *base, *files;
     long uid;                       /* -1: keep the caller's */
-    int userns;
-    const char *expose[MAX_PATHS], *hide[MAX_PATHS];
-    int n_expose, n_hide;
+    int userns, workdir_disk;
+    long workdir_mb;                /* 0: the tmpfs default (half the memory) */
+    const char *ro[MAX_PATHS];
+    int n_ro;
     char **argv;
 } spec = {.status_fd = -1, .parent = -1, .uid = -1};
-
 /* -- reporting ---------------------------------------------------------------------------------- */
 
 static void write_all(int fd, const char *text, size_t len) {
@@ -134,128 +141,213 @@ static void check(int result, const char *what) {
     if (result != 0) fail(what);
 }
 
-/* -- mounts ------------------------------------------------------------------------------------- */
+/* -- the bot's root ---------------------------------------------------------------------------- */
 
-static int is_dir(const char *path) {
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static int inside(const char *path, const char *root) {
-    size_t n = strlen(root);
-    while (n > 0 && root[n - 1] == '/') n--;
-    return strncmp(path, root, n) == 0 && path[n] == '/';
-}
-
-static void make_dirs(const char *path) {
+static void make_dirs(const char *path, mode_t mode) {
     char buf[PATH_MAX];
     snprintf(buf, sizeof buf, "%s", path);
     for (char *p = buf + 1; *p; p++) {
-        if (*p == '/') { *p = 0; mkdir(buf, 0755); *p = '/'; }
+        if (*p == '/') { *p = 0; mkdir(buf, mode); *p = '/'; }
     }
-    mkdir(buf, 0755);
+    mkdir(buf, mode);
 }
 
-/* Mount an empty tmpfs over root and put back each of keep (paths inside it) as it was. The kept
- * trees are cloned before the tmpfs hides them (open_tree, Linux 5.2). */
-static void cover(const char *root, const char **keep, int n_keep, const char *options,
-                  int read_only) {
-    int fds[MAX_PATHS + 1];
-    char what[PATH_MAX + 32];
-    for (int i = 0; i < n_keep; i++) {
-        fds[i] = (int)syscall(SYS_OPEN_TREE, AT_FDCWD, keep[i],
-                              OPEN_TREE_CLONE | AT_RECURSIVE_ | O_CLOEXEC);
-        snprintf(what, sizeof what, "open_tree %s", keep[i]);
-        if (fds[i] < 0) fail(what);
-    }
-    snprintf(what, sizeof what, "mount %s", root);
-    check(mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, options), what);
-    for (int i = 0; i < n_keep; i++) {
-        make_dirs(keep[i]);
-        snprintf(what, sizeof what, "move_mount %s", keep[i]);
-        check((int)syscall(SYS_MOVE_MOUNT, fds[i], "", AT_FDCWD, keep[i],
-                           MOVE_MOUNT_F_EMPTY_PATH_), what);
-        close(fds[i]);
-        if (read_only) {
-            snprintf(what, sizeof what, "mount %s", keep[i]);
-            check(mount(NULL, keep[i], NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID, NULL),
-                  what);
-        }
-    }
-    if (read_only) {
-        snprintf(what, sizeof what, "mount %s", root);
-        check(mount(NULL, root, NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, options),
-              what);
+static void joined(char *out, const char *root, const char *path) {
+    if (snprintf(out, PATH_MAX, "%s%s", root, path) >= PATH_MAX) {
+        errno = ENAMETOOLONG;
+        fail(path);
     }
 }
 
-/* The folders anyone may write to become an empty tmpfs of the bot's own: nothing it leaves there
- * outlives it, reaches another bot, or fills the machine's disk. Its own folder (under /tmp) and
- * the exposed runtime paths are put back. */
-static void private_scratch(long size_mb) {
-    char roots[4][PATH_MAX];
-    int n_roots = 0;
-    for (size_t i = 0; i < sizeof SCRATCH / sizeof SCRATCH[0]; i++) {
-        char real[PATH_MAX];
-        if (!is_dir(SCRATCH[i]) || realpath(SCRATCH[i], real) == NULL) continue;
-        int seen = 0;               /* /var/tmp may be a link to /tmp */
-        for (int j = 0; j < n_roots; j++) seen |= strcmp(roots[j], real) == 0;
-        if (!seen) snprintf(roots[n_roots++], PATH_MAX, "%s", real);
+/* A mount point at target of the same kind as source: a folder, or an empty file. */
+static void make_target(const char *source, const char *target) {
+    struct stat st;
+    if (stat(source, &st) != 0) fail(source);
+    if (S_ISDIR(st.st_mode)) {
+        make_dirs(target, 0755);
+        return;
     }
-    char options[64];
-    if (size_mb > 0) snprintf(options, sizeof options, "mode=1777,size=%ldm", size_mb);
-    else snprintf(options, sizeof options, "mode=1777");
-    for (int r = 0; r < n_roots; r++) {
-        const char *keep[MAX_PATHS + 1];
-        int n_keep = 0;
-        if (inside(spec.base, roots[r])) keep[n_keep++] = spec.base;
-        for (int i = 0; i < spec.n_expose; i++)
-            if (inside(spec.expose[i], roots[r])) keep[n_keep++] = spec.expose[i];
-        cover(roots[r], keep, n_keep, options, 0);
-    }
+    char parent[PATH_MAX];
+    snprintf(parent, sizeof parent, "%s", target);
+    char *slash = strrchr(parent, '/');
+    if (slash && slash != parent) { *slash = 0; make_dirs(parent, 0755); }
+    int fd = open(target, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) fail(target);
+    close(fd);
 }
 
-/* The outermost folder on path that others may not enter, or 0 when every one may be entered. */
-static int untraversable_root(const char *path, char *root) {
-    char current[PATH_MAX] = "";
-    size_t len = 0;
-    const char *p = path;
-    while (*p) {
-        while (*p == '/') p++;
-        if (!*p) break;
-        const char *end = strchr(p, '/');
-        size_t n = end ? (size_t)(end - p) : strlen(p);
-        if (len + 1 + n >= sizeof current) return 0;
-        current[len++] = '/';
-        memcpy(current + len, p, n);
-        current[len += n] = 0;
-        p += n;
+/* The flags a read-only remount must keep: in a user namespace the kernel refuses to clear
+ * nosuid, nodev, noexec or the atime flags of a mount that came from outside it. */
+static unsigned long kept_flags(const char *path) {
+    struct statvfs sv;
+    unsigned long flags = 0;
+    if (statvfs(path, &sv) != 0) return 0;
+    if (sv.f_flag & ST_NOEXEC) flags |= MS_NOEXEC;
+    if (sv.f_flag & ST_NOATIME) flags |= MS_NOATIME;
+    if (sv.f_flag & ST_NODIRATIME) flags |= MS_NODIRATIME;
+    if (sv.f_flag & ST_RELATIME) flags |= MS_RELATIME;
+    return flags;
+}
+
+/* source, read-only, at the same path under root; a symbolic link (/bin -> usr/bin) is made
+ * again as a link, so that what it points to is the allow-list's business. */
+static void bind_read_only(const char *root, const char *source) {
+    char target[PATH_MAX], what[PATH_MAX + 16], link[PATH_MAX];
+    struct stat st;
+    joined(target, root, source);
+    if (lstat(source, &st) != 0) return;  /* the list names what may exist (/lib32) */
+    if (S_ISLNK(st.st_mode)) {
+        ssize_t n = readlink(source, link, sizeof link - 1);
+        if (n < 0) fail(source);
+        link[n] = 0;
+        char parent[PATH_MAX];
+        snprintf(parent, sizeof parent, "%s", target);
+        char *slash = strrchr(parent, '/');
+        if (slash && slash != parent) { *slash = 0; make_dirs(parent, 0755); }
+        if (symlink(link, target) != 0 && errno != EEXIST) fail(target);
+        return;
+    }
+    make_target(source, target);
+    snprintf(what, sizeof what, "mount %s", source);
+    check(mount(source, target, NULL, MS_BIND, NULL), what);
+    check(mount(NULL, target, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV |
+                kept_flags(target), NULL), what);
+}
+
+/* A copy of the bot's files into its working folder (a tmpfs, so the copy counts against
+ * workdir_mb), owned by the bot's user. Regular files, folders and symbolic links; no set-id
+ * bits. */
+static void copy_tree(const char *from, const char *to) {
+    DIR *dir = opendir(from);
+    if (dir == NULL) fail(from);
+    struct dirent *e;
+    while ((e = readdir(dir)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        char src[PATH_MAX], dst[PATH_MAX];
         struct stat st;
-        if (stat(current, &st) != 0) return 0;
-        if (!(st.st_mode & S_IXOTH)) { strcpy(root, current); return 1; }
+        if (snprintf(src, sizeof src, "%s/%s", from, e->d_name) >= (int)sizeof src ||
+            snprintf(dst, sizeof dst, "%s/%s", to, e->d_name) >= (int)sizeof dst) {
+            errno = ENAMETOOLONG;
+            fail(from);
+        }
+        if (lstat(src, &st) != 0) fail(src);
+        mode_t mode = st.st_mode & 0777;
+        if (S_ISDIR(st.st_mode)) {
+            if (mkdir(dst, mode | 0700) != 0) fail(dst);
+            copy_tree(src, dst);
+        } else if (S_ISLNK(st.st_mode)) {
+            char link[PATH_MAX];
+            ssize_t n = readlink(src, link, sizeof link - 1);
+            if (n < 0) fail(src);
+            link[n] = 0;
+            if (symlink(link, dst) != 0) fail(dst);
+        } else if (S_ISREG(st.st_mode)) {
+            int in = open(src, O_RDONLY | O_CLOEXEC);
+            int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode | 0600);
+            if (in < 0) fail(src);
+            if (out < 0) fail(dst);
+            char buf[65536];
+            ssize_t n;
+            while ((n = read(in, buf, sizeof buf)) > 0) {
+                for (ssize_t done = 0; done < n;) {
+                    ssize_t w = write(out, buf + done, (size_t)(n - done));
+                    if (w < 0) fail("copying the bot's files into its working folder "
+                                    "(workdir_mb too small?)");
+                    done += w;
+                }
+            }
+            if (n < 0) fail(src);
+            close(in);
+            close(out);
+        } else {
+            continue;  /* sockets, fifos, devices: not part of a bot */
+        }
+        if (spec.uid >= 0 && lchown(dst, (uid_t)spec.uid, (gid_t)spec.uid) != 0) fail(dst);
     }
-    return 0;
+    closedir(dir);
 }
 
-/* Make each exposed path reachable read-only by an unprivileged bot. A folder such as /root (mode
- * 0700) may hold the Python the bot needs: in the bot's private mount namespace, an empty tmpfs is
- * mounted over that folder (hiding the rest of it) and only the needed paths are put back inside
- * it, read-only. Nothing changes outside the namespace. */
-static void expose(void) {
-    char roots[MAX_PATHS][PATH_MAX];
-    const char *keep[MAX_PATHS][MAX_PATHS];
-    int n_keep[MAX_PATHS] = {0}, n_roots = 0;
-    for (int i = 0; i < spec.n_expose; i++) {
-        char root[PATH_MAX];
-        if (access(spec.expose[i], F_OK) != 0 || !untraversable_root(spec.expose[i], root) ||
-            strcmp(root, spec.expose[i]) == 0)
-            continue;
-        int r = 0;
-        while (r < n_roots && strcmp(roots[r], root) != 0) r++;
-        if (r == n_roots) snprintf(roots[n_roots++], PATH_MAX, "%s", root);
-        keep[r][n_keep[r]++] = spec.expose[i];
+/* The bot's root, built in base/root, then made the root of this mount namespace; the old root is
+ * detached, so no path leads back to it. */
+static void build_root(void) {
+    char root[PATH_MAX], scratch[PATH_MAX], path[PATH_MAX + 64], what[PATH_MAX + 16];
+    joined(root, spec.base, "/root");
+    joined(scratch, spec.base, "/scratch");
+    mkdir(root, 0700);
+    mkdir(scratch, 0700);
+    check(mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m"), "mount root");
+
+    /* One tmpfs holds everything the bot may write: its folder, /tmp and /dev/shm. Its size is
+     * the cap: writing past it fails with ENOSPC inside the bot. */
+    char options[64];
+    if (spec.workdir_mb > 0) snprintf(options, sizeof options, "mode=0755,size=%ldm", spec.workdir_mb);
+    else snprintf(options, sizeof options, "mode=0755");
+    check(mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV, options), "mount scratch");
+    char work[PATH_MAX], tmp[PATH_MAX], shm[PATH_MAX];
+    joined(work, scratch, "/work");
+    joined(tmp, scratch, "/tmp");
+    joined(shm, scratch, "/shm");
+    check(mkdir(work, 0700), "mkdir work");
+    check(mkdir(tmp, 01777) || chmod(tmp, 01777), "mkdir tmp");
+    check(mkdir(shm, 01777) || chmod(shm, 01777), "mkdir shm");
+    if (spec.uid >= 0) check(chown(work, (uid_t)spec.uid, (gid_t)spec.uid), "chown work");
+    if (spec.files) copy_tree(spec.files, work);
+
+    for (int i = 0; i < spec.n_ro; i++) bind_read_only(root, spec.ro[i]);
+
+    /* the bot's folder: the tmpfs, or (a build, whose output is kept) its folder on disk */
+    joined(path, root, BOT_HOME);
+    make_dirs(path, 0755);
+    if (spec.workdir_disk) {
+        char disk[PATH_MAX];
+        joined(disk, spec.base, "/work");
+        check(mount(disk, path, NULL, MS_BIND, NULL), "mount the bot's folder");
+    } else {
+        check(mount(work, path, NULL, MS_BIND, NULL), "mount the bot's folder");
     }
-    for (int r = 0; r < n_roots; r++) cover(roots[r], keep[r], n_keep[r], "mode=0755,size=1m", 1);
+    joined(path, root, "/tmp");
+    make_dirs(path, 0755);
+    check(mount(tmp, path, NULL, MS_BIND, NULL), "mount /tmp");
+
+    /* /dev: a few devices bound from the host's, and the usual links */
+    joined(path, root, "/dev");
+    make_dirs(path, 0755);
+    check(mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755,size=64k"), "mount /dev");
+    for (size_t i = 0; i < sizeof DEVICES / sizeof DEVICES[0]; i++) {
+        char host[64], target[PATH_MAX + 64];
+        snprintf(host, sizeof host, "/dev/%s", DEVICES[i]);
+        snprintf(target, sizeof target, "%s/dev/%s", root, DEVICES[i]);
+        int fd = open(target, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+        if (fd < 0) fail(target);
+        close(fd);
+        snprintf(what, sizeof what, "mount %s", host);
+        check(mount(host, target, NULL, MS_BIND, NULL), what);
+    }
+    static const char *const LINKS[][2] = {{"/proc/self/fd", "fd"}, {"/proc/self/fd/0", "stdin"},
+                                           {"/proc/self/fd/1", "stdout"},
+                                           {"/proc/self/fd/2", "stderr"}};
+    for (size_t i = 0; i < sizeof LINKS / sizeof LINKS[0]; i++) {
+        snprintf(path, sizeof path, "%s/dev/%s", root, LINKS[i][1]);
+        check(symlink(LINKS[i][0], path), "symlink in /dev");
+    }
+    snprintf(path, sizeof path, "%s/dev/shm", root);
+    make_dirs(path, 0755);
+    check(mount(shm, path, NULL, MS_BIND, NULL), "mount /dev/shm");
+
+    /* a fresh /proc: the processes of this PID namespace only */
+    joined(path, root, "/proc");
+    make_dirs(path, 0755);
+    check(mount("proc", path, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL), "mount /proc");
+
+    /* Into the new root; the old one is detached, the scratch tmpfs lives on in the binds. */
+    check(chdir(root), "chdir root");
+    check((int)syscall(SYS_pivot_root, ".", "."), "pivot_root");
+    check(umount2(".", MNT_DETACH), "detach the old root");
+    check(chdir("/"), "chdir /");
+    check(mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL),
+          "remount / read-only");
+    check(mount(NULL, "/dev", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NOEXEC,
+                NULL), "remount /dev read-only");
 }
 
 /* -- the bot ------------------------------------------------------------------------------------ */
@@ -295,17 +387,37 @@ static long now_ms(void) {
     return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
+/* No capability survives into the bot: in the bounding set, none can come back at exec, not even
+ * for root (which the bot is, within its user namespace, in the namespaces mode: with them it
+ * could unmount or remount its read-only view of the machine). */
+static void drop_capabilities(void) {
+    for (int cap = 0; cap <= 63; cap++) {
+        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) fail("drop capabilities");
+    }
+    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)
+        fail("clear ambient capabilities");
+}
+
+static void clear_capabilities(void) {
+    struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct data[2];
+    memset(data, 0, sizeof data);
+    check((int)syscall(SYS_capset, &header, data), "capset");
+}
+
 static void start_bot(void) {
     /* The referee may have ignored these, and ignored signals survive exec: a bot gets the
      * defaults back, so a file too large kills it with SIGXFSZ. */
     signal(SIGPIPE, SIG_DFL);
     signal(SIGXFSZ, SIG_DFL);
     apply_limits();
+    drop_capabilities();
     if (spec.uid >= 0) {
         check(setgroups(0, NULL), "setgroups");
         check(setgid((gid_t)spec.uid), "setgid");
         check(setuid((uid_t)spec.uid), "setuid");
     }
+    clear_capabilities();
     check(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl");  /* setuid programs gain nothing */
     check(chdir(spec.cwd), "chdir");
     execvp(spec.argv[0], spec.argv);
@@ -322,20 +434,9 @@ static void inner(int lifeline) {
     if (poll(&p, 1, 0) > 0) _exit(1);  /* it died before we could ask to die with it */
     close(lifeline);
     check(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), "mount /");  /* nothing propagates */
-    check(mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL), "mount /proc");
-    long file_mb = 0;
-    for (size_t i = 0; i < N_LIMITS; i++)
-        if (strcmp(LIMITS[i].key, "file_mb") == 0) file_mb = LIMITS[i].value;
-    private_scratch(file_mb);
-    if (spec.uid >= 0) expose();
-    for (int i = 0; i < spec.n_hide; i++) {
-        if (!is_dir(spec.hide[i])) continue;
-        /* the arena's records and data: an empty, read-only folder here */
-        char what[PATH_MAX + 8];
-        snprintf(what, sizeof what, "mount %s", spec.hide[i]);
-        check(mount("tmpfs", spec.hide[i], "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
-                    "size=4k,mode=0555"), what);
-    }
+    /* The bot (another uid, or without capabilities) may not read PID 1's memory, maps or root. */
+    check(prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "prctl");
+    build_root();
     pid_t bot = fork();
     if (bot < 0) fail("fork");
     if (bot == 0) start_bot();
@@ -400,8 +501,10 @@ static void parse(int argc, char **argv) {
         else if (OPTION("--base")) spec.base = value;
         else if (OPTION("--uid")) spec.uid = number(value, "--uid");
         else if (strcmp(arg, "--userns") == 0) spec.userns = 1;
-        else if (OPTION("--expose") && spec.n_expose < MAX_PATHS) spec.expose[spec.n_expose++] = value;
-        else if (OPTION("--hide") && spec.n_hide < MAX_PATHS) spec.hide[spec.n_hide++] = value;
+        else if (OPTION("--files")) spec.files = value;
+        else if (strcmp(arg, "--workdir-disk") == 0) spec.workdir_disk = 1;
+        else if (OPTION("--workdir-mb")) spec.workdir_mb = number(value, "--workdir-mb");
+        else if (OPTION("--ro") && spec.n_ro < MAX_PATHS) spec.ro[spec.n_ro++] = value;
         else if (OPTION("--limit")) {
             char *eq = strchr(value, '=');
             size_t k = 0;
@@ -420,15 +523,34 @@ static void parse(int argc, char **argv) {
     }
     if (i + 1 >= argc || spec.status_fd < 0 || spec.parent < 0 || !spec.cwd || !spec.base) {
         fprintf(stderr, "usage: sandbox-launch --status-fd=N --parent=PID --cwd=DIR --base=DIR "
-                        "[--uid=N] [--userns] [--limit=KEY=N]... [--expose=PATH]... "
-                        "[--hide=PATH]... -- ARGV...\n");
+                        "[--uid=N] [--userns] [--limit=KEY=N]... [--workdir-mb=N] "
+                        "[--files=DIR | --workdir-disk] [--ro=PATH]... -- ARGV...\n");
         exit(2);
     }
     spec.argv = argv + i + 1;
 }
 
+/* The options (paths of the machine) and the bot's arguments, copied; then the argument area is
+ * wiped, since the bot can read it as /proc/1/cmdline. */
+static void forget_arguments(int argc, char **argv) {
+    char *end = argv[argc - 1] + strlen(argv[argc - 1]);
+    const char **fields[] = {&spec.cwd, &spec.base, &spec.files};
+    for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++)
+        if (*fields[f]) *fields[f] = strdup(*fields[f]);
+    for (int i = 0; i < spec.n_ro; i++) spec.ro[i] = strdup(spec.ro[i]);
+    int n = 0;
+    while (spec.argv[n]) n++;
+    char **copy = calloc((size_t)n + 1, sizeof *copy);
+    if (copy == NULL) exit(1);
+    for (int i = 0; i < n; i++) copy[i] = strdup(spec.argv[i]);
+    spec.argv = copy;
+    memset(argv[0], 0, (size_t)(end - argv[0]));
+    snprintf(argv[0], (size_t)(end - argv[0]) + 1, "sandbox");
+}
+
 int main(int argc, char **argv) {
     parse(argc, argv);
+    forget_arguments(argc, argv);
     /* the bot must not inherit the status pipe (closed at its exec) */
     fcntl(spec.status_fd, F_SETFD, FD_CLOEXEC);
     check(prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0), "prctl");

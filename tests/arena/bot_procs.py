@@ -1,7 +1,9 @@
 """Finding the processes a test session started, by a tag in their command line or by user id.
 
 Hostile bots get ``TAG`` as an argument; a forked child keeps its parent's command line, so even a
-fork bomb's processes carry it.
+fork bomb's processes carry it. Other arenas (another engineer's tests, a tournament) may run on
+the same machine at the same time, with bots of the same sandbox user ids: only processes this
+session started count, tagged or descended from this process.
 """
 
 from __future__ import annotations
@@ -30,8 +32,33 @@ def tagged_processes(tag: str = TAG) -> list[tuple[int, str]]:
     return found
 
 
-def sandbox_user_processes() -> list[int]:
-    """Processes running as one of the sandbox's user ids."""
+def _parent(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return int(fh.read().rsplit(b")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def _ours(pid: int, tag: str) -> bool:
+    """Whether this session started ``pid``: it carries the tag, or this process is an ancestor."""
+    try:
+        if tag.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+            return True
+    except OSError:
+        return False
+    me = os.getpid()
+    for _ in range(64):
+        pid = _parent(pid)
+        if pid == me:
+            return True
+        if pid <= 1:
+            return False
+    return False
+
+
+def sandbox_user_processes(tag: str = TAG) -> list[int]:
+    """Processes this session started that run as one of the sandbox's user ids."""
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -40,6 +67,6 @@ def sandbox_user_processes() -> list[int]:
             uid = os.stat(f"/proc/{entry}").st_uid
         except OSError:
             continue
-        if UID_BASE <= uid < UID_BASE + UID_COUNT:
+        if UID_BASE <= uid < UID_BASE + UID_COUNT and _ours(int(entry), tag):
             found.append(int(entry))
     return found
