@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import compileall
 import functools
+import os
 import shlex
 import shutil
 import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Sequence
 
 import bots
 from bots import BUNDLED_PYTHON, python_bot_command
@@ -92,6 +94,29 @@ def resolve_bot(text: str, name: str | None = None) -> BotSpec:
         raise BotSpecError(f"unknown bot {program!r}: not a bundled bot "
                            f"({', '.join(bundled_names())}) nor a program on PATH")
     return BotSpec(name or _default_name(argv), tuple(argv))
+
+
+def check_bot_paths(spec: BotSpec, private: Sequence[Path | str]) -> None:
+    """Refuse a bot whose command names a path in one of the ``private`` folders (a tournament's
+    folder, the data folder, the registry): such a bot asks to read what no bot may see (its own
+    match's record, the other tournaments' keys, the other bots' logs). The sandbox would not
+    show it anyway (``sandbox.allow_list``); this says so plainly, before anything runs.
+
+    An argument counts as a path if it is absolute, or names something that exists here (relative
+    to the working folder); ``--opt=PATH`` is checked too. A registered bot's relative arguments
+    are relative to its own folder, so only its absolute ones are checked."""
+    folders = [os.path.realpath(p) for p in private]
+    for arg in spec.argv:
+        for item in {arg, arg.partition("=")[2]} - {""}:
+            if not os.path.isabs(item) and (spec.folder is not None or not os.path.exists(item)):
+                continue
+            real = os.path.realpath(item)
+            for folder in folders:
+                if real == folder or real.startswith(folder.rstrip("/") + "/"):
+                    raise BotSpecError(
+                        f"bot {spec.name!r}: its command names {item!r}, inside {folder}, a "
+                        "folder of the arena that bots may not see (a tournament's folder, the "
+                        "data folder or the registry); put the bot's files in a folder of their own")
 
 
 def _default_name(argv: list[str]) -> str:

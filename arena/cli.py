@@ -15,7 +15,7 @@ from arena.game import PROFILES, MatchState, RulesError, load_rules
 from arena.game.rules import FLAG_FIELDS, allowed_values
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
 from arena.bot_specs import BotSpecError, resolve_bot
-from arena.cli_bots import LIMIT_HELP, bots_app, submit
+from arena.cli_bots import ISOLATION_HELP, LIMIT_HELP, bots_app, submit
 from arena.narrate import deal_line, match_line, narrate_deal, narrate_outcome
 from arena.records import RecordError, read_record, replay_record
 from arena.referee import BotSpec, MatchConfig, run_match
@@ -34,6 +34,18 @@ err_console = Console(stderr=True, highlight=False)
 def _fail(message: str) -> typer.Exit:
     err_console.print(f"[bold red]error:[/] {message}", soft_wrap=True)  # paths must stay whole
     return typer.Exit(code=2)
+
+
+def _require_isolation(level: Optional[str]) -> None:
+    """Ask for a sandbox level (None: ARENA_ISOLATION, else isolated) and check the machine gives
+    it, before any bot runs; exit 2 naming what is missing and the opt-in for a weaker one."""
+    from arena.sandbox import SandboxUnavailable, set_isolation, support
+
+    try:
+        set_isolation(level)
+        support()
+    except (SandboxUnavailable, ValueError) as err:
+        raise _fail(str(err)) from None
 
 
 def _version(value: bool) -> None:
@@ -109,6 +121,13 @@ def demo(
         return
     from arena.bot_specs import BotSpecError, resolve_bot as check
 
+    from arena.sandbox import best_level
+
+    # The demo's bots are the arena's own code: it runs them in the strongest sandbox this machine
+    # has, and says which (a tournament of untrusted bots asks for `isolated` unless told not to).
+    level = best_level()
+    console.print(f"sandbox level for the demo: {level} (the strongest this machine gives; the "
+                  "demo's bots are the arena's own, so the demo opts in to it)", soft_wrap=True)
     bots = list(DEMO_BOTS)
     try:
         check("c-counter")
@@ -121,7 +140,8 @@ def demo(
                   f"({matches // 2} duplicate pairs), profile {profile}, seed {seed}", soft_wrap=True)
     tournament(config_file=None, bot=bots, name="demo", profile=profile,
                matches_per_pairing=matches, seed=seed, workers=None, decision_ms=None,
-               startup_ms=None, output=output, resume=None, limit=None, cluster=None)
+               startup_ms=None, output=output, resume=None, limit=None, cluster=None,
+               isolation=level)
 
 
 def _demo_match(seed: int, profile: str) -> None:
@@ -169,9 +189,11 @@ def play(
     startup_ms: int = typer.Option(DEFAULT_STARTUP_MS, min=1, help="Time limit to start (ms)."),
     record: Optional[Path] = typer.Option(None, help="Where to write the match record (JSON Lines)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Print the protocol transcript."),
+    isolation: Optional[str] = typer.Option(None, "--isolation", help=ISOLATION_HELP),
 ) -> None:
     """Play one match between two bot programs and print each deal's settlement."""
     rules = _rules_or_fail(profile, rules_file, target)
+    _require_isolation(isolation)
     try:
         specs = (resolve_bot(bot_a), resolve_bot(bot_b))
     except BotSpecError as err:
@@ -285,11 +307,12 @@ def tournament(
     cluster: Optional[str] = typer.Option(None, "--cluster", help="Run the matches on the Dask "
                                           "cluster whose scheduler is at tcp://HOST:PORT "
                                           "(needs the dask extra)."),
+    isolation: Optional[str] = typer.Option(None, "--isolation", help=ISOLATION_HELP),
 ) -> None:
     """Run a round-robin tournament on all cores (or a Dask cluster), store every result, print
     the leaderboard."""
     from arena.tournament import ConfigError, Progress, load_config, run_tournament
-    from arena.sandbox import describe as describe_sandbox, parse_limits
+    from arena.sandbox import SandboxUnavailable, describe as describe_sandbox, parse_limits
     from arena.store import Store, StoreError
 
     try:
@@ -313,11 +336,15 @@ def tournament(
                 "sandbox": parse_limits(limit) if limit else None})
     except (ConfigError, StoreError, ValueError) as err:
         raise _fail(str(err)) from None
+    _require_isolation(isolation or config.isolation or None)
     if config.cluster and workers is not None:
         err_console.print(f"note: --workers {workers} does not apply on a cluster: each Dask worker "
                           "runs as many matches at once as it has threads (dask worker --nthreads)",
                           soft_wrap=True)
-    console.print(describe_sandbox(), soft_wrap=True)
+    try:
+        console.print(describe_sandbox(), soft_wrap=True)
+    except SandboxUnavailable as err:
+        raise _fail(str(err)) from None
     out = config.out_dir()
     _setup_tournament_log(out)
     interactive = console.is_terminal

@@ -20,6 +20,8 @@ console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
 
 DATA_HELP = f"The arena's data folder (default: ${DATA_ENV}, else results)."
+ISOLATION_HELP = ("Sandbox level: isolated (default; needs root), namespaces or limits. Bots do "
+                  "not run if the machine cannot give it. Default: $ARENA_ISOLATION, else isolated.")
 LIMIT_HELP = ("A sandbox limit, KEY=NUMBER (repeat): cpu_s, memory_mb, processes, file_mb, "
               "open_files; 0 is unlimited.")
 
@@ -41,9 +43,17 @@ def submit(
     limit: Optional[list[str]] = typer.Option(None, "--limit", help=LIMIT_HELP),
     matches: int = typer.Option(QUALIFYING_MATCHES, min=1, help="Qualifying matches against "
                                 "the random bot (seats alternate)."),
+    isolation: Optional[str] = typer.Option(None, "--isolation", help=ISOLATION_HELP),
 ) -> None:
     """Build a bot, qualify it against the random bot, and register it (or say why not)."""
+    from arena.sandbox import SandboxUnavailable, set_isolation, support
     from arena.submit import submit as run_submit
+
+    try:
+        set_isolation(isolation)
+        support()
+    except (SandboxUnavailable, ValueError) as err:
+        raise _fail(str(err)) from None
 
     try:
         sandbox = SandboxLimits.from_mapping(parse_limits(limit or []))

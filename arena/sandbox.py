@@ -250,20 +250,21 @@ def _probe(level: str) -> Support:
         return Support("limits", "asked for", level)
     if not sys.platform.startswith("linux"):
         raise _unavailable(level, f"namespaces are a Linux feature; this is {sys.platform}")
+    if level == "isolated" and os.geteuid() != 0:
+        raise _unavailable(level, "bots get user ids of their own only when the arena runs as "
+                                  "root")
     try:
         launcher()
     except OSError as err:
-        raise _unavailable(level, f"cannot build the sandbox launcher: {err.strerror or err}") \
-            from None
+        where = f" ({err.filename})" if err.filename else ""
+        raise _unavailable(level, f"cannot build the sandbox launcher: {err.strerror or err}"
+                                  f"{where}") from None
     if os.geteuid() == 0:
         # As root, `namespaces` is `isolated`: the bot gets a user id of its own, never root's.
         failure = _try_launch(userns=False, as_user=True)
         if failure is None:
             return Support("isolated", "", level)
         raise _unavailable(level, f"cannot create namespaces as root: {failure}")
-    if level == "isolated":
-        raise _unavailable(level, "bots get user ids of their own only when the arena runs as "
-                                  "root")
     failure = _try_launch(userns=True, as_user=False)
     if failure is None:
         return Support("namespaces", "not running as root, so bots cannot get user ids of their "

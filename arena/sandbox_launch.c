@@ -293,8 +293,6 @@ static void build_root(void) {
     if (spec.uid >= 0) check(chown(work, (uid_t)spec.uid, (gid_t)spec.uid), "chown work");
     if (spec.files) copy_tree(spec.files, work);
 
-    for (int i = 0; i < spec.n_ro; i++) bind_read_only(root, spec.ro[i]);
-
     /* the bot's folder: the tmpfs, or (a build, whose output is kept) its folder on disk */
     joined(path, root, BOT_HOME);
     make_dirs(path, 0755);
@@ -333,6 +331,9 @@ static void build_root(void) {
     snprintf(path, sizeof path, "%s/dev/shm", root);
     make_dirs(path, 0755);
     check(mount(shm, path, NULL, MS_BIND, NULL), "mount /dev/shm");
+
+    /* The allow-list, after /tmp: a bot's program may live under the host's /tmp. */
+    for (int i = 0; i < spec.n_ro; i++) bind_read_only(root, spec.ro[i]);
 
     /* a fresh /proc: the processes of this PID namespace only */
     joined(path, root, "/proc");

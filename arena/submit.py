@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from arena.bot_process import Limits
-from arena.bot_specs import BotSpecError, bundled_names, resolve_bot
+from arena.bot_specs import BotSpecError, bundled_names, check_bot_paths, resolve_bot
 from arena.manifest import Manifest, ManifestError, check_name, load_manifest
 from arena.qualify import QUALIFYING_MATCHES, QualificationReport, qualify
 from arena.referee import BotSpec
@@ -24,7 +24,7 @@ from arena.sandbox import SandboxLimits, run_command
 
 # A build may compile for a while, with more memory and processes than a bot playing a match.
 BUILD_LIMITS = SandboxLimits(cpu_s=600, memory_mb=4096, processes=256, file_mb=1024,
-                             open_files=1024)
+                             open_files=1024, workdir_mb=1024)
 BUILD_TIMEOUT_S = 600.0
 
 
@@ -56,6 +56,12 @@ def submit(target: str, name: str | None = None, data: Path | None = None,
         return Submission("rejected", str(err), name or "")
 
 
+def _private(registry: Registry) -> list[Path]:
+    """The folders a submitted bot's command may not name: the data folder (tournaments) and
+    the registry (other bots, their logs)."""
+    return [registry.root.parent, registry.root]
+
+
 def _check_new_name(name: str) -> None:
     if name in bundled_names():
         raise ManifestError(f"{name!r} is the name of a bundled bot; choose another name")
@@ -67,6 +73,8 @@ def _submit_folder(registry: Registry, folder: Path, name: str | None, limits: L
     if name:
         manifest = replace(manifest, name=check_name(name, "--name"))
     _check_new_name(manifest.name)
+    check_bot_paths(BotSpec(manifest.name, manifest.argv(), folder=str(folder)),
+                    _private(registry))
     size = folder_size(folder)
     if size > MAX_FOLDER_BYTES:
         return Submission("rejected", f"the bot's folder holds {size >> 20} MB; at most "
@@ -137,6 +145,7 @@ def _submit_command(registry: Registry, command: str, name: str | None, limits: 
     check_name(name, "--name")
     _check_new_name(name)
     spec = resolve_bot(command, name=name)
+    check_bot_paths(spec, _private(registry))
     if spec.folder is not None or command.split("@")[0] in bundled_names():
         raise ManifestError(f"{command!r} is already a bot; submit a folder or a command")
     version = _command_hash(spec.argv)

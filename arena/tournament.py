@@ -21,10 +21,11 @@ from pathlib import Path
 from typing import Any, Callable, Generator, Mapping
 
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
-from arena.bot_specs import BotSpecError, resolve_bot
+from arena.bot_specs import BotSpecError, check_bot_paths, resolve_bot
 from arena.game import Rules, RulesError, load_rules
 from arena.referee import BotSpec, MatchConfig, MatchResult, run_match
-from arena.sandbox import SandboxLimits, describe as describe_sandbox
+from arena.registry import data_dir
+from arena.sandbox import SandboxLimits, check_level, describe as describe_sandbox
 from arena.schedule import ScheduledMatch, round_robin
 from arena.store import Store
 
@@ -55,6 +56,7 @@ class TournamentConfig:
     output: str = ""                           # default: results/<name>
     sandbox: Mapping[str, Any] = field(default_factory=dict)  # limit overrides (sandbox.py)
     cluster: str = ""                          # a Dask scheduler (tcp://HOST:PORT): run there
+    isolation: str = ""                        # sandbox level (sandbox.py); "": ARENA_ISOLATION
 
     def out_dir(self) -> Path:
         return Path(self.output or Path("results") / self.name)
@@ -67,7 +69,7 @@ class TournamentConfig:
         data = asdict(self)
         data["bots"] = list(self.bots)
         data["rules"] = dict(self.rules)
-        for key in ("workers", "output", "cluster"):
+        for key in ("workers", "output", "cluster", "isolation"):
             data.pop(key)
         data["sandbox"] = dict(self.sandbox)
         if not self.sandbox:
@@ -131,6 +133,11 @@ def _check(config: TournamentConfig) -> None:
          f"not {config.cluster!r}")
     rules_of(config)
     sandbox_limits(config)
+    if config.isolation:
+        try:
+            check_level(config.isolation)
+        except ValueError as err:
+            raise ConfigError(str(err)) from None
 
 
 def rules_of(config: TournamentConfig) -> Rules:
@@ -156,6 +163,7 @@ def resolve_bots(config: TournamentConfig) -> list[BotSpec]:
     for text in config.bots:
         try:
             spec = resolve_bot(text)
+            check_bot_paths(spec, [config.out_dir(), data_dir(), data_dir() / "registry"])
         except BotSpecError as err:
             raise ConfigError(str(err)) from None
         count = seen.get(spec.name, 0)

@@ -189,10 +189,8 @@ def test_a_bot_cannot_see_the_records_the_data_or_the_other_bot(tmp_path, monkey
     (data / "registry").mkdir(parents=True, mode=0o755)
     secret = data / "registry" / "registry.sqlite"
     secret.write_text("other bots' commands")
-    public = open_folder / "public.txt"  # the control: a file the bot may read
-    public.write_text("anyone may read this")
-    for path in (secret, public):
-        path.chmod(0o644)
+    public = Path(sys.executable).resolve()  # the control: the allow-list holds the interpreter
+    secret.chmod(0o644)
     (tmp_path / "host-tmp.txt").write_text("in the machine's /tmp")
     monkeypatch.setenv("ARENA_DATA", str(data))
     out = open_folder / "out"  # the record of this very match is here: it holds the deal orders
@@ -268,20 +266,6 @@ def test_a_program_the_launcher_cannot_start_is_named_in_the_fault(tmp_path):
     assert f"cannot start '{tmp_path / 'no-such-program'}': No such file" in caught.value.detail
 
 
-def test_without_a_c_compiler_the_sandbox_says_it_gives_only_limits(tmp_path):
-    import subprocess
-
-    script = "from arena.sandbox import describe; print(describe())"
-    empty = tmp_path / "empty-path"
-    empty.mkdir()
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          env={**os.environ, "PATH": str(empty),
-                               "XDG_CACHE_HOME": str(tmp_path / "cache")}, check=True)
-    assert "resource limits only; bots HAVE NETWORK ACCESS" in proc.stdout
-    assert "cannot build the sandbox launcher" in proc.stdout
-    assert "no C compiler (cc or gcc) on PATH" in proc.stdout
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the launcher is Linux only")
 def test_the_launcher_is_rebuilt_when_its_source_changes(tmp_path, monkeypatch):
     from arena import sandbox
@@ -301,21 +285,6 @@ def test_the_launcher_is_rebuilt_when_its_source_changes(tmp_path, monkeypatch):
     assert first != second and first.parent == second.parent == tmp_path / "cache/sixtysix-arena"
     assert os.access(second, os.X_OK)
     assert [p.name for p in second.parent.iterdir() if p.name.startswith(".")] == []  # no partial
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the launcher is Linux only")
-def test_a_launcher_cache_others_may_write_to_is_refused(tmp_path, monkeypatch):
-    from arena import sandbox
-
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    (tmp_path / "sixtysix-arena").mkdir(mode=0o777)
-    (tmp_path / "sixtysix-arena").chmod(0o777)
-    sandbox.launcher.cache_clear()
-    try:
-        with pytest.raises(OSError, match="writable by you alone"):
-            sandbox.launcher()
-    finally:
-        sandbox.launcher.cache_clear()
 
 
 def test_the_folders_of_a_dead_referee_are_removed_by_the_next_one(tmp_path, monkeypatch):
@@ -350,4 +319,4 @@ def test_the_folders_of_a_dead_referee_are_removed_by_the_next_one(tmp_path, mon
         zombie.wait()
     assert not stale.exists() and not stale_zombie.exists()
     assert alive.exists() and other.exists()
-    assert not Path(box.workdir).exists()
+    assert not Path(box.host_workdir).exists()

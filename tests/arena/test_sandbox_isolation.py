@@ -1,0 +1,368 @@
+"""Issue 13: nothing a bot is given can unhide a folder, and the sandbox fails closed.
+
+Every check runs a real process in the real sandbox: ``fixtures/probe_bot.py`` tries what its
+``probe.json`` lists (never its arguments, which are checked before a bot runs) and reports.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from arena import sandbox
+from arena.bot_process import BotProcess, Limits
+from arena.bot_specs import BotSpecError, check_bot_paths, resolve_bot
+from arena.game import profile
+from arena.referee import BotSpec, MatchConfig, run_match
+from arena.sandbox import LEVELS, SandboxLimits, SandboxUnavailable
+from bot_procs import TAG, sandbox_user_processes, tagged_processes
+
+FIXTURES = Path(__file__).parent / "fixtures"
+PROBE = FIXTURES / "probe_bot.py"
+BAD_BOT = FIXTURES / "bad_bot.py"
+CHECKOUT = Path(__file__).resolve().parents[2]
+ROOT = os.geteuid() == 0
+LIMITS = Limits(decision_ms=5000, startup_ms=10000, max_line_bytes=1 << 15,
+                sandbox=SandboxLimits(cpu_s=20, memory_mb=1024, processes=32, workdir_mb=16))
+# The system's Python where there is one: the arena's may sit under /root, which a bot of the
+# `limits` level (an unprivileged user on the host's files) cannot enter.
+SYSTEM_PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+
+isolated = pytest.mark.skipif(not ROOT, reason="the isolated level needs root")
+
+
+@pytest.fixture
+def level(monkeypatch):
+    """Ask for an isolation level for one test (the probe is redone, and undone after)."""
+    def ask(name: str) -> None:
+        monkeypatch.setenv(sandbox.ISOLATION_ENV, name)
+        monkeypatch.setattr(sandbox, "_requested", None)
+        monkeypatch.setattr(sandbox, "_support", None)
+    yield ask
+    sandbox._support = None
+
+
+def probe(folder: Path, checks: dict, python: str = sys.executable, extra: tuple[str, ...] = (),
+          private: tuple[Path, ...] = (), limits: Limits = LIMITS) -> dict:
+    """Run the probe bot with ``checks`` in its own folder; its report."""
+    folder.mkdir(exist_ok=True)
+    shutil.copy(PROBE, folder / "probe_bot.py")
+    (folder / "probe.json").write_text(json.dumps(checks))
+    for path in folder.iterdir():
+        path.chmod(0o644)
+    proc = BotProcess([python, "probe_bot.py", TAG, *extra], limits, files=folder, hide=private)
+    proc.start()
+    try:
+        line = proc.read_line(20)
+    finally:
+        proc.close()
+    return json.loads(line)
+
+
+def private_world(base: Path) -> tuple[Path, Path, Path]:
+    """A data folder with a registry and a tournament's record in it, every file world-readable,
+    so that only the sandbox keeps a bot out: (data folder, a registry file, a record file)."""
+    data = base / "data"
+    (data / "registry" / "bots" / "rival").mkdir(parents=True)
+    (data / "t1" / "records").mkdir(parents=True)
+    secret = data / "registry" / "bots" / "rival" / "bot.py"
+    secret.write_text("another bot's code")
+    record = data / "t1" / "records" / "m1.jsonl"
+    record.write_text("the deal orders")
+    for path in [data, *data.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return data, secret, record
+
+
+# -- nothing a bot is given can unhide a folder ----------------------------------------------------
+
+def test_arguments_pointing_into_private_folders_are_refused(tmp_path, monkeypatch):
+    from arena.tournament import ConfigError, load_config, resolve_bots
+
+    data, secret, record = private_world(tmp_path)
+    monkeypatch.setenv("ARENA_DATA", str(data))
+    bot = f"{sys.executable} {PROBE}"
+    for arg in (str(record), str(record.parent), str(secret), f"--log={data}/t1",
+                str(data / "t1" / "records" / ".." / "records")):
+        spec = resolve_bot(f"{bot} {arg}")
+        with pytest.raises(BotSpecError, match="a folder of the arena that bots may not see"):
+            check_bot_paths(spec, [data])
+        config = load_config(None, {"bots": ["greedy", f"{bot} {arg}"], "output": str(tmp_path / "o")})
+        with pytest.raises(ConfigError, match="bots may not see"):
+            resolve_bots(config)  # tournament start
+    # relative to the working folder, wherever the arena runs from
+    monkeypatch.chdir(data / "t1")
+    with pytest.raises(BotSpecError):
+        check_bot_paths(resolve_bot(f"{bot} records/m1.jsonl"), [data])
+    check_bot_paths(resolve_bot(f"{bot} --fast"), [data])  # the control: nothing private named
+
+
+@pytest.mark.slow
+def test_arena_submit_refuses_a_command_naming_the_registry(tmp_path):
+    data, secret, _ = private_world(tmp_path)
+    proc = subprocess.run([str(CHECKOUT / ".venv" / "bin" / "arena"), "submit",
+                           f"{sys.executable} {PROBE} {secret}", "--name", "sneaky",
+                           "--data", str(data)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr + proc.stdout
+    assert "a folder of the arena that bots may not see" in proc.stdout + proc.stderr
+
+
+@isolated
+def test_a_bot_cannot_read_a_hidden_folder_by_any_path(tmp_path, monkeypatch, open_folder, level):
+    level("isolated")
+    data, secret, record = private_world(open_folder)
+    monkeypatch.setenv("ARENA_DATA", str(data))
+    monkeypatch.chdir(tmp_path)  # the data folder is hidden by its absolute path, from anywhere
+    targets = [str(secret), str(record), str(data), str(record.parent), str(open_folder)]
+    paths = [*targets,
+             *(f"/proc/1/root{p}" for p in targets), *(f"/proc/self/root{p}" for p in targets),
+             *(f"/proc/self/cwd/../../../../../../..{p}" for p in targets),
+             *(f"../../../../../../..{p}" for p in targets)]
+    # The records folder even as an argument: the sandbox does not expose it (and the arena
+    # refuses such a bot before: see above).
+    report = probe(tmp_path / "bot", {"read": paths + ["probe.json", sys.executable],
+                                      "via_links": targets},
+                   extra=(str(record), str(record.parent)), private=(record.parent, data))
+    assert report["read"].pop("probe.json") and report["read"].pop(sys.executable)  # the control
+    assert not any(report["read"].values()), report["read"]
+    assert not any(report["via_links"].values()), report["via_links"]
+    # Nothing inside names a hidden path, nor where the sandbox keeps its things.
+    for name in (str(open_folder), str(data), str(tmp_path), sandbox.FOLDER_PREFIX,
+                 str(sandbox._cache_folder())):
+        assert name not in report["mountinfo"] and name not in report["cmdline1"]
+    assert report["cwd"] == sandbox.BOT_HOME
+
+
+@pytest.mark.parametrize("name", LEVELS)
+def test_as_root_a_bot_never_runs_as_root_and_cannot_read_etc_shadow(tmp_path, level, name):
+    if not ROOT:
+        pytest.skip("the test is about an arena run as root")
+    level(name)
+    report = probe(tmp_path / "bot", {}, python=SYSTEM_PYTHON if name == "limits" else
+                   sys.executable)
+    assert sandbox.support().mode == ("limits" if name == "limits" else "isolated")
+    assert report["uid"] != 0 and report["euid"] != 0 and report["gid"] != 0
+    assert not report["shadow_read"] and not report["shadow_write"]
+
+
+def test_no_connection_to_a_host_service_over_a_unix_socket(tmp_path, level):
+    if not ROOT and sandbox.requested_level() == "isolated":
+        level("namespaces")
+    runs = Path("/run") if os.access("/run", os.W_OK) else Path(tempfile_dir())
+    files = [runs / f"sixtysix-test-{TAG}.sock", Path("/tmp") / f"sixtysix-test-{TAG}.sock"]
+    abstract = f"sixtysix-test-{TAG}"
+    servers, accepted = [], []
+    try:
+        for address in [*map(str, files), "\0" + abstract]:
+            server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            server.bind(address)
+            if not address.startswith("\0"):
+                os.chmod(address, 0o777)  # a service anyone may talk to
+            server.listen()
+            server.settimeout(0.2)
+            servers.append(server)
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as control:
+            control.connect(str(files[0]))  # the control: the service is there
+            servers[0].accept()[0].close()
+        report = probe(tmp_path / "bot", {"connect": [str(f) for f in files],
+                                          "abstract": [abstract]})
+        for server in servers:
+            try:
+                accepted.append(server.accept())
+            except TimeoutError:
+                pass
+    finally:
+        for server in servers:
+            server.close()
+        for path in files:
+            path.unlink(missing_ok=True)
+    assert report["connect"] == {str(f): False for f in files}
+    assert report["abstract"] == {abstract: False}
+    assert accepted == []
+
+
+def tempfile_dir() -> str:
+    import tempfile
+
+    return tempfile.gettempdir()
+
+
+def test_writing_past_workdir_mb_fails_with_enospc(tmp_path, level):
+    if not ROOT and sandbox.requested_level() == "isolated":
+        level("namespaces")
+    limits = replace(LIMITS, sandbox=replace(LIMITS.sandbox, workdir_mb=8, file_mb=0))
+    report = probe(tmp_path / "bot", {"fill_mb": 20}, limits=limits)
+    assert report["fill"] == "No space left on device"
+
+
+def test_a_disk_filler_forfeits_with_enospc_in_its_stderr(tmp_path, level):
+    if not ROOT and sandbox.requested_level() == "isolated":
+        level("namespaces")
+    limits = replace(LIMITS, sandbox=replace(LIMITS.sandbox, workdir_mb=8, file_mb=0))
+    filler = BotSpec("filler", (sys.executable, str(BAD_BOT), "disk_filler", TAG))
+    config = MatchConfig(rules=profile("sixty_six"), seed=3, match_id="f", limits=limits)
+    result = run_match([filler, resolve_bot("greedy")], config, record_path=tmp_path / "m.jsonl",
+                       log_dir=tmp_path / "logs")
+    assert (result.reason, result.offender, result.fault) == ("forfeit", 0, "exit"), result.detail
+    assert "No space left on device" in (tmp_path / "logs" / "f.seat0.stderr.log").read_text()
+    assert tagged_processes() == [] and sandbox_user_processes() == []
+
+
+# -- the sandbox fails closed ----------------------------------------------------------------------
+
+def run_arena(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(CHECKOUT / ".venv" / "bin" / "arena"), *args], capture_output=True,
+                          text=True, timeout=120, env={**os.environ, **env})
+
+
+def test_without_a_c_compiler_no_bot_runs(tmp_path):
+    empty = tmp_path / "empty-path"
+    empty.mkdir()
+    env = {"PATH": str(empty), "XDG_CACHE_HOME": str(tmp_path / "cache"),
+           sandbox.ISOLATION_ENV: ""}
+    proc = run_arena(["play", "first-legal-c", "c-counter", "--record", str(tmp_path / "m.jsonl")],
+                     env)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "bots do not run: the 'isolated' sandbox is not available here" in proc.stderr
+    assert "no C compiler (cc or gcc) on PATH" in proc.stderr
+    assert "--isolation namespaces or limits" in proc.stderr
+    assert not (tmp_path / "m.jsonl").exists()
+
+
+def test_when_namespaces_fail_no_bot_runs_unless_a_weaker_level_is_asked_for(tmp_path):
+    env = {sandbox.PROBE_FAIL_ENV: "unshare: Operation not permitted (simulated)",
+           sandbox.ISOLATION_ENV: ""}
+    record = tmp_path / "m.jsonl"
+    for args in (["play", "first-legal-c", "c-counter"],
+                 ["tournament", "-b", "first-legal-c", "-b", "c-counter", "-n", "2",
+                  "-o", str(tmp_path / "t")],
+                 ["play", "first-legal-c", "c-counter", "--isolation", "namespaces"]):
+        proc = run_arena([*args, "--record", str(record)] if args[0] == "play" else args, env)
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        assert "bots do not run" in proc.stderr and "(simulated)" in proc.stderr
+        assert "Traceback" not in proc.stderr
+    assert not record.exists() and not (tmp_path / "t").exists()
+    # The explicit opt-in: the match is played, and the level said.
+    proc = run_arena(["play", "first-legal-c", "c-counter", "--isolation", "limits",
+                      "--record", str(record)], env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert record.exists()
+    proc = run_arena(["play", "first-legal-c", "c-counter", "--isolation", "strong"], env)
+    assert proc.returncode == 2 and "unknown isolation level 'strong'" in proc.stderr
+
+
+def test_a_tampered_launcher_is_built_again(tmp_path, monkeypatch, level):
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the launcher is Linux only")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    sandbox.launcher.cache_clear()
+    try:
+        binary = sandbox.launcher()
+        good = binary.read_bytes()
+        for tamper in (lambda: binary.write_bytes(b"#!/bin/sh\necho owned\n"),
+                       lambda: binary.write_bytes(good + b"\0"),
+                       lambda: binary.chmod(0o777),
+                       lambda: binary.with_name(binary.name + ".sha256").unlink()):
+            tamper()
+            sandbox.launcher.cache_clear()
+            assert sandbox.launcher() == binary
+            assert binary.read_bytes() == good and not binary.stat().st_mode & 0o022
+        if not ROOT:
+            level("namespaces")
+        level("isolated" if ROOT else "namespaces")
+        assert probe(tmp_path / "bot", {})["cwd"] == sandbox.BOT_HOME  # and it runs bots
+    finally:
+        sandbox.launcher.cache_clear()
+
+
+def test_a_launcher_cache_others_may_write_to_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    (tmp_path / "sixtysix-arena").mkdir(mode=0o777)
+    (tmp_path / "sixtysix-arena").chmod(0o777)
+    sandbox.launcher.cache_clear()
+    try:
+        with pytest.raises(OSError, match="writable by you alone"):
+            sandbox.launcher()
+    finally:
+        sandbox.launcher.cache_clear()
+
+
+NOBODY_SCRIPT = """
+import json, os, sys
+sys.path.insert(0, {checkout!r})
+from arena import sandbox
+try:
+    sandbox.support()
+    print("isolated: ran")
+except sandbox.SandboxUnavailable as err:
+    print("isolated:", err)
+sandbox.set_isolation("namespaces")
+try:
+    print("mode:", sandbox.support().mode)
+except sandbox.SandboxUnavailable as err:
+    print("namespaces:", err)
+    sys.exit(0)
+from arena.bot_process import BotProcess, Limits
+proc = BotProcess([sys.executable, {probe!r}], Limits(max_line_bytes=1 << 15), files={folder!r})
+proc.start()
+print("report:", proc.read_line(20).decode())
+proc.close()
+"""
+
+
+@pytest.mark.skipif(not ROOT or shutil.which("setpriv") is None or
+                    not os.path.exists("/usr/bin/python3"),
+                    reason="runs the arena as another user with setpriv, as root, with the "
+                           "system's Python")
+def test_as_a_normal_user_isolated_is_refused_and_namespaces_hides_the_users_files():
+    import tempfile
+
+    # Not under pytest's folder, which only root may enter.
+    top = Path(tempfile.mkdtemp(prefix="sixtysix-test-nobody-"))
+    try:
+        _as_nobody(top)
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def _as_nobody(tmp_path: Path) -> None:
+    home = tmp_path / "nobody"
+    (home / "bot").mkdir(parents=True)
+    shutil.copy(PROBE, home / "bot" / "probe_bot.py")
+    cache = home / "cache"
+    launcher_path = cache / "sixtysix-arena"
+    own = home / "own-file"
+    own.write_text("the user's own file")
+    (home / "bot" / "probe.json").write_text(json.dumps(
+        {"read": [str(own), str(cache)], "write": [str(own), str(home / "new-file")]}))
+    for path in [tmp_path, home, *home.rglob("*")]:
+        os.chown(path, 65534, 65534)
+    tmp_path.chmod(0o755)
+    script = NOBODY_SCRIPT.format(checkout=str(CHECKOUT), probe=str(home / "bot" / "probe_bot.py"),
+                                  folder=str(home / "bot"))
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "XDG_CACHE_HOME": str(cache),
+           "TMPDIR": str(home), "LANG": "C.UTF-8"}
+    proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                           "/usr/bin/python3", "-c", script], capture_output=True, text=True,
+                          env=env, timeout=120)
+    out = proc.stdout
+    assert proc.returncode == 0, out + proc.stderr
+    assert "isolated: bots do not run" in out and "only when the arena runs as root" in out
+    if "namespaces: " in out:
+        pytest.skip(f"this machine refuses user namespaces: {out}")
+    assert "mode: namespaces" in out
+    report = json.loads(out.split("report: ", 1)[1])
+    assert report["read"] == {str(own): False, str(cache): False}
+    # What it wrote there went to its own /tmp (a tmpfs): the user's files are untouched.
+    assert own.read_text() == "the user's own file" and not (home / "new-file").exists()
+    assert str(launcher_path) not in report["mountinfo"]
