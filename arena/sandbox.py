@@ -665,6 +665,22 @@ def _installation() -> list[str]:
     return [os.path.realpath(p) for p in paths]
 
 
+@functools.cache
+def _fixed_allow_list() -> tuple[tuple[str, ...], tuple[str, ...], frozenset[str], frozenset[str]]:
+    """What every bot's allow-list holds, the folders a bot's own folder may not contain, the
+    shared folders, and which of the first are links: the same for every bot of a process, so
+    found once (it costs milliseconds)."""
+    keep_out = (os.path.realpath(tempfile.gettempdir()), os.path.realpath(_cache_folder()),
+                str(UID_LOCKS))
+    shared = frozenset({os.path.realpath(p) for p in SHARED_FOLDERS} |
+                       {os.path.realpath(Path.home())})
+    paths: list[str] = [p for p in SYSTEM_PATHS if os.path.lexists(p)]
+    paths += [p for p in ETC_PATHS if os.path.lexists(p)]
+    paths += sorted(str(p) for p in Path("/etc").glob("java-*"))
+    paths += _installation()
+    return tuple(paths), keep_out, shared, frozenset(p for p in paths if os.path.islink(p))
+
+
 def allow_list(argv: Sequence[str], private: Sequence[str] = ()) -> list[str]:
     """Every path of the machine a bot's root holds, read-only: ``SYSTEM_PATHS``, ``ETC_PATHS``,
     the interpreter and the arena's installation, and the bot's own program folder: the folder of
@@ -676,13 +692,9 @@ def allow_list(argv: Sequence[str], private: Sequence[str] = ()) -> list[str]:
     here); a program directly in a shared folder (/tmp, /home, /) or in a folder that holds a
     private folder, the temporary folder or the launcher's cache is exposed as that file alone."""
     private_real = [os.path.realpath(p) for p in private]
-    keep_out = [*private_real, os.path.realpath(tempfile.gettempdir()),
-                os.path.realpath(_cache_folder()), str(UID_LOCKS)]
-    shared = {os.path.realpath(p) for p in SHARED_FOLDERS} | {os.path.realpath(Path.home())}
-    paths: list[str] = [p for p in SYSTEM_PATHS if os.path.lexists(p)]
-    paths += [p for p in ETC_PATHS if os.path.lexists(p)]
-    paths += sorted(str(p) for p in Path("/etc").glob("java-*"))
-    paths += _installation()
+    fixed, never_inside, shared, links = _fixed_allow_list()
+    keep_out = [*private_real, *never_inside]
+    paths = list(fixed)
     program = shutil.which(argv[0]) if argv else None
     for item in [program, *argv[1:]] if program else argv[1:]:
         if not item or not os.path.isabs(item) or not os.path.exists(item):
@@ -699,7 +711,7 @@ def allow_list(argv: Sequence[str], private: Sequence[str] = ()) -> list[str]:
     # Outermost first, and nothing inside a path already bound (it comes with it).
     out: list[str] = []
     for path in sorted(set(paths), key=lambda p: (p.count("/"), p)):
-        if not any(_inside(path, o) and not os.path.islink(o) for o in out):
+        if not any(_inside(path, o) and o not in links for o in out):
             out.append(path)
     return out
 

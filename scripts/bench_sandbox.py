@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """What the sandbox costs, measured side by side in one run: the full sandbox of this machine
-against resource limits only (``ARENA_SANDBOX=limits``).
+against resource limits only (``ARENA_ISOLATION=limits``).
 
 1. Start-up: start a bot, greet it, read its ``ready``, close it; per bot, in milliseconds. The C bot
    (first-legal-c) starts in about a millisecond by itself, so this is mostly the sandbox's cost.
-2. Whole matches: c-counter against greedy, matches per second, one after another.
+2. Whole matches: c-counter against first-legal-c, matches per second, one after another. (Two C
+   bots: as root the ``limits`` level runs a bot as an unprivileged user on the host's files, which
+   cannot start a Python kept under /root, as this machine's is.)
 
 Each mode runs in its own child process (the sandbox's mode is found once per process); the two
 alternate over several rounds and medians are printed. These machines are shared and noisy.
@@ -43,7 +45,7 @@ def measure(starts: int, matches: int) -> dict[str, float]:
         assert proc.read_line(5).startswith(b"ready")
         proc.close()
     start_ms = (time.perf_counter() - start) * 1000 / starts
-    bots = (resolve_bot("c-counter"), resolve_bot("greedy"))
+    bots = (resolve_bot("c-counter"), resolve_bot("first-legal-c"))
     with tempfile.TemporaryDirectory() as folder:
         start = time.perf_counter()
         for n in range(matches):
@@ -51,6 +53,12 @@ def measure(starts: int, matches: int) -> dict[str, float]:
                       record_path=Path(folder) / f"{n}.jsonl")
         rate = matches / (time.perf_counter() - start)
     return {"start_ms": start_ms, "matches_per_s": rate, "mode": support().mode}
+
+
+def best_level() -> str:
+    from arena.sandbox import best_level as best
+
+    return best()
 
 
 def main() -> None:
@@ -68,8 +76,7 @@ def main() -> None:
         for label in figures:
             env = dict(os.environ)
             env.pop("ARENA_SANDBOX", None)
-            if label == "limits":
-                env["ARENA_SANDBOX"] = "limits"
+            env["ARENA_ISOLATION"] = "limits" if label == "limits" else best_level()
             out = subprocess.run([sys.executable, __file__, "--child", "--starts", str(args.starts),
                                   "--matches", str(args.matches)], env=env, check=True,
                                  capture_output=True, text=True).stdout
