@@ -93,7 +93,7 @@ class SandboxLimits:
     processes: int = 128      # processes and threads of the bot's user id (fork bombs stop here)
     file_mb: int = 64         # largest file the bot may write (SIGXFSZ beyond)
     open_files: int = 512     # open file descriptors
-    workdir_mb: int = 64      # its working folder, /tmp and /dev/shm together (ENOSPC beyond)
+    workdir_mb: int = 64      # what it may write beyond its own files: folder, /tmp, /dev/shm (ENOSPC)
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any]) -> "SandboxLimits":

@@ -277,12 +277,10 @@ static void build_root(void) {
     mkdir(scratch, 0700);
     check(mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m"), "mount root");
 
-    /* One tmpfs holds everything the bot may write: its folder, /tmp and /dev/shm. Its size is
-     * the cap: writing past it fails with ENOSPC inside the bot. */
-    char options[64];
-    if (spec.workdir_mb > 0) snprintf(options, sizeof options, "mode=0755,size=%ldm", spec.workdir_mb);
-    else snprintf(options, sizeof options, "mode=0755");
-    check(mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV, options), "mount scratch");
+    /* One tmpfs holds everything the bot may write: its folder, /tmp and /dev/shm. Once the
+     * bot's own files are in, its size becomes what they use plus workdir_mb: the cap. Writing
+     * past it fails with ENOSPC inside the bot. */
+    check(mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755"), "mount scratch");
     char work[PATH_MAX], tmp[PATH_MAX], shm[PATH_MAX];
     joined(work, scratch, "/work");
     joined(tmp, scratch, "/tmp");
@@ -292,6 +290,16 @@ static void build_root(void) {
     check(mkdir(shm, 01777) || chmod(shm, 01777), "mkdir shm");
     if (spec.uid >= 0) check(chown(work, (uid_t)spec.uid, (gid_t)spec.uid), "chown work");
     if (spec.files) copy_tree(spec.files, work);
+    if (spec.workdir_mb > 0) {
+        struct statvfs sv;
+        check(statvfs(scratch, &sv), "statvfs scratch");
+        unsigned long long used_kb = (unsigned long long)(sv.f_blocks - sv.f_bfree) * sv.f_frsize / 1024;
+        char options[64];
+        snprintf(options, sizeof options, "mode=0755,size=%lluk",
+                 used_kb + (unsigned long long)spec.workdir_mb * 1024);
+        check(mount(NULL, scratch, NULL, MS_REMOUNT | MS_NOSUID | MS_NODEV, options),
+              "cap the scratch tmpfs");
+    }
 
     /* the bot's folder: the tmpfs, or (a build, whose output is kept) its folder on disk */
     joined(path, root, BOT_HOME);

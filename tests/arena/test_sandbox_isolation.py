@@ -202,6 +202,13 @@ def test_writing_past_workdir_mb_fails_with_enospc(tmp_path, level):
     limits = replace(LIMITS, sandbox=replace(LIMITS.sandbox, workdir_mb=8, file_mb=0))
     report = probe(tmp_path / "bot", {"fill_mb": 20}, limits=limits)
     assert report["fill"] == "No space left on device"
+    # The cap is on top of the bot's own files: a bot of 12 MB still starts, and is held at 8 more.
+    (tmp_path / "big").mkdir()
+    (tmp_path / "big" / "weights.bin").write_bytes(b"w" * (12 << 20))
+    report = probe(tmp_path / "big", {"fill_mb": 20, "read": ["weights.bin"]}, limits=limits)
+    assert report["read"] == {"weights.bin": True} and report["fill"] == "No space left on device"
+    report = probe(tmp_path / "big", {"fill_mb": 6}, limits=limits)
+    assert report["fill"] == ""
 
 
 def test_a_disk_filler_forfeits_with_enospc_in_its_stderr(tmp_path, level):
