@@ -105,6 +105,12 @@ def check_bot_paths(spec: BotSpec, private: Sequence[Path | str]) -> None:
     An argument counts as a path if it is absolute, or names something that exists here (relative
     to the working folder); ``--opt=PATH`` is checked too. A registered bot's relative arguments
     are relative to its own folder, so only its absolute ones are checked."""
+    from arena.sandbox import exposed_private
+
+    for folder, allowed in exposed_private(private):
+        raise BotSpecError(f"the arena's private folder {folder} lies inside {allowed}, which "
+                           "every bot sees read-only; choose another folder for the data and "
+                           "tournaments (--data, --output)")
     folders = [os.path.realpath(p) for p in private]
     for arg in spec.argv:
         for item in {arg, arg.partition("=")[2]} - {""}:

@@ -681,16 +681,36 @@ def _fixed_allow_list() -> tuple[tuple[str, ...], tuple[str, ...], frozenset[str
     return tuple(paths), keep_out, shared, frozenset(p for p in paths if os.path.islink(p))
 
 
+def exposed_private(private: Sequence[str | Path]) -> list[tuple[str, str]]:
+    """Private folders that lie inside what every bot sees (an output folder under the arena's
+    installation or the venv, say): (private folder, the allow-listed path holding it)."""
+    fixed = _fixed_allow_list()[0]
+    found = []
+    for path in private:
+        real = os.path.realpath(path)
+        for allowed in fixed:
+            if _inside(real, os.path.realpath(allowed)):
+                found.append((real, allowed))
+                break
+    return found
+
+
 def allow_list(argv: Sequence[str], private: Sequence[str] = ()) -> list[str]:
     """Every path of the machine a bot's root holds, read-only: ``SYSTEM_PATHS``, ``ETC_PATHS``,
     the interpreter and the arena's installation, and the bot's own program folder: the folder of
     its program and of each file it names (a command bot: ``python3 /home/me/bot/main.py``).
 
+    A private folder inside the fixed part of the list is ``SandboxUnavailable``: no bot runs.
     The bot's own folders are where its arguments have a say, so they are checked: one inside a
     private folder (the data folder, a tournament's, the records) is never exposed, whatever the
     argument (``bot_specs.check_bot_paths`` refuses such a bot with a clear error before it gets
     here); a program directly in a shared folder (/tmp, /home, /) or in a folder that holds a
     private folder, the temporary folder or the launcher's cache is exposed as that file alone."""
+    for folder, allowed in exposed_private(private):
+        # Fail closed: every bot would see it.
+        raise SandboxUnavailable(f"bots do not run: the private folder {folder} lies inside "
+                                 f"{allowed}, which every bot sees read-only; choose another "
+                                 "folder for the arena's data and tournaments")
     private_real = [os.path.realpath(p) for p in private]
     fixed, never_inside, shared, links = _fixed_allow_list()
     keep_out = [*private_real, *never_inside]

@@ -106,6 +106,48 @@ def test_arguments_pointing_into_private_folders_are_refused(tmp_path, monkeypat
     check_bot_paths(resolve_bot(f"{bot} --fast"), [data])  # the control: nothing private named
 
 
+def test_a_private_folder_inside_what_every_bot_sees_is_refused(tmp_path):
+    from arena.tournament import ConfigError, load_config, resolve_bots
+
+    inside = Path(sandbox.__file__).resolve().parent / f"results-{TAG}"  # in the installation
+    config = load_config(None, {"bots": ["greedy", "random"], "output": str(inside)})
+    with pytest.raises(ConfigError, match="which every bot sees read-only"):
+        resolve_bots(config)
+    with pytest.raises(SandboxUnavailable, match="which every bot sees read-only"):
+        sandbox.allow_list(["true"], [str(inside)])
+
+
+def test_the_old_arena_sandbox_limits_switch_still_means_limits(monkeypatch):
+    monkeypatch.setattr(sandbox, "_requested", None)
+    monkeypatch.delenv(sandbox.ISOLATION_ENV, raising=False)
+    monkeypatch.setenv("ARENA_SANDBOX", "limits")
+    assert sandbox.requested_level() == "limits"
+    monkeypatch.setenv(sandbox.ISOLATION_ENV, "namespaces")  # the new name wins
+    assert sandbox.requested_level() == "namespaces"
+    monkeypatch.setenv(sandbox.ISOLATION_ENV, "weak")
+    with pytest.raises(ValueError, match="unknown isolation level 'weak'"):
+        sandbox.requested_level()
+
+
+def test_the_isolation_level_is_a_tournament_setting(tmp_path):
+    from arena.tournament import ConfigError, load_config
+
+    assert load_config(None, {"bots": ["greedy", "random"], "isolation": "limits"}).isolation \
+        == "limits"
+    with pytest.raises(ConfigError, match="unknown isolation level 'none'"):
+        load_config(None, {"bots": ["greedy", "random"], "isolation": "none"})
+    settings = tmp_path / "t.toml"
+    settings.write_text('bots = ["first-legal-c", "c-counter"]\nisolation = "limits"\n'
+                        'matches_per_pairing = 2\n')
+    env = {sandbox.PROBE_FAIL_ENV: "no namespaces (simulated)", sandbox.ISOLATION_ENV: ""}
+    proc = run_arena(["tournament", str(settings), "-o", str(tmp_path / "t")], env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "sandbox: limits" in proc.stdout
+    proc = run_arena(["tournament", str(settings), "-o", str(tmp_path / "t2"), "--isolation",
+                      "isolated"], env)  # the flag wins over the file
+    assert proc.returncode == 2 and "bots do not run" in proc.stderr
+
+
 @pytest.mark.slow
 def test_arena_submit_refuses_a_command_naming_the_registry(tmp_path):
     data, secret, _ = private_world(tmp_path)
