@@ -286,8 +286,8 @@ static void build_root(void) {
     joined(tmp, scratch, "/tmp");
     joined(shm, scratch, "/shm");
     check(mkdir(work, 0700), "mkdir work");
-    check(mkdir(tmp, 01777) || chmod(tmp, 01777), "mkdir tmp");
-    check(mkdir(shm, 01777) || chmod(shm, 01777), "mkdir shm");
+    check(mkdir(tmp, 0700) || chmod(tmp, 01777), "mkdir tmp");  /* chmod: the umask applies */
+    check(mkdir(shm, 0700) || chmod(shm, 01777), "mkdir shm");
     if (spec.uid >= 0) check(chown(work, (uid_t)spec.uid, (gid_t)spec.uid), "chown work");
     if (spec.files) copy_tree(spec.files, work);
     if (spec.workdir_mb > 0) {

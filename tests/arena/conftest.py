@@ -4,6 +4,7 @@ and a synthetic one of thirty bots)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import tempfile
@@ -13,8 +14,15 @@ from pathlib import Path
 import pytest
 
 import synthetic_store
+from arena import sandbox
 from arena.tournament import load_config, run_tournament
 from bot_procs import sandbox_user_processes, tagged_processes
+
+# The arena refuses to run bots below the level asked for (default isolated, which needs root). The
+# suite runs its bots, the arena's own and its test fixtures, at the strongest level the machine
+# gives unless told otherwise; tests that need a level skip without it (test_sandbox*.py).
+if not os.environ.get(sandbox.ISOLATION_ENV) and not os.environ.get("ARENA_SANDBOX"):
+    os.environ[sandbox.ISOLATION_ENV] = sandbox.best_level()
 
 BAD_BOT = Path(__file__).parent / "fixtures" / "bad_bot.py"
 RESULTS = Path(__file__).resolve().parents[2] / "results"

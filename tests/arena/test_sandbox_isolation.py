@@ -38,6 +38,8 @@ LIMITS = Limits(decision_ms=5000, startup_ms=10000, max_line_bytes=1 << 15,
 SYSTEM_PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
 
 isolated = pytest.mark.skipif(not ROOT, reason="the isolated level needs root")
+# The strongest level the arena may ask for on this machine without an opt-in to less.
+STRONG = "isolated" if ROOT else "namespaces"
 
 
 @pytest.fixture
@@ -139,12 +141,12 @@ def test_the_isolation_level_is_a_tournament_setting(tmp_path):
     settings = tmp_path / "t.toml"
     settings.write_text('bots = ["first-legal-c", "c-counter"]\nisolation = "limits"\n'
                         'matches_per_pairing = 2\n')
-    env = {sandbox.PROBE_FAIL_ENV: "no namespaces (simulated)", sandbox.ISOLATION_ENV: ""}
+    env = {sandbox.PROBE_FAIL_ENV: "no namespaces (simulated)", sandbox.ISOLATION_ENV: STRONG}
     proc = run_arena(["tournament", str(settings), "-o", str(tmp_path / "t")], env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "sandbox: limits" in proc.stdout
     proc = run_arena(["tournament", str(settings), "-o", str(tmp_path / "t2"), "--isolation",
-                      "isolated"], env)  # the flag wins over the file
+                      STRONG], env)  # the flag wins over the file
     assert proc.returncode == 2 and "bots do not run" in proc.stderr
 
 
@@ -242,8 +244,10 @@ def test_writing_past_workdir_mb_fails_with_enospc(tmp_path, level):
     if not ROOT and sandbox.requested_level() == "isolated":
         level("namespaces")
     limits = replace(LIMITS, sandbox=replace(LIMITS.sandbox, workdir_mb=8, file_mb=0))
-    report = probe(tmp_path / "bot", {"fill_mb": 20}, limits=limits)
+    report = probe(tmp_path / "bot", {"fill_mb": 20, "write": ["/tmp/t", "/dev/shm/s", "new"]},
+                   limits=limits)
     assert report["fill"] == "No space left on device"
+    assert report["write"] == {"/tmp/t": True, "/dev/shm/s": True, "new": True}  # the control
     # The cap is on top of the bot's own files: a bot of 12 MB still starts, and is held at 8 more.
     (tmp_path / "big").mkdir()
     (tmp_path / "big" / "weights.bin").write_bytes(b"w" * (12 << 20))
@@ -277,20 +281,20 @@ def test_without_a_c_compiler_no_bot_runs(tmp_path):
     empty = tmp_path / "empty-path"
     empty.mkdir()
     env = {"PATH": str(empty), "XDG_CACHE_HOME": str(tmp_path / "cache"),
-           sandbox.ISOLATION_ENV: ""}
+           sandbox.ISOLATION_ENV: STRONG}
     proc = run_arena(["play", "first-legal-c", "c-counter", "--record", str(tmp_path / "m.jsonl")],
                      env)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
-    assert "bots do not run: the 'isolated' sandbox is not available here" in proc.stderr
+    assert f"bots do not run: the '{STRONG}' sandbox is not available here" in proc.stderr
     assert "no C compiler (cc or gcc) on PATH" in proc.stderr
-    assert "--isolation namespaces or limits" in proc.stderr
+    assert "--isolation limits" in proc.stderr
     assert not (tmp_path / "m.jsonl").exists()
 
 
 def test_when_namespaces_fail_no_bot_runs_unless_a_weaker_level_is_asked_for(tmp_path):
     env = {sandbox.PROBE_FAIL_ENV: "unshare: Operation not permitted (simulated)",
-           sandbox.ISOLATION_ENV: ""}
+           sandbox.ISOLATION_ENV: STRONG}
     record = tmp_path / "m.jsonl"
     for args in (["play", "first-legal-c", "c-counter"],
                  ["tournament", "-b", "first-legal-c", "-b", "c-counter", "-n", "2",
