@@ -207,7 +207,12 @@ def play(
     # bundled random bot does), so the same command must give the same match.
     config = MatchConfig(rules=rules, seed=seed, first_dealer=first_dealer, match_id=f"play-{seed}",
                          limits=Limits(decision_ms=decision_ms, startup_ms=startup_ms))
-    result = run_match(specs, config, record_path=record, log_dir=record.parent / "logs")
+    from arena.sandbox import SandboxUnavailable
+
+    try:
+        result = run_match(specs, config, record_path=record, log_dir=record.parent / "logs")
+    except SandboxUnavailable as err:  # the record's folder inside what every bot sees, say
+        raise _fail(str(err)) from None
     names = (specs[0].name, specs[1].name)
     if verbose:
         for item in read_record(record).messages:
