@@ -96,7 +96,8 @@ def resolve_bot(text: str, name: str | None = None) -> BotSpec:
     return BotSpec(name or _default_name(argv), tuple(argv))
 
 
-def check_bot_paths(spec: BotSpec, private: Sequence[Path | str]) -> None:
+def check_bot_paths(spec: BotSpec, private: Sequence[Path | str],
+                    created: Sequence[Path | str] = ()) -> None:
     """Refuse a bot whose command names a path in one of the ``private`` folders (a tournament's
     folder, the data folder, the registry): such a bot asks to read what no bot may see (its own
     match's record, the other tournaments' keys, the other bots' logs). The sandbox would not
@@ -104,14 +105,15 @@ def check_bot_paths(spec: BotSpec, private: Sequence[Path | str]) -> None:
 
     An argument counts as a path if it is absolute, or names something that exists here (relative
     to the working folder); ``--opt=PATH`` is checked too. A registered bot's relative arguments
-    are relative to its own folder, so only its absolute ones are checked."""
+    are relative to its own folder, so only its absolute ones are checked. ``created``: private
+    folders about to be made (a tournament's), checked like the others even before they exist."""
     from arena.sandbox import exposed_private
 
-    for folder, allowed in exposed_private(private):
+    for folder, allowed in exposed_private(private, created):
         raise BotSpecError(f"the arena's private folder {folder} lies inside {allowed}, which "
                            "every bot sees read-only; choose another folder for the data and "
                            "tournaments (--data, --output)")
-    folders = [os.path.realpath(p) for p in private]
+    folders = [os.path.realpath(p) for p in [*private, *created]]
     for arg in spec.argv:
         for item in {arg, arg.partition("=")[2]} - {""}:
             if not os.path.isabs(item) and (spec.folder is not None or not os.path.exists(item)):

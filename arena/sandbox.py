@@ -681,13 +681,19 @@ def _fixed_allow_list() -> tuple[tuple[str, ...], tuple[str, ...], frozenset[str
     return tuple(paths), keep_out, shared, frozenset(p for p in paths if os.path.islink(p))
 
 
-def exposed_private(private: Sequence[str | Path]) -> list[tuple[str, str]]:
+def exposed_private(private: Sequence[str | Path], created: Sequence[str | Path] = ()
+                    ) -> list[tuple[str, str]]:
     """Private folders that lie inside what every bot sees (an output folder under the arena's
-    installation or the venv, say): (private folder, the allow-listed path holding it)."""
+    installation or the venv, say): (private folder, the allow-listed path holding it). Only
+    those that exist: the default data folder is relative (``results``), and an arena started
+    inside the installation that writes nothing there has nothing to hide. ``created``: folders
+    checked whether they exist or not (a tournament's, about to be made)."""
     fixed = _fixed_allow_list()[0]
     found = []
-    for path in private:
+    for path in [*private, *created]:
         real = os.path.realpath(path)
+        if not os.path.exists(real) and path not in created:
+            continue
         for allowed in fixed:
             if _inside(real, os.path.realpath(allowed)):
                 found.append((real, allowed))

@@ -163,7 +163,7 @@ def resolve_bots(config: TournamentConfig) -> list[BotSpec]:
     for text in config.bots:
         try:
             spec = resolve_bot(text)
-            check_bot_paths(spec, [config.out_dir(), data_dir(), data_dir() / "registry"])
+            check_bot_paths(spec, [data_dir(), data_dir() / "registry"], [config.out_dir()])
         except BotSpecError as err:
             raise ConfigError(str(err)) from None
         count = seen.get(spec.name, 0)
