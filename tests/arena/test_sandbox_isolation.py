@@ -136,6 +136,7 @@ def test_the_old_arena_sandbox_limits_switch_still_means_limits(monkeypatch):
         sandbox.requested_level()
 
 
+@pytest.mark.slow
 def test_the_isolation_level_is_a_tournament_setting(tmp_path):
     from arena.tournament import ConfigError, load_config
 
@@ -297,6 +298,7 @@ def test_without_a_c_compiler_no_bot_runs(tmp_path):
     assert not (tmp_path / "m.jsonl").exists()
 
 
+@pytest.mark.slow
 def test_when_namespaces_fail_no_bot_runs_unless_a_weaker_level_is_asked_for(tmp_path):
     env = {sandbox.PROBE_FAIL_ENV: "unshare: Operation not permitted (simulated)",
            sandbox.ISOLATION_ENV: STRONG}
