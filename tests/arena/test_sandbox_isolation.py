@@ -400,14 +400,35 @@ def _as_nobody(tmp_path: Path) -> None:
     (home / "bot").mkdir(parents=True)
     shutil.copy(PROBE, home / "bot" / "probe_bot.py")
     cache = home / "cache"
-    launcher_path = cache / "sixtysix-arena"
     own = home / "own-file"
     own.write_text("the user's own file")
+    service = tmp_path / "service.sock"  # a host service anyone may talk to, file and abstract
+    abstract = f"sixtysix-test-nobody-{TAG}"
     (home / "bot" / "probe.json").write_text(json.dumps(
-        {"read": [str(own), str(cache)], "write": [str(own), str(home / "new-file")]}))
+        {"read": [str(own), str(cache)], "write": [str(own), str(home / "new-file")],
+         "connect": [str(service)], "abstract": [abstract]}))
     for path in [tmp_path, home, *home.rglob("*")]:
         os.chown(path, 65534, 65534)
     tmp_path.chmod(0o755)
+    with socket.socket(socket.AF_UNIX) as server, socket.socket(socket.AF_UNIX) as server2:
+        server.bind(str(service))
+        service.chmod(0o777)
+        server2.bind("\0" + abstract)
+        for s in (server, server2):
+            s.listen()
+            s.settimeout(0.1)
+        report = _nobody_report(tmp_path, home, cache)
+        for s in (server, server2):
+            with pytest.raises(TimeoutError):
+                s.accept()  # nobody came
+    assert report["connect"] == {str(service): False} and report["abstract"] == {abstract: False}
+    assert report["read"] == {str(own): False, str(cache): False}
+    # What it wrote there went to its own /tmp (a tmpfs): the user's files are untouched.
+    assert own.read_text() == "the user's own file" and not (home / "new-file").exists()
+    assert str(cache) not in report["mountinfo"]
+
+
+def _nobody_report(tmp_path: Path, home: Path, cache: Path) -> dict:
     script = NOBODY_SCRIPT.format(checkout=str(CHECKOUT), probe=str(home / "bot" / "probe_bot.py"),
                                   folder=str(home / "bot"))
     env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "XDG_CACHE_HOME": str(cache),
@@ -421,8 +442,4 @@ def _as_nobody(tmp_path: Path) -> None:
     if "namespaces: " in out:
         pytest.skip(f"this machine refuses user namespaces: {out}")
     assert "mode: namespaces" in out
-    report = json.loads(out.split("report: ", 1)[1])
-    assert report["read"] == {str(own): False, str(cache): False}
-    # What it wrote there went to its own /tmp (a tmpfs): the user's files are untouched.
-    assert own.read_text() == "the user's own file" and not (home / "new-file").exists()
-    assert str(launcher_path) not in report["mountinfo"]
+    return json.loads(out.split("report: ", 1)[1])
