@@ -443,3 +443,40 @@ def _nobody_report(tmp_path: Path, home: Path, cache: Path) -> dict:
         pytest.skip(f"this machine refuses user namespaces: {out}")
     assert "mode: namespaces" in out
     return json.loads(out.split("report: ", 1)[1])
+
+
+# -- end to end: a submitted spy in a tournament ---------------------------------------------------
+
+@pytest.mark.slow
+@isolated
+def test_a_submitted_spy_in_a_tournament_sees_nothing_of_the_arena(tmp_path, monkeypatch, level):
+    """The attack of issue 13 as a stranger would run it: a registered bot, in a tournament run
+    from outside the checkout, trying the tournament's database, its own match's record, the logs
+    and the registry while it plays."""
+    from arena.submit import submit
+    from arena.tournament import load_config, run_tournament
+
+    level("isolated")
+    data = tmp_path / "data"
+    out = data / "spyfest"
+    folder = tmp_path / "spy"
+    folder.mkdir()
+    shutil.copy(BAD_BOT, folder / "bad_bot.py")
+    (folder / "bot.toml").write_text(f'name = "spy"\ncommand = "python3 bad_bot.py spy {TAG}"\n')
+    targets = [str(out / "results.sqlite"), str(out / "records"), str(out / "logs"),
+               str(data / "registry" / "registry.sqlite"), str(data)]
+    (folder / "paths").write_text("\n".join(targets))
+    monkeypatch.setenv("ARENA_DATA", str(data))
+    monkeypatch.chdir(tmp_path)
+    outcome = submit(str(folder), data=data, limits=LIMITS, matches=2)
+    assert outcome.status == "registered", outcome.reason
+    run_tournament(load_config(None, {"name": "spyfest", "bots": ["spy", "greedy"],
+                                      "matches_per_pairing": 2, "workers": 1,
+                                      "output": str(out)}))
+    logs = sorted((out / "logs").glob("*.stderr.log"))
+    reports = [json.loads(log.read_text().split("SPY ", 1)[1].splitlines()[0])
+               for log in logs if "SPY " in log.read_text()]
+    assert len(reports) == 2  # one per match
+    for report in reports:
+        assert report["read"] == {path: False for path in targets}
+        assert not any(report["others"].values())
