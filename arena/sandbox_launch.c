@@ -30,8 +30,9 @@
  *   many processes the bot left running. When PID 1 of a namespace exits, the kernel kills every
  *   process still in it: nothing a bot starts, not even a setsid daemon, outlives it.
  *
- * The bot can read /proc/1/cmdline (PID 1 is this launcher): the arguments are wiped from memory
- * once parsed, so they name no path of the machine.
+ * The bot can read /proc/1/cmdline (PID 1 is this launcher): the arguments are copied to the heap
+ * and wiped from the argument area before anything else, so they name no path of the machine (an
+ * option added later is covered too: parse() only ever sees the copy).
  *
  * Both processes ask the kernel to kill them when their parent dies (PR_SET_PDEATHSIG), so a
  * referee killed with kill -9 takes its bots with it.
@@ -539,27 +540,24 @@ static void parse(int argc, char **argv) {
     spec.argv = argv + i + 1;
 }
 
-/* The options (paths of the machine) and the bot's arguments, copied; then the argument area is
- * wiped, since the bot can read it as /proc/1/cmdline. */
-static void forget_arguments(int argc, char **argv) {
-    char *end = argv[argc - 1] + strlen(argv[argc - 1]);
-    const char **fields[] = {&spec.cwd, &spec.base, &spec.files};
-    for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++)
-        if (*fields[f]) *fields[f] = strdup(*fields[f]);
-    for (int i = 0; i < spec.n_ro; i++) spec.ro[i] = strdup(spec.ro[i]);
-    int n = 0;
-    while (spec.argv[n]) n++;
-    char **copy = calloc((size_t)n + 1, sizeof *copy);
+/* The arguments, copied to the heap for parse() (every option and the bot's argv point there);
+ * then the argument area is wiped, since the bot can read it as /proc/1/cmdline and it names
+ * paths of the machine. */
+static char **forget_arguments(int argc, char **argv) {
+    char **copy = calloc((size_t)argc + 1, sizeof *copy);
     if (copy == NULL) exit(1);
-    for (int i = 0; i < n; i++) copy[i] = strdup(spec.argv[i]);
-    spec.argv = copy;
+    for (int i = 0; i < argc; i++) {
+        copy[i] = strdup(argv[i]);
+        if (copy[i] == NULL) exit(1);
+    }
+    char *end = argv[argc - 1] + strlen(argv[argc - 1]);
     memset(argv[0], 0, (size_t)(end - argv[0]));
     snprintf(argv[0], (size_t)(end - argv[0]) + 1, "sandbox");
+    return copy;
 }
 
 int main(int argc, char **argv) {
-    parse(argc, argv);
-    forget_arguments(argc, argv);
+    parse(argc, forget_arguments(argc, argv));
     /* the bot must not inherit the status pipe (closed at its exec) */
     fcntl(spec.status_fd, F_SETFD, FD_CLOEXEC);
     check(prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0), "prctl");
