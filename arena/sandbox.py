@@ -46,6 +46,8 @@ from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from arena import cgroups
+
 log = logging.getLogger("arena.sandbox")
 
 LAUNCHER_SOURCE = Path(__file__).resolve().with_name("sandbox_launch.c")
@@ -60,11 +62,14 @@ UID_LOCKS = Path("/run/sixtysix-arena-uids" if os.access("/run", os.W_OK)
 
 @dataclass(frozen=True)
 class SandboxLimits:
-    """Per-process limits of a bot (0: unlimited). Tournaments override them with ``[sandbox]``."""
+    """Limits of a bot (0: unlimited). Tournaments override them with ``[sandbox]``.
+
+    Where the bot gets a cgroup (``cgroups.py``), ``memory_mb`` and ``processes`` cap the whole bot,
+    all its processes together; elsewhere they are per process (address space) and per user id."""
 
     cpu_s: int = 300          # CPU seconds for the whole match (SIGXCPU, then SIGKILL)
-    memory_mb: int = 2048     # address space; JVMs and Node reserve much more than they use
-    processes: int = 128      # processes and threads of the bot's user id (fork bombs stop here)
+    memory_mb: int = 2048     # the bot's memory (cgroup), else each process's address space
+    processes: int = 128      # the bot's processes and threads (fork bombs stop here)
     file_mb: int = 64         # largest file the bot may write (SIGXFSZ beyond)
     open_files: int = 512     # open file descriptors
 
@@ -142,12 +147,21 @@ def describe() -> str:
     s = support()
     if s.mode == "isolated":
         return ("sandbox: bots run without network, in their own PID and mount namespaces, each as "
-                "an unprivileged user of its own, with resource limits")
+                "an unprivileged user of its own, with resource limits and a cgroup capping each "
+                "bot's memory and processes as a whole")
     if s.mode == "namespaces":
         return ("sandbox: bots run without network, in their own PID and mount namespaces, with "
-                f"resource limits, but as your user ({s.reason})")
+                f"resource limits, but as your user ({s.reason}); {_caps()}")
     return (f"sandbox: resource limits only; bots HAVE NETWORK ACCESS, run as your user, and a "
-            f"process that leaves its process group can outlive a match ({s.reason})")
+            f"process that leaves its process group can outlive a match ({s.reason}); "
+            "memory_mb is per process and processes is not capped")
+
+
+def _caps() -> str:
+    missing = cgroups.available()
+    if missing is None:
+        return "a cgroup caps each bot's memory and processes as a whole"
+    return f"memory_mb is per process only, and processes per user ({missing})"
 
 
 def _probe() -> Support:
@@ -160,10 +174,14 @@ def _probe() -> Support:
     except OSError as err:
         return Support("limits", f"cannot build the sandbox launcher: {err.strerror or err}")
     if os.geteuid() == 0:
-        failure = _try_launch(userns=False, as_user=True)
-        if failure is None:
+        # Fail closed: without a cgroup per bot, one bot could hold processes x memory_mb.
+        missing = cgroups.available()
+        if missing is not None:
+            reason = f"cannot cap each bot's memory and processes as a whole: {missing}"
+        elif (failure := _try_launch(userns=False, as_user=True)) is None:
             return Support("isolated")
-        reason = f"cannot create namespaces as root: {failure}"
+        else:
+            reason = f"cannot create namespaces as root: {failure}"
     else:
         reason = "not running as root, so bots cannot get user ids of their own"
     failure = _try_launch(userns=True, as_user=False)
@@ -212,11 +230,18 @@ class Report:
     cpu_s: float | None = None
     max_rss_mb: float | None = None
     error: str = ""               # the bot could not be started, and why
+    exceeded: str = ""            # the caps of its cgroup it ran into (cgroups.py), in words
 
     def describe(self, limits: SandboxLimits) -> str:
         """The status in words, naming the limit a signal stands for."""
         if self.error:
             return self.error
+        status = self._describe_status(limits)
+        if self.exceeded:  # the cap is the reason: a SIGKILL alone would not say which
+            return f"{status}: {self.exceeded}" if status else self.exceeded
+        return status
+
+    def _describe_status(self, limits: SandboxLimits) -> str:
         if self.status is None:
             return ""
         if self.status >= 0:
@@ -276,7 +301,10 @@ class _Launch:
         self._lease: _UidLease | None = None
         self._status_r = self._status_w = -1
         self._inner: int | None = None
+        self._cgroup: cgroups.BotCgroup | None = None
         try:
+            if mode != "limits":
+                self._cgroup = _bot_cgroup(limits, required=mode == "isolated")
             if files is not None:
                 shutil.copytree(files, self.workdir, symlinks=True)
             else:
@@ -312,7 +340,15 @@ class _Launch:
             command.append("--userns")
         if self.uid is not None:
             command.append(f"--uid={self.uid}")
-        command += [f"--limit={key}={value}" for key, value in self.limits.to_dict().items()]
+        rlimits = self.limits.to_dict()
+        if self._cgroup is not None:
+            # The cgroup caps the whole bot; the per-process RLIMIT_AS is dropped, as it only
+            # gets in the way (a JVM reserves far more address space than it uses), and so is
+            # RLIMIT_NPROC, which would refuse a fork before pids.max could say why.
+            rlimits["memory_mb"] = rlimits["processes"] = 0
+            command += [f"--cgroup={path}" for path in self._cgroup.paths]
+            cgroups.watch(self._cgroup)
+        command += [f"--limit={key}={value}" for key, value in rlimits.items()]
         command += [f"--expose={path}" for path in expose]
         command += [f"--hide={path}" for path in _hideable(self.hide, [self._base, *expose])]
         return [*command, "--", *argv], {"pass_fds": (self._status_w,), "cwd": self._base}
@@ -342,8 +378,11 @@ class _Launch:
             except ValueError:
                 continue
         self._inner = report.get("inner")
-        known = {f.name for f in fields(Report)}
-        return Report(**{k: v for k, v in report.items() if k in known})
+        known = {f.name for f in fields(Report)} - {"exceeded"}
+        said = Report(**{k: v for k, v in report.items() if k in known})
+        if self._cgroup is not None:
+            said = replace(said, exceeded=self._cgroup.exceeded())
+        return said
 
     def wait_empty(self, timeout_s: float = 2.0) -> bool:
         """After the launcher was killed: wait until PID 1 of the bot's namespace is dead, which
@@ -365,6 +404,11 @@ class _Launch:
         if self._lease is not None:
             self._lease.release()
             self._lease = None
+        if self._cgroup is not None:
+            if self._cgroup.processes_inside():  # only when finish() was never reached
+                self._cgroup.kill()
+            self._cgroup.remove()
+            self._cgroup = None
         _remove_later(self._base)
 
 
@@ -415,6 +459,18 @@ def _sweep_stale_folders() -> None:
             continue
         if not _running(int(pid)):
             _remove_later(str(path))
+    cgroups.sweep_stale(_running)  # the cgroups of such arenas' bots, named the same way
+
+
+def _bot_cgroup(limits: SandboxLimits, required: bool) -> cgroups.BotCgroup | None:
+    """A cgroup for one bot, or None where the machine gives none (``describe()`` says so). Where
+    one is ``required`` (the ``isolated`` mode), its absence is an error: the bot does not run."""
+    missing = cgroups.available()
+    if missing is not None:
+        if required:
+            raise OSError(errno.EPERM, f"cannot cap the bot's memory and processes: {missing}")
+        return None
+    return cgroups.BotCgroup(limits.memory_mb, limits.processes)
 
 
 def _running(pid: int) -> bool:

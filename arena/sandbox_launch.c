@@ -3,7 +3,8 @@
  * Built and run by arena/sandbox.py, once per bot start:
  *
  *   sandbox-launch --status-fd=N --parent=PID --cwd=DIR --base=DIR [--uid=N] [--userns]
- *                  [--limit=KEY=N]... [--expose=PATH]... [--hide=PATH]... -- ARGV...
+ *                  [--limit=KEY=N]... [--expose=PATH]... [--hide=PATH]... [--cgroup=DIR]...
+ *                  -- ARGV...
  *
  * It is C, not Python, because it runs at every bot start: a Python launcher spent ~30 ms of CPU
  * per bot (interpreter, ctypes, json), as much as a short match between two C bots; this one
@@ -23,6 +24,10 @@
  *   object per line): the exit status, CPU time, peak memory and how many processes the bot left
  *   running. When PID 1 of a namespace exits, the kernel kills every process still in it: nothing
  *   a bot starts, not even a setsid daemon, outlives it.
+ *
+ * With --cgroup (one per hierarchy: v1 has one for memory and one for pids), the outer process
+ * joins the bot's cgroups first of all, before it forks: the bot and everything it starts are in
+ * them from their first instruction (arena/cgroups.py made them and set their caps).
  *
  * Both processes ask the kernel to kill them when their parent dies (PR_SET_PDEATHSIG), so a
  * referee killed with kill -9 takes its bots with it.
@@ -58,6 +63,7 @@
 #define MOVE_MOUNT_F_EMPTY_PATH_ 4
 
 #define MAX_PATHS 64
+#define MAX_CGROUPS 4
 /* After the bot exits, processes it started get this long to exit too before they count as left
  * behind (and are killed with the namespace). */
 #define STRAGGLER_GRACE_MS 100
@@ -83,6 +89,8 @@ static struct {
     int userns;
     const char *expose[MAX_PATHS], *hide[MAX_PATHS];
     int n_expose, n_hide;
+    const char *cgroup[MAX_CGROUPS];
+    int n_cgroup;
     char **argv;
 } spec = {.status_fd = -1, .parent = -1, .uid = -1};
 
@@ -377,6 +385,17 @@ static void write_file(const char *path, const char *text) {
     close(fd);
 }
 
+/* Move this process into each --cgroup: what it forks from now on is counted there. A cgroup that
+ * cannot be joined ends the launcher (status 126): the bot never runs without its caps. */
+static void join_cgroups(void) {
+    char path[PATH_MAX], pid[32];
+    snprintf(pid, sizeof pid, "%ld", (long)getpid());
+    for (int i = 0; i < spec.n_cgroup; i++) {
+        snprintf(path, sizeof path, "%s/cgroup.procs", spec.cgroup[i]);
+        write_file(path, pid);
+    }
+}
+
 static long number(const char *text, const char *option) {
     char *end;
     errno = 0;
@@ -402,6 +421,8 @@ static void parse(int argc, char **argv) {
         else if (strcmp(arg, "--userns") == 0) spec.userns = 1;
         else if (OPTION("--expose") && spec.n_expose < MAX_PATHS) spec.expose[spec.n_expose++] = value;
         else if (OPTION("--hide") && spec.n_hide < MAX_PATHS) spec.hide[spec.n_hide++] = value;
+        else if (OPTION("--cgroup") && spec.n_cgroup < MAX_CGROUPS)
+            spec.cgroup[spec.n_cgroup++] = value;
         else if (OPTION("--limit")) {
             char *eq = strchr(value, '=');
             size_t k = 0;
@@ -421,7 +442,7 @@ static void parse(int argc, char **argv) {
     if (i + 1 >= argc || spec.status_fd < 0 || spec.parent < 0 || !spec.cwd || !spec.base) {
         fprintf(stderr, "usage: sandbox-launch --status-fd=N --parent=PID --cwd=DIR --base=DIR "
                         "[--uid=N] [--userns] [--limit=KEY=N]... [--expose=PATH]... "
-                        "[--hide=PATH]... -- ARGV...\n");
+                        "[--hide=PATH]... [--cgroup=DIR]... -- ARGV...\n");
         exit(2);
     }
     spec.argv = argv + i + 1;
@@ -433,6 +454,7 @@ int main(int argc, char **argv) {
     fcntl(spec.status_fd, F_SETFD, FD_CLOEXEC);
     check(prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0), "prctl");
     if (getppid() != (pid_t)spec.parent) _exit(1);  /* the referee died before we could ask */
+    join_cgroups();
     int flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET;
     if (spec.userns) {
         char map[64];
