@@ -108,6 +108,10 @@ class BotProcess:
         self._selector.register(stdout, selectors.EVENT_READ, "out")
         self._selector.register(stderr, selectors.EVENT_READ, "err")
 
+    def exceeded(self) -> str:
+        """The caps of the bot's cgroup it has run into so far, in words ("" when none)."""
+        return self._sandbox.exceeded() if self._sandbox is not None else ""
+
     @property
     def pid(self) -> int | None:
         return self._proc.pid if self._proc else None

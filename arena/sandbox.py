@@ -384,6 +384,9 @@ class _Launch:
             said = replace(said, exceeded=self._cgroup.exceeded())
         return said
 
+    def exceeded(self) -> str:
+        return self._cgroup.exceeded() if self._cgroup is not None else ""
+
     def wait_empty(self, timeout_s: float = 2.0) -> bool:
         """After the launcher was killed: wait until PID 1 of the bot's namespace is dead, which
         the kernel allows only once every process in the namespace is (``zap_pid_ns_processes``).
@@ -597,6 +600,10 @@ class Sandbox:
             if not self._launch.wait_empty():
                 log.error("the sandbox of %s did not end within 2 s", self.workdir)
         return self.report
+
+    def exceeded(self) -> str:
+        """The caps of the bot's cgroup it has run into so far ("" when none, or no cgroup)."""
+        return self._launch.exceeded()
 
     def close(self) -> None:
         self._launch.cleanup()
