@@ -351,6 +351,9 @@ class _Match:
 
     def _forfeit(self, seat: int, fault: BotFault) -> MatchResult:
         self._offender = seat
+        exceeded = self.procs[seat].exceeded()  # a bot slowed or broken at its cap: say which
+        if exceeded and exceeded not in fault.detail:
+            fault = BotFault(fault.fault, f"{fault.detail}; {exceeded}", fault.line)
         self._record("fault", seat=seat, fault=fault.fault, detail=fault.detail,
                      line=_text(fault.line))
         state = self.state

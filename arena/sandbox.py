@@ -44,7 +44,7 @@ import threading
 import time
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from arena import cgroups
 
@@ -410,7 +410,7 @@ class _Launch:
         if self._cgroup is not None:
             if self._cgroup.processes_inside():  # only when finish() was never reached
                 self._cgroup.kill()
-            self._cgroup.remove()
+            _remove_later(self._cgroup.remove)
             self._cgroup = None
         _remove_later(self._base)
 
@@ -511,11 +511,13 @@ def _cache_folder() -> Path:
 # (normally, or as a multiprocessing worker, which skips atexit). The folder is root's, mode 0700,
 # so nothing can use it in the meantime, not even a bot given the same user id next.
 
-_removals: queue.Queue[str] | None = None
+_removals: queue.Queue[str | Callable[[], object]] | None = None
 _removals_pid = 0
 
 
-def _remove_later(path: str) -> None:
+def _remove_later(path: str | Callable[[], object]) -> None:
+    """Remove a folder, or call what removes something else (a bot's cgroup: ~1 ms, more on a
+    busy machine), in the background."""
     global _removals, _removals_pid
     if _removals is None or _removals_pid != os.getpid():  # first use, or a forked child
         _removals, _removals_pid = queue.Queue(), os.getpid()
@@ -526,10 +528,13 @@ def _remove_later(path: str) -> None:
     _removals.put(path)
 
 
-def _remove_forever(paths: queue.Queue[str]) -> None:
+def _remove_forever(paths: queue.Queue[str | Callable[[], object]]) -> None:
     while True:
         path = paths.get()
-        shutil.rmtree(path, ignore_errors=True)
+        if callable(path):
+            path()
+        else:
+            shutil.rmtree(path, ignore_errors=True)
         paths.task_done()
 
 

@@ -40,7 +40,11 @@ def cap_bot(mode: str, count: int, megabytes: int = 0) -> BotSpec:
 
 
 def our_cgroups() -> list[Path]:
-    """The bot cgroups this test process made that still exist."""
+    """The bot cgroups this test process made that still exist (once removed: in the background)."""
+    from arena import sandbox
+
+    if sandbox._removals is not None:
+        sandbox._removals.join()
     return [path for parent in cgroups.layout().parents
             for path in parent.glob(f"{cgroups.PREFIX}{os.getpid()}-*")]
 
@@ -111,7 +115,8 @@ def test_a_tournament_and_its_store_are_untouched_by_a_bot_at_its_cap(tmp_path):
     hog = " ".join(cap_bot("children", 8, 60).argv)
     db = run_tournament(load_config(None, {
         "name": "caps", "bots": ["greedy", "random", hog], "matches_per_pairing": 2, "seed": 3,
-        "workers": 2, "output": str(tmp_path / "t"), "sandbox": {"memory_mb": 200}}))
+        "workers": 2, "output": str(tmp_path / "t"), "sandbox": {"memory_mb": 200},
+        "decision_ms": 5000}))
     with sqlite3.connect(db) as conn:
         rows = conn.execute("SELECT seat0, seat1, reason, offender, fault, detail FROM matches"
                             ).fetchall()
