@@ -334,6 +334,17 @@ _watch_lock = threading.Lock()
 _watcher: threading.Thread | None = None
 
 
+def _forget_after_fork() -> None:
+    # A forked child (a pool worker) runs no bot of its parent's, and must not inherit the lock
+    # held by the parent's watcher at the moment of the fork.
+    global _watch_lock, _watcher
+    _watch_lock, _watcher = threading.Lock(), None
+    _watched.clear()
+
+
+os.register_at_fork(after_in_child=_forget_after_fork)
+
+
 def watch(group: BotCgroup) -> None:
     """Kill the whole bot as soon as it runs into a cap (until ``remove()``)."""
     global _watcher

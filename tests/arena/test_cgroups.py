@@ -28,8 +28,8 @@ from bot_procs import TAG, tagged_processes
 CAP_BOT = Path(__file__).parent / "fixtures" / "cap_bot.py"
 CAPPED = support().mode != "limits" and cgroups.available() is None
 needs_cgroups = pytest.mark.skipif(
-    not CAPPED, reason=f"needs a cgroup per bot (root, or cgroup v2 delegated): "
-                       f"{support().reason or cgroups.available()}")
+    not CAPPED, reason="needs a cgroup per bot (root, or cgroup v2 delegated): " + str(
+        support().reason if support().mode == "limits" else cgroups.available()))
 SMALL = SandboxLimits(cpu_s=20, memory_mb=200, processes=16, file_mb=8, open_files=64)
 LIMITS = Limits(decision_ms=5000, startup_ms=5000, sandbox=SMALL)
 
@@ -163,6 +163,48 @@ def test_the_cgroups_of_a_dead_arena_are_removed_by_the_next_one(tmp_path):
         for path in stale + alive:
             if path.exists():
                 path.rmdir()
+
+
+@needs_cgroups
+def test_the_cgroups_of_a_referee_killed_with_kill_9_go_with_the_next_arena(tmp_path):
+    import signal
+    import time
+
+    from arena import sandbox
+
+    script = (f"import sys; from arena.referee import BotSpec, MatchConfig, run_match\n"
+              f"from arena.bot_process import Limits; from arena.game import profile\n"
+              f"bots = [BotSpec('c', (sys.executable, {str(CAP_BOT)!r}, 'processes', '1', '0', "
+              f"{TAG!r})) for _ in range(2)]\n"
+              f"run_match(bots, MatchConfig(rules=profile('sixty_six'), "
+              f"limits=Limits(decision_ms=60000)))\n")
+    # The killed referee cannot remove its bots' folders: they go to tmp_path, which pytest does.
+    referee = subprocess.Popen([sys.executable, "-c", script],
+                               env={**os.environ, "TMPDIR": str(tmp_path)})
+
+    def theirs() -> list[Path]:
+        return [path for parent in cgroups.layout().parents
+                for path in parent.glob(f"{cgroups.PREFIX}{referee.pid}-*")]
+    try:
+        deadline = time.monotonic() + 20
+        while len(theirs()) < 2 * len(cgroups.layout().parents) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(theirs()) == 2 * len(cgroups.layout().parents)  # both bots', each hierarchy
+    finally:
+        referee.send_signal(signal.SIGKILL)
+        referee.wait()
+    deadline = time.monotonic() + 3
+    while tagged_processes() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert tagged_processes() == []
+    assert theirs()  # nobody removed them: the referee died first
+    sandbox._sweep_stale_folders.cache_clear()
+    try:
+        sandbox.Sandbox(SandboxLimits()).close()  # the next sandbox sweeps
+    finally:
+        sandbox._sweep_stale_folders.cache_clear()
+    assert theirs() == []
+    assert our_cgroups() == []
 
 
 @needs_cgroups
