@@ -137,8 +137,10 @@ def _read_counts(path: Path) -> dict[str, int]:
     return counts
 
 
+@functools.cache
 def layout() -> Layout:
-    """Where bots' cgroups go on this machine; ``OSError`` says why nowhere."""
+    """Where bots' cgroups go on this machine; ``OSError`` says why nowhere. Found once per
+    process (a forked child is where its parent was, until it moves)."""
     try:
         own, mounts = _own_cgroups(), _mounts()
     except OSError as err:
@@ -149,13 +151,17 @@ def layout() -> Layout:
         controllers = set()
         if parent is not None:
             try:
-                controllers = set((parent / "cgroup.controllers").read_text().split())
+                controllers = set(_read(parent / "cgroup.controllers").split())
             except OSError:
                 pass
         if parent is not None and {"memory", "pids"} <= controllers:
-            return Layout(2, (parent,))
-        problems.append(f"cgroup v2 at {mounts[''][0]} offers this process no memory and pids "
-                        f"controllers (has: {' '.join(sorted(controllers)) or 'none'})")
+            try:
+                return Layout(2, (_v2_parent(parent),))
+            except OSError as err:
+                problems.append(f"cgroup v2: {err.strerror or err}")
+        else:
+            problems.append(f"cgroup v2 at {mounts[''][0]} offers this process no memory and pids "
+                            f"controllers (has: {' '.join(sorted(controllers)) or 'none'})")
     if "memory" in mounts and "pids" in mounts:
         parents = tuple(_folder(mounts[c], own.get(c, "/")) for c in ("memory", "pids"))
         if None not in parents:
@@ -165,6 +171,37 @@ def layout() -> Layout:
     elif not problems:
         problems.append("no cgroup v2 and no cgroup v1 memory and pids hierarchies are mounted")
     raise OSError(errno.ENOENT, "; ".join(problems))
+
+
+def _v2_parent(parent: Path) -> Path:
+    """``parent`` (this process's cgroup) with the memory and pids controllers enabled for its
+    children, where bots' cgroups then go.
+
+    cgroup v2 gives no controlled children to a cgroup that holds processes (the "no internal
+    processes" rule), and this process is in ``parent``. An arena alone in its cgroup (started
+    with ``systemd-run --scope -p Delegate=yes``, say) therefore first moves itself into a leaf of
+    its own, ``sixtysix-arena``, as the kernel's cgroup-v2 documentation describes for delegated
+    subtrees. Not tested on this project's CI machine, which has cgroup v1 only."""
+    wanted = {"memory", "pids"}
+    if wanted <= set(_read(parent / "cgroup.subtree_control").split()):
+        return parent
+    try:
+        _write(parent / "cgroup.subtree_control", "+memory +pids")
+        return parent
+    except OSError as err:
+        if err.errno != errno.EBUSY:
+            raise OSError(err.errno, f"cannot enable the memory and pids controllers below "
+                                     f"{parent}: {err.strerror}") from None
+    others = set(_read(parent / "cgroup.procs").split()) - {str(os.getpid())}
+    if others:
+        raise OSError(errno.EBUSY, f"{parent} holds {len(others)} other process(es), so its "
+                                   "children cannot have controllers: run the arena alone in a "
+                                   "cgroup delegated to it (systemd-run --scope -p Delegate=yes)")
+    leaf = parent / "sixtysix-arena"
+    leaf.mkdir(exist_ok=True)
+    _write(leaf / "cgroup.procs", str(os.getpid()))
+    _write(parent / "cgroup.subtree_control", "+memory +pids")
+    return parent
 
 
 class BotCgroup:

@@ -160,7 +160,9 @@ def describe() -> str:
 def _caps() -> str:
     missing = cgroups.available()
     if missing is None:
-        return "a cgroup caps each bot's memory and processes as a whole"
+        # Not tamper-proof here: the bot's files are its cgroup's, and the bot runs as their owner.
+        return ("a cgroup caps each bot's memory and processes as a whole (a bot that finds its "
+                "cgroup's files could raise them)")
     return f"memory_mb is per process only, and processes per user ({missing})"
 
 

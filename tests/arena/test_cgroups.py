@@ -109,6 +109,37 @@ def test_the_bot_and_its_children_are_in_its_cgroup_from_the_start(tmp_path):
 
 
 @needs_cgroups
+def test_a_bot_cannot_raise_its_own_caps(tmp_path):
+    """The caps are files of its cgroup, which the bot can see: in the isolated mode it runs as a
+    user id of its own, and they are root's."""
+    if support().mode != "isolated":
+        pytest.skip("a bot that runs as your user could write its cgroup's files")
+    script = ("import sys\n"
+              "for line in open('/proc/self/cgroup'):\n"
+              "    _, controllers, path = line.strip().split(':', 2)\n"
+              "    for name, folder in (('memory', 'memory.limit_in_bytes'),\n"
+              "                         ('pids', 'pids.max'), ('', 'memory.max')):\n"
+              "        if name in controllers.split(',') or name == controllers == '':\n"
+              "            where = f'/sys/fs/cgroup/{name}{path}/{folder}'.replace('//', '/')\n"
+              "            try:\n"
+              "                open(where, 'w').write('max')\n"
+              "                print('raised', where, file=sys.stderr)\n"
+              "            except OSError as err:\n"
+              "                print('refused', where, err.errno, file=sys.stderr)\n"
+              "print('ready x', flush=True)\n"
+              "sys.stdin.read()\n")
+    proc = BotProcess([sys.executable, "-c", script], LIMITS, stderr_log=tmp_path / "err.log")
+    proc.start()
+    try:
+        assert proc.read_line(5) == b"ready x"
+    finally:
+        proc.close()
+    said = (tmp_path / "err.log").read_text()
+    assert "raised" not in said
+    assert said.count("refused") >= 1, said  # it found them, and could not write
+
+
+@needs_cgroups
 def test_a_tournament_and_its_store_are_untouched_by_a_bot_at_its_cap(tmp_path):
     from arena.tournament import load_config, run_tournament
 
