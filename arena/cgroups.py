@@ -22,6 +22,10 @@ A bot's cgroups sit below the arena's own (``/proc/self/cgroup``), so whatever c
 whole still holds, and are named ``sixtysix-bot-<arena pid>-<n>``: those of an arena killed with
 ``kill -9`` are found and removed by the next one (``sweep_stale``), as bot folders are.
 
+The caps cannot be raised by the bot in the ``isolated`` mode: the cgroup's files are root's and
+the bot has a user id of its own (a test tries). In the ``namespaces`` mode the bot runs as the
+owner of those files, and could raise its caps if it finds them (``describe()`` says so).
+
 **What a bot exceeds ends it.** The kernel only makes ``fork`` fail at ``pids.max`` and, on v1,
 kills a single process at the memory cap; a bot could play on with a child missing. A watcher
 thread checks each running bot's counters every ``WATCH_S`` and kills every process of a bot that
