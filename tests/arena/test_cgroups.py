@@ -91,6 +91,19 @@ def test_a_bot_over_its_process_cap_forfeits_naming_it(tmp_path):
 
 
 @needs_cgroups
+def test_a_bot_that_survives_its_cap_forfeits_when_the_match_ends(tmp_path, monkeypatch):
+    """Without the watcher (which looks only every WATCH_S, and so may be too late), the referee
+    still finds the cap the bot ran into before the match counts as won or lost."""
+    monkeypatch.setattr(cgroups, "watch", lambda group: None)
+    result = play([cap_bot("processes", 40), resolve_bot("greedy")], tmp_path)
+    assert (result.reason, result.offender, result.fault) == ("forfeit", 0, "exit"), result.detail
+    assert "killed at its cap: process limit of 16 reached (cgroup pids.max)" in result.detail
+    assert result.state is not None and result.state.outcome is not None
+    assert result.state.outcome.offender == 0  # the engine's outcome agrees with the result
+    assert tagged_processes() == [] and our_cgroups() == []
+
+
+@needs_cgroups
 def test_the_bot_and_its_children_are_in_its_cgroup_from_the_start(tmp_path):
     proc = BotProcess([sys.executable, "-c", "import sys; print(open('/proc/self/cgroup').read(),"
                        " file=sys.stderr); print('ready x', flush=True); sys.stdin.read()"],
@@ -139,6 +152,7 @@ def test_a_bot_cannot_raise_its_own_caps(tmp_path):
     assert said.count("refused") >= 1, said  # it found them, and could not write
 
 
+@pytest.mark.slow
 @needs_cgroups
 def test_a_tournament_and_its_store_are_untouched_by_a_bot_at_its_cap(tmp_path):
     from arena.tournament import load_config, run_tournament
