@@ -267,8 +267,10 @@ class BotCgroup:
         """The caps the bot ran into, in words ("" when none)."""
         oom, refused = self._counts()
         said = []
-        if oom:
+        if oom and self.memory_mb:
             said.append(f"memory limit of {self.memory_mb} MB reached (cgroup OOM kill)")
+        elif oom:  # no cap of its own: the arena's cgroup, above the bot's, ran out
+            said.append("the arena's memory ran out (cgroup OOM kill)")
         if refused:
             said.append(f"process limit of {self.processes} reached (cgroup pids.max)")
         return "; ".join(said)

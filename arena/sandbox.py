@@ -17,6 +17,9 @@ it in one plain sentence:
   launcher with): resource limits and a process group only. The bot has the network, a ``setsid`` child can outlive the match, and the process
   limit is not set (it would count every process of the caller's user).
 
+Where the machine allows it (root, or cgroup v2 delegated), each bot also gets a cgroup of its own
+(``cgroups.py``) that caps its memory and processes as a whole; the ``isolated`` mode requires it.
+
 Every mode gives a bot a fresh working folder (deleted afterwards), a minimal environment, capped
 output (``bot_process.py``) and the limits of ``SandboxLimits``. ``ARENA_SANDBOX=limits`` in the
 environment asks for the weakest mode (for benchmarks, or a machine where the probe misbehaves).
@@ -533,11 +536,15 @@ def _remove_later(path: str | Callable[[], object]) -> None:
 def _remove_forever(paths: queue.Queue[str | Callable[[], object]]) -> None:
     while True:
         path = paths.get()
-        if callable(path):
-            path()
-        else:
-            shutil.rmtree(path, ignore_errors=True)
-        paths.task_done()
+        try:
+            if callable(path):
+                path()
+            else:
+                shutil.rmtree(path, ignore_errors=True)
+        except Exception:  # the thread must live on: the process waits for its queue at exit
+            log.exception("removing %s failed", path)
+        finally:
+            paths.task_done()
 
 
 def _chown_tree(path: str, uid: int) -> None:
