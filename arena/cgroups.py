@@ -168,10 +168,14 @@ def layout() -> Layout:
                             f"controllers (has: {' '.join(sorted(controllers)) or 'none'})")
     if "memory" in mounts and "pids" in mounts:
         parents = tuple(_folder(mounts[c], own.get(c, "/")) for c in ("memory", "pids"))
-        if None not in parents:
+        missing = [str(p) for p in parents if p is not None and not p.is_dir()]
+        if None in parents:
+            problems.append("cgroup v1: this process's memory or pids cgroup is outside the "
+                            "mounted hierarchy")
+        elif missing:  # a mount covered by another one
+            problems.append(f"cgroup v1: {', '.join(missing)} cannot be found")
+        else:
             return Layout(1, tuple(p for p in parents if p is not None))
-        problems.append("cgroup v1: this process's memory or pids cgroup is outside the mounted "
-                        "hierarchy")
     elif not problems:
         problems.append("no cgroup v2 and no cgroup v1 memory and pids hierarchies are mounted")
     raise OSError(errno.ENOENT, "; ".join(problems))

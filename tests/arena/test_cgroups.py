@@ -296,3 +296,31 @@ def test_without_cgroups_the_sandbox_says_memory_is_per_process():
         pytest.skip("this user has cgroups delegated to it")
     assert "memory_mb is per process" in described, described
     assert available in described
+
+
+def test_as_root_without_cgroups_bots_are_not_run_isolated(tmp_path):
+    """Fail closed: with the cgroup hierarchies hidden (an empty tmpfs over /sys/fs/cgroup, in a
+    mount namespace of the test's own), root's arena does not offer the isolated mode, says what is
+    missing, and refuses to start an isolated bot without a cgroup."""
+    import shutil
+
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        pytest.skip("needs root and unshare(1) to hide the cgroups from one process")
+    script = ("from arena import sandbox\n"
+              "print(sandbox.support().mode)\n"
+              "print(sandbox.describe())\n"
+              "try:\n"
+              "    sandbox._Launch(sandbox.SandboxLimits(), mode='isolated').cleanup()\n"
+              "except OSError as err:\n"
+              "    print('refused:', err.strerror)\n")
+    proc = subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+         'mount -t tmpfs none /sys/fs/cgroup && exec "$0" -c "$1"', sys.executable, script],
+        capture_output=True, text=True, timeout=60,
+        env={**os.environ, "TMPDIR": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "cache")})
+    assert proc.returncode == 0, proc.stderr
+    mode, described, refused = proc.stdout.splitlines()[:3]
+    assert mode != "isolated"
+    assert "cannot cap each bot's memory and processes as a whole" in described
+    assert "cgroup v1: /sys/fs/cgroup/memory" in described and "cannot be found" in described
+    assert refused.startswith("refused: cannot cap the bot's memory and processes")
