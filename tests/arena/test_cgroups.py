@@ -31,7 +31,8 @@ needs_cgroups = pytest.mark.skipif(
     not CAPPED, reason="needs a cgroup per bot (root, or cgroup v2 delegated): " + str(
         support().reason if support().mode == "limits" else cgroups.available()))
 SMALL = SandboxLimits(cpu_s=20, memory_mb=200, processes=16, file_mb=8, open_files=64)
-LIMITS = Limits(decision_ms=5000, startup_ms=5000, sandbox=SMALL)
+# Long limits: a loaded machine must not turn the fault at the cap into a timeout.
+LIMITS = Limits(decision_ms=10_000, startup_ms=10_000, sandbox=SMALL)
 
 
 def cap_bot(mode: str, count: int, megabytes: int = 0) -> BotSpec:
