@@ -21,7 +21,7 @@ import selectors
 import signal
 import subprocess
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, BinaryIO, Sequence
 
@@ -107,6 +107,10 @@ class BotProcess:
         self._selector = selectors.DefaultSelector()
         self._selector.register(stdout, selectors.EVENT_READ, "out")
         self._selector.register(stderr, selectors.EVENT_READ, "err")
+
+    def exceeded(self) -> str:
+        """The caps of the bot's cgroup it has run into so far, in words ("" when none)."""
+        return self._sandbox.exceeded() if self._sandbox is not None else ""
 
     @property
     def pid(self) -> int | None:
@@ -304,7 +308,9 @@ class BotProcess:
                 return what
             report = self._sandbox.finish() if self._sandbox is not None else Report()
             if report.status is None and not report.error:
-                report = Report(status=status)  # no launcher: what the process itself said
+                # no launcher, or it was killed: what the process itself said (and the cap that
+                # the sandbox saw it exceed)
+                report = replace(report, status=status)
             return f"{what}; {report.describe(self.limits.sandbox)}"
         return what
 

@@ -48,7 +48,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Generator, Sequence
 
 from arena import __version__
-from arena.bot_specs import BotSpecError, bundled_names, resolve_bot
+from arena.bot_specs import C_DIR, BotSpecError, bundled_names, resolve_bot
 from arena.referee import BotSpec, MatchResult
 from arena.tournament import ConfigError, _Job, _play
 
@@ -125,10 +125,16 @@ def _where() -> str:
 @functools.lru_cache(maxsize=None)
 def _bundled_here(bundled: str, name: str) -> BotSpec:
     # Worker processes on one machine share one build folder for the C bots: one build at a time.
-    lock_path = Path(tempfile.gettempdir()) / "sixtysix-arena-bot-build.lock"
-    with open(lock_path, "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    # The lock is that folder itself (flock on a directory needs only read access), so it is
+    # shared by exactly those who build there, whoever they are. A fixed-name lock file in the
+    # shared temporary folder belonged to the first user to make it: every other user then got
+    # "Permission denied" (issue 14).
+    fd = os.open(C_DIR, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
         return resolve_bot(bundled, name)
+    finally:
+        os.close(fd)  # and with it the lock
 
 
 def _bots_here(bots: Sequence[WorkerBot], version: str, where: str) -> dict[str, BotSpec]:

@@ -250,20 +250,32 @@ class _Match:
             if action is None:  # an illegal action that only costs the deal (forfeit_deal)
                 self._record("forfeit_deal", seat=seat, detail="illegal action")
                 before = len(state.results)
-                state = state.forfeit(seat, "illegal action", illegal_action=True)
+                after = state.forfeit(seat, "illegal action", illegal_action=True)
             else:
                 if action is CLAIM:
                     self._did_claim.add((state.deal_no, deal.trick_no, seat))
                 before = len(state.results)
-                state = state.apply(action)
-            self.state = state
+                after = state.apply(action)
+            if after.is_over:
+                self._check_caps()
+            state = self.state = after
             if len(state.results) > before:
                 result = state.results[-1]
                 assert result.final is not None  # slimmed only to leave this process
                 self._send_events(result.final, events_sent)
                 self._deal_over(result)
                 if not state.is_over and result.deal_no >= self.config.max_deals:
+                    self._check_caps()
                     state = self.state = state.stop_at_deal_limit()
+
+    def _check_caps(self) -> None:
+        """Before the match ends: a cap of its cgroup that a bot ran into and survived (a refused
+        fork, a child killed for memory) is its forfeit, however quickly the match went (the
+        sandbox's watcher ends such a bot too, but only at its next look: sandbox.py)."""
+        for seat, proc in enumerate(self.procs):
+            exceeded = proc.exceeded()
+            if exceeded:
+                raise _SeatFault(seat, BotFault("exit", f"killed at its cap: {exceeded}"))
 
     def _announce_deal(self, state: MatchState) -> None:
         self._record("deal_start", deal=state.deal_no, dealer=state.dealer,
@@ -339,6 +351,9 @@ class _Match:
 
     def _forfeit(self, seat: int, fault: BotFault) -> MatchResult:
         self._offender = seat
+        exceeded = self.procs[seat].exceeded()  # a bot slowed or broken at its cap: say which
+        if exceeded and exceeded not in fault.detail:
+            fault = BotFault(fault.fault, f"{fault.detail}; {exceeded}", fault.line)
         self._record("fault", seat=seat, fault=fault.fault, detail=fault.detail,
                      line=_text(fault.line))
         state = self.state

@@ -24,6 +24,9 @@ for a weaker level. ``describe()`` says what holds in one plain sentence.
   bot runs as a leased unprivileged user id. Meant for benchmarks and machines without
   namespaces, and only when asked for (``ARENA_SANDBOX=limits`` is kept as an alias).
 
+Where the machine allows it (root, or cgroup v2 delegated), each bot also gets a cgroup of its own
+(``cgroups.py``) that caps its memory and processes as a whole; the ``isolated`` level requires it.
+
 Every level gives a bot a fresh working folder (deleted afterwards), a minimal environment, capped
 output (``bot_process.py``) and the limits of ``SandboxLimits``.
 """
@@ -51,7 +54,9 @@ import threading
 import time
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
+
+from arena import cgroups
 
 log = logging.getLogger("arena.sandbox")
 
@@ -86,11 +91,14 @@ SHARED_FOLDERS = ("/", "/tmp", "/var/tmp", "/run", "/var/run", "/var", "/dev", "
 
 @dataclass(frozen=True)
 class SandboxLimits:
-    """Per-process limits of a bot (0: unlimited). Tournaments override them with ``[sandbox]``."""
+    """Limits of a bot (0: unlimited). Tournaments override them with ``[sandbox]``.
+
+    Where the bot gets a cgroup (``cgroups.py``), ``memory_mb`` and ``processes`` cap the whole bot,
+    all its processes together; elsewhere they are per process (address space) and per user id."""
 
     cpu_s: int = 300          # CPU seconds for the whole match (SIGXCPU, then SIGKILL)
-    memory_mb: int = 2048     # address space; JVMs and Node reserve much more than they use
-    processes: int = 128      # processes and threads of the bot's user id (fork bombs stop here)
+    memory_mb: int = 2048     # the bot's memory (cgroup), else each process's address space
+    processes: int = 128      # the bot's processes and threads (fork bombs stop here)
     file_mb: int = 64         # largest file the bot may write (SIGXFSZ beyond)
     open_files: int = 512     # open file descriptors
     workdir_mb: int = 64      # what it may write beyond its own files: folder, /tmp, /dev/shm (ENOSPC)
@@ -211,16 +219,24 @@ def describe() -> str:
     if s.mode == "isolated":
         return ("sandbox: isolated: bots run without network, in a root of their own holding only "
                 "the allow-list, in their own PID and mount namespaces, each as an unprivileged "
-                f"user of its own, with resource limits{asked}")
+                "user of its own, with resource limits and a cgroup capping each bot's memory and "
+                f"processes as a whole{asked}")
     if s.mode == "namespaces":
         return ("sandbox: namespaces: bots run without network, in a root of their own holding "
                 "only the allow-list, in their own PID and mount namespaces, with resource limits, "
-                f"but as your user ({s.reason}){asked}")
+                f"but as your user ({s.reason}); {_caps()}{asked}")
     user = "an unprivileged user of its own" if os.geteuid() == 0 else "YOUR USER (they can " \
         "read and write your files)"
     return (f"sandbox: limits: resource limits only; bots HAVE NETWORK ACCESS, see the machine's "
             f"files, run as {user}, and a process that leaves its process group can outlive a "
-            f"match{asked}")
+            f"match; memory_mb is per process and processes per user{asked}")
+
+
+def _caps() -> str:
+    missing = cgroups.available()
+    if missing is None:
+        return "a cgroup caps each bot's memory and processes as a whole"
+    return f"memory_mb is per process only, and processes per user ({missing})"
 
 
 def best_level() -> str:
@@ -261,6 +277,11 @@ def _probe(level: str) -> Support:
                                   f"{where}") from None
     if os.geteuid() == 0:
         # As root, `namespaces` is `isolated`: the bot gets a user id of its own, never root's.
+        # Fail closed: without a cgroup per bot, one bot could hold processes x memory_mb.
+        missing = cgroups.available()
+        if missing is not None:
+            raise _unavailable(level, "cannot cap each bot's memory and processes as a whole: "
+                                      f"{missing}")
         failure = _try_launch(userns=False, as_user=True)
         if failure is None:
             return Support("isolated", "", level)
@@ -314,11 +335,18 @@ class Report:
     cpu_s: float | None = None
     max_rss_mb: float | None = None
     error: str = ""               # the bot could not be started, and why
+    exceeded: str = ""            # the caps of its cgroup it ran into (cgroups.py), in words
 
     def describe(self, limits: SandboxLimits) -> str:
         """The status in words, naming the limit a signal stands for."""
         if self.error:
             return self.error
+        status = self._describe_status(limits)
+        if self.exceeded:  # the cap is the reason: a SIGKILL alone would not say which
+            return f"{status}: {self.exceeded}" if status else self.exceeded
+        return status
+
+    def _describe_status(self, limits: SandboxLimits) -> str:
         if self.status is None:
             return ""
         if self.status >= 0:
@@ -388,7 +416,10 @@ class _Launch:
         self._lease: _UidLease | None = None
         self._status_r = self._status_w = -1
         self._inner: int | None = None
+        self._cgroup: cgroups.BotCgroup | None = None
         try:
+            if mode != "limits":
+                self._cgroup = _bot_cgroup(limits, required=mode == "isolated")
             # A bot never runs as root: as root every level leases it a user id of its own.
             if mode == "isolated" or (mode == "limits" and os.geteuid() == 0):
                 self._lease = _UidLease()
@@ -433,6 +464,13 @@ class _Launch:
             command.append("--userns")
         if self.uid is not None:
             command.append(f"--uid={self.uid}")
+        if self._cgroup is not None:
+            # The cgroup caps the whole bot; the per-process RLIMIT_AS is dropped, as it only
+            # gets in the way (a JVM reserves far more address space than it uses), and so is
+            # RLIMIT_NPROC, which would refuse a fork before pids.max could say why.
+            rlimits["memory_mb"] = rlimits["processes"] = 0
+            command += [f"--cgroup={path}" for path in self._cgroup.paths]
+            cgroups.watch(self._cgroup)
         command += [f"--limit={key}={value}" for key, value in rlimits.items()]
         if self.keep_disk:
             command.append("--workdir-disk")
@@ -466,8 +504,14 @@ class _Launch:
             except ValueError:
                 continue
         self._inner = report.get("inner")
-        known = {f.name for f in fields(Report)}
-        return Report(**{k: v for k, v in report.items() if k in known})
+        known = {f.name for f in fields(Report)} - {"exceeded"}
+        said = Report(**{k: v for k, v in report.items() if k in known})
+        if self._cgroup is not None:
+            said = replace(said, exceeded=self._cgroup.exceeded())
+        return said
+
+    def exceeded(self) -> str:
+        return self._cgroup.exceeded() if self._cgroup is not None else ""
 
     def wait_empty(self, timeout_s: float = 2.0) -> bool:
         """After the launcher was killed: wait until PID 1 of the bot's namespace is dead, which
@@ -489,6 +533,11 @@ class _Launch:
         if self._lease is not None:
             self._lease.release()
             self._lease = None
+        if self._cgroup is not None:
+            if self._cgroup.processes_inside():  # only when finish() was never reached
+                self._cgroup.kill()
+            _remove_later(self._cgroup.remove)
+            self._cgroup = None
         _remove_later(self._base)
 
 
@@ -576,6 +625,18 @@ def _sweep_stale_folders() -> None:
             continue
         if not _running(int(pid)):
             _remove_later(str(path))
+    cgroups.sweep_stale(_running)  # the cgroups of such arenas' bots, named the same way
+
+
+def _bot_cgroup(limits: SandboxLimits, required: bool) -> cgroups.BotCgroup | None:
+    """A cgroup for one bot, or None where the machine gives none (``describe()`` says so). Where
+    one is ``required`` (the ``isolated`` mode), its absence is an error: the bot does not run."""
+    missing = cgroups.available()
+    if missing is not None:
+        if required:
+            raise OSError(errno.EPERM, f"cannot cap the bot's memory and processes: {missing}")
+        return None
+    return cgroups.BotCgroup(limits.memory_mb, limits.processes)
 
 
 def _running(pid: int) -> bool:
@@ -613,11 +674,13 @@ def _cache_folder() -> Path:
 # (normally, or as a multiprocessing worker, which skips atexit). The folder is root's, mode 0700,
 # so nothing can use it in the meantime, not even a bot given the same user id next.
 
-_removals: queue.Queue[str] | None = None
+_removals: queue.Queue[str | Callable[[], object]] | None = None
 _removals_pid = 0
 
 
-def _remove_later(path: str) -> None:
+def _remove_later(path: str | Callable[[], object]) -> None:
+    """Remove a folder, or call what removes something else (a bot's cgroup: ~1 ms, more on a
+    busy machine), in the background."""
     global _removals, _removals_pid
     if _removals is None or _removals_pid != os.getpid():  # first use, or a forked child
         _removals, _removals_pid = queue.Queue(), os.getpid()
@@ -628,11 +691,18 @@ def _remove_later(path: str) -> None:
     _removals.put(path)
 
 
-def _remove_forever(paths: queue.Queue[str]) -> None:
+def _remove_forever(paths: queue.Queue[str | Callable[[], object]]) -> None:
     while True:
         path = paths.get()
-        shutil.rmtree(path, ignore_errors=True)
-        paths.task_done()
+        try:
+            if callable(path):
+                path()
+            else:
+                shutil.rmtree(path, ignore_errors=True)
+        except Exception:  # the thread must live on: the process waits for its queue at exit
+            log.exception("removing %s failed", path)
+        finally:
+            paths.task_done()
 
 
 def _chown_tree(path: str, uid: int) -> None:
@@ -776,6 +846,10 @@ class Sandbox:
             if not self._launch.wait_empty():
                 log.error("the sandbox of %s did not end within 2 s", self.workdir)
         return self.report
+
+    def exceeded(self) -> str:
+        """The caps of the bot's cgroup it has run into so far ("" when none, or no cgroup)."""
+        return self._launch.exceeded()
 
     def close(self) -> None:
         self._launch.cleanup()

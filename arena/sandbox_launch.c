@@ -4,7 +4,7 @@
  *
  *   sandbox-launch --status-fd=N --parent=PID --cwd=DIR --base=DIR [--uid=N] [--userns]
  *                  [--limit=KEY=N]... [--workdir-mb=N] [--files=DIR | --workdir-disk]
- *                  [--ro=PATH]... -- ARGV...
+ *                  [--ro=PATH]... [--cgroup=DIR]... -- ARGV...
  *
  * It is C, not Python, because it runs at every bot start: a Python launcher spent ~30 ms of CPU
  * per bot (interpreter, ctypes, json), as much as a short match between two C bots; this one
@@ -33,6 +33,10 @@
  * The bot can read /proc/1/cmdline (PID 1 is this launcher): the arguments are copied to the heap
  * and wiped from the argument area before anything else, so they name no path of the machine (an
  * option added later is covered too: parse() only ever sees the copy).
+ *
+ * With --cgroup (one per hierarchy: v1 has one for memory and one for pids), the outer process
+ * joins the bot's cgroups first of all, before it forks: the bot and everything it starts are in
+ * them from their first instruction (arena/cgroups.py made them and set their caps).
  *
  * Both processes ask the kernel to kill them when their parent dies (PR_SET_PDEATHSIG), so a
  * referee killed with kill -9 takes its bots with it.
@@ -63,6 +67,7 @@
 #include <unistd.h>
 
 #define MAX_PATHS 128
+#define MAX_CGROUPS 4
 /* After the bot exits, processes it started get this long to exit too before they count as left
  * behind (and are killed with the namespace). */
 #define STRAGGLER_GRACE_MS 100
@@ -92,6 +97,8 @@ static struct {
     long workdir_mb;                /* 0: the tmpfs default (half the memory) */
     const char *ro[MAX_PATHS];
     int n_ro;
+    const char *cgroup[MAX_CGROUPS];
+    int n_cgroup;
     char **argv;
 } spec = {.status_fd = -1, .parent = -1, .uid = -1};
 /* -- reporting ---------------------------------------------------------------------------------- */
@@ -488,6 +495,17 @@ static void write_file(const char *path, const char *text) {
     close(fd);
 }
 
+/* Move this process into each --cgroup: what it forks from now on is counted there. A cgroup that
+ * cannot be joined ends the launcher (status 126): the bot never runs without its caps. */
+static void join_cgroups(void) {
+    char path[PATH_MAX], pid[32];
+    snprintf(pid, sizeof pid, "%ld", (long)getpid());
+    for (int i = 0; i < spec.n_cgroup; i++) {
+        snprintf(path, sizeof path, "%s/cgroup.procs", spec.cgroup[i]);
+        write_file(path, pid);
+    }
+}
+
 static long number(const char *text, const char *option) {
     char *end;
     errno = 0;
@@ -515,6 +533,8 @@ static void parse(int argc, char **argv) {
         else if (strcmp(arg, "--workdir-disk") == 0) spec.workdir_disk = 1;
         else if (OPTION("--workdir-mb")) spec.workdir_mb = number(value, "--workdir-mb");
         else if (OPTION("--ro") && spec.n_ro < MAX_PATHS) spec.ro[spec.n_ro++] = value;
+        else if (OPTION("--cgroup") && spec.n_cgroup < MAX_CGROUPS)
+            spec.cgroup[spec.n_cgroup++] = value;
         else if (OPTION("--limit")) {
             char *eq = strchr(value, '=');
             size_t k = 0;
@@ -534,7 +554,7 @@ static void parse(int argc, char **argv) {
     if (i + 1 >= argc || spec.status_fd < 0 || spec.parent < 0 || !spec.cwd || !spec.base) {
         fprintf(stderr, "usage: sandbox-launch --status-fd=N --parent=PID --cwd=DIR --base=DIR "
                         "[--uid=N] [--userns] [--limit=KEY=N]... [--workdir-mb=N] "
-                        "[--files=DIR | --workdir-disk] [--ro=PATH]... -- ARGV...\n");
+                        "[--files=DIR | --workdir-disk] [--ro=PATH]... [--cgroup=DIR]... -- ARGV...\n");
         exit(2);
     }
     spec.argv = argv + i + 1;
@@ -562,6 +582,7 @@ int main(int argc, char **argv) {
     fcntl(spec.status_fd, F_SETFD, FD_CLOEXEC);
     check(prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0), "prctl");
     if (getppid() != (pid_t)spec.parent) _exit(1);  /* the referee died before we could ask */
+    join_cgroups();
     int flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET;
     if (spec.userns) {
         char map[64];

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from arena.bot_process import BotFault, BotProcess, Limits
+from arena import cgroups
 from arena.bot_specs import resolve_bot
 from arena.game import profile
 from arena.referee import BotSpec, MatchConfig, run_match
@@ -31,6 +32,8 @@ isolated = pytest.mark.skipif(support().mode != "isolated",
                               reason=f"needs the full sandbox (root on Linux): {support().reason}")
 namespaces = pytest.mark.skipif(support().mode == "limits",
                                 reason=f"needs Linux namespaces: {support().reason}")
+# A cgroup per bot (cgroups.py): a bot at its memory or process cap is killed, the cap named.
+CAPPED = support().mode != "limits" and cgroups.available() is None
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -59,7 +62,10 @@ HOSTILE = [
     ("no_newline", "timeout", "5 bytes of an unfinished line", ""),
     ("stdout_burst", "malformed", "", ""),
     ("stderr_endless", "timeout", "no answer within 500 ms", "eeee"),
+    pytest.param("fork_bomb", "exit", "process limit of 32 reached", "", marks=isolated)
+    if CAPPED else
     pytest.param("fork_bomb", "timeout", "no answer within 500 ms", "", marks=isolated),
+    ("memory_hog", "exit", "memory limit of 512 MB reached (cgroup OOM kill)", "") if CAPPED else
     ("memory_hog", "exit", "exited with status 1", "MemoryError"),
     # Without a PID namespace its child would outlive the test by an hour: not run there.
     pytest.param("orphan", "exit", "exited with status 0", "", marks=namespaces),
@@ -73,7 +79,8 @@ def test_a_hostile_bot_forfeits_and_leaves_nothing(tmp_path, mode, fault, detail
     # A bot that should time out gets a short limit; the others a long one, so that a loaded
     # machine cannot turn their fault into a timeout.
     limits = LIMITS if fault == "timeout" else replace(LIMITS, decision_ms=5000)
-    result = play([bad(mode), resolve_bot("greedy")], tmp_path, limits)
+    vouch = ("capped",) if CAPPED and mode in ("fork_bomb", "memory_hog") else ()
+    result = play([bad(mode, *vouch), resolve_bot("greedy")], tmp_path, limits)
     assert (result.reason, result.offender, result.fault) == ("forfeit", 0, fault), result.detail
     assert detail in result.detail
     assert stderr in (tmp_path / "logs" / "h.seat0.stderr.log").read_text(errors="replace")
@@ -100,6 +107,8 @@ def test_a_limit_that_kills_is_named(command, detail):
 def test_a_fork_bomb_is_held_at_the_process_limit(tmp_path):
     if support().mode != "isolated":
         pytest.skip(f"needs the full sandbox (root on Linux): {support().reason}")
+    if CAPPED:
+        pytest.skip("with a cgroup per bot the bomb is killed at the cap (HOSTILE: fork_bomb)")
     proc = BotProcess(bad("fork_bomb").argv, LIMITS)
     proc.start()
     try:

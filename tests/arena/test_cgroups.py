@@ -1,0 +1,335 @@
+"""A cgroup per bot: a bot's processes together are held to its memory and process caps, what it
+exceeded is its forfeit's reason, and nothing else notices (issue 13, "One bot cannot starve the
+machine").
+
+Real processes and real cgroups throughout, at a scale that is safe on a small shared machine: a
+bot whose 8 children each touch 60 MB (each far below any per-process limit) against a cap of
+200 MB for the whole bot.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena import cgroups
+from arena.bot_process import BotFault, BotProcess, Limits
+from arena.bot_specs import resolve_bot
+from arena.game import profile
+from arena.referee import BotSpec, MatchConfig, run_match
+from arena.sandbox import SandboxLimits, launcher, support
+from bot_procs import TAG, tagged_processes
+
+CAP_BOT = Path(__file__).parent / "fixtures" / "cap_bot.py"
+CAPPED = support().mode != "limits" and cgroups.available() is None
+needs_cgroups = pytest.mark.skipif(
+    not CAPPED, reason="needs a cgroup per bot (root, or cgroup v2 delegated): " + str(
+        support().reason if support().mode == "limits" else cgroups.available()))
+SMALL = SandboxLimits(cpu_s=20, memory_mb=200, processes=16, file_mb=8, open_files=64)
+# Long limits: a loaded machine must not turn the fault at the cap into a timeout.
+LIMITS = Limits(decision_ms=10_000, startup_ms=10_000, sandbox=SMALL)
+
+
+def cap_bot(mode: str, count: int, megabytes: int = 0) -> BotSpec:
+    return BotSpec(f"cap-{mode}", (sys.executable, str(CAP_BOT), mode, str(count),
+                                   str(megabytes), TAG))
+
+
+def our_cgroups() -> list[Path]:
+    """The bot cgroups this test process made that still exist (once removed: in the background)."""
+    from arena import sandbox
+
+    if sandbox._removals is not None:
+        sandbox._removals.join()
+    return [path for parent in cgroups.layout().parents
+            for path in parent.glob(f"{cgroups.PREFIX}{os.getpid()}-*")]
+
+
+def play(bots: list[BotSpec], tmp_path: Path):
+    config = MatchConfig(rules=profile("sixty_six"), seed=5, match_id="c", limits=LIMITS)
+    return run_match(bots, config, record_path=tmp_path / "m.jsonl", log_dir=tmp_path / "logs")
+
+
+@needs_cgroups
+def test_children_together_over_the_memory_cap_forfeit_naming_it(tmp_path):
+    result = play([cap_bot("children", 8, 60), resolve_bot("greedy")], tmp_path)
+    assert (result.reason, result.offender, result.fault) == ("forfeit", 0, "exit"), result.detail
+    assert "memory limit of 200 MB reached (cgroup OOM kill)" in result.detail
+    # The opponent played to the end untouched and exited by itself, within its own caps.
+    assert result.winner == 1
+    other = result.seats[1].sandbox
+    assert other is not None and other.status == 0 and other.exceeded == ""
+    assert tagged_processes() == [] and our_cgroups() == []
+
+
+@needs_cgroups
+def test_the_same_children_under_a_larger_cap_play_on(tmp_path):
+    """The cap, not the children, is what ended the bot above: with room for them all it plays."""
+    roomy = Limits(decision_ms=5000, startup_ms=5000,
+                   sandbox=SandboxLimits(memory_mb=1024, processes=16))
+    config = MatchConfig(rules=profile("sixty_six"), seed=5, match_id="c", limits=roomy)
+    result = run_match([cap_bot("children", 8, 60), resolve_bot("greedy")], config,
+                       log_dir=tmp_path / "logs")
+    assert result.reason == "target", result.detail
+    assert "8 of 8 children hold 60 MB" in (tmp_path / "logs" / "c.seat0.stderr.log").read_text()
+    assert tagged_processes() == [] and our_cgroups() == []
+
+
+@needs_cgroups
+def test_a_bot_over_its_process_cap_forfeits_naming_it(tmp_path):
+    # It catches the failed fork and would play on: the cap still ends it.
+    result = play([cap_bot("processes", 40), resolve_bot("greedy")], tmp_path)
+    assert (result.reason, result.offender, result.fault) == ("forfeit", 0, "exit"), result.detail
+    assert "process limit of 16 reached (cgroup pids.max)" in result.detail
+    log = (tmp_path / "logs" / "c.seat0.stderr.log").read_text()
+    assert "fork failed after 15 children" in log  # 16 with the bot itself
+    assert tagged_processes() == [] and our_cgroups() == []
+
+
+@needs_cgroups
+def test_a_bot_that_survives_its_cap_forfeits_when_the_match_ends(tmp_path, monkeypatch):
+    """Without the watcher (which looks only every WATCH_S, and so may be too late), the referee
+    still finds the cap the bot ran into before the match counts as won or lost."""
+    monkeypatch.setattr(cgroups, "watch", lambda group: None)
+    result = play([cap_bot("processes", 40), resolve_bot("greedy")], tmp_path)
+    assert (result.reason, result.offender, result.fault) == ("forfeit", 0, "exit"), result.detail
+    assert "killed at its cap: process limit of 16 reached (cgroup pids.max)" in result.detail
+    assert result.state is not None and result.state.outcome is not None
+    assert result.state.outcome.offender == 0  # the engine's outcome agrees with the result
+    assert tagged_processes() == [] and our_cgroups() == []
+
+
+@needs_cgroups
+def test_the_bot_and_its_children_are_in_its_cgroup_from_the_start(tmp_path):
+    proc = BotProcess([sys.executable, "-c", "import sys; print(open('/proc/self/cgroup').read(),"
+                       " file=sys.stderr); print('ready x', flush=True); sys.stdin.read()"],
+                      LIMITS, stderr_log=tmp_path / "err.log")
+    proc.start()
+    try:
+        assert proc.read_line(5) == b"ready x"
+        made = our_cgroups()
+        assert made  # one per hierarchy: v2 one, v1 memory and pids
+    finally:
+        proc.close()
+    seen = (tmp_path / "err.log").read_text()
+    for path in made:
+        assert f"/{path.name}\n" in seen
+    assert our_cgroups() == []  # removed with the bot
+
+
+@needs_cgroups
+def test_a_bot_cannot_raise_its_own_caps(tmp_path):
+    """The caps are files of its cgroup, which the bot can see: in the isolated mode it runs as a
+    user id of its own, and they are root's."""
+    if support().mode != "isolated":
+        pytest.skip("a bot that runs as your user could write its cgroup's files")
+    script = ("import sys\n"
+              "for line in open('/proc/self/cgroup'):\n"
+              "    _, controllers, path = line.strip().split(':', 2)\n"
+              "    for name, folder in (('memory', 'memory.limit_in_bytes'),\n"
+              "                         ('pids', 'pids.max'), ('', 'memory.max')):\n"
+              "        if name in controllers.split(',') or name == controllers == '':\n"
+              "            where = f'/sys/fs/cgroup/{name}{path}/{folder}'.replace('//', '/')\n"
+              "            try:\n"
+              "                open(where, 'w').write('max')\n"
+              "                print('raised', where, file=sys.stderr)\n"
+              "            except OSError as err:\n"
+              "                print('refused', where, err.errno, file=sys.stderr)\n"
+              "print('ready x', flush=True)\n"
+              "sys.stdin.read()\n")
+    proc = BotProcess([sys.executable, "-c", script], LIMITS, stderr_log=tmp_path / "err.log")
+    proc.start()
+    try:
+        assert proc.read_line(5) == b"ready x"
+    finally:
+        proc.close()
+    said = (tmp_path / "err.log").read_text()
+    assert "raised" not in said
+    assert said.count("refused") >= 1, said  # it found them, and could not write
+
+
+@pytest.mark.slow
+@needs_cgroups
+def test_a_tournament_and_its_store_are_untouched_by_a_bot_at_its_cap(tmp_path):
+    from arena.tournament import load_config, run_tournament
+
+    hog = " ".join(cap_bot("children", 8, 60).argv)
+    db = run_tournament(load_config(None, {
+        "name": "caps", "bots": ["greedy", "random", hog], "matches_per_pairing": 2, "seed": 3,
+        "workers": 2, "output": str(tmp_path / "t"), "sandbox": {"memory_mb": 200},
+        "decision_ms": 5000}))
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT seat0, seat1, reason, offender, fault, detail FROM matches"
+                            ).fetchall()
+        deals = dict(conn.execute("SELECT match_id, count(*) FROM deals GROUP BY match_id"))
+        names = {n for (n,) in conn.execute("SELECT name FROM bots")}
+    assert len(rows) == 6  # every scheduled match stored, whole
+    hog_name = (names - {"greedy", "random"}).pop()
+    for seat0, seat1, reason, offender, fault, detail in rows:
+        if hog_name in (seat0, seat1):
+            assert (reason, fault) == ("forfeit", "exit"), detail
+            assert (seat0, seat1)[offender] == hog_name
+            assert "memory limit of 200 MB reached (cgroup OOM kill)" in detail
+        else:
+            assert reason == "target", detail  # greedy against random: an ordinary match
+    assert len(deals) == 6 - 4 + sum(1 for n in deals.values() if n == 0)  # played to the end
+    assert tagged_processes() == [] and our_cgroups() == []
+
+
+@needs_cgroups
+def test_the_cgroups_of_a_dead_arena_are_removed_by_the_next_one(tmp_path):
+    import tempfile
+
+    from arena import sandbox
+
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # its PID now names no process
+    parents = cgroups.layout().parents
+    stale = [parent / f"{cgroups.PREFIX}{dead.pid}-7" for parent in parents]
+    alive = [parent / f"{cgroups.PREFIX}{os.getpid()}-999999" for parent in parents]
+    for path in stale + alive:
+        path.mkdir()
+    try:
+        sandbox._sweep_stale_folders.cache_clear()
+        old_tempdir, tempfile.tempdir = tempfile.tempdir, str(tmp_path)
+        try:
+            box = sandbox.Sandbox(SandboxLimits())
+            box.close()
+        finally:
+            tempfile.tempdir = old_tempdir
+            sandbox._sweep_stale_folders.cache_clear()
+        assert not any(path.exists() for path in stale)
+        assert all(path.exists() for path in alive)  # its owner runs: not touched
+    finally:
+        for path in stale + alive:
+            if path.exists():
+                path.rmdir()
+
+
+@needs_cgroups
+def test_the_cgroups_of_a_referee_killed_with_kill_9_go_with_the_next_arena(tmp_path):
+    import signal
+    import time
+
+    from arena import sandbox
+
+    script = (f"import sys; from arena.referee import BotSpec, MatchConfig, run_match\n"
+              f"from arena.bot_process import Limits; from arena.game import profile\n"
+              f"bots = [BotSpec('c', (sys.executable, {str(CAP_BOT)!r}, 'processes', '1', '0', "
+              f"{TAG!r})) for _ in range(2)]\n"
+              f"run_match(bots, MatchConfig(rules=profile('sixty_six'), "
+              f"limits=Limits(decision_ms=60000)))\n")
+    # The killed referee cannot remove its bots' folders: they go to tmp_path, which pytest does.
+    referee = subprocess.Popen([sys.executable, "-c", script],
+                               env={**os.environ, "TMPDIR": str(tmp_path)})
+
+    def theirs() -> list[Path]:
+        return [path for parent in cgroups.layout().parents
+                for path in parent.glob(f"{cgroups.PREFIX}{referee.pid}-*")]
+    try:
+        deadline = time.monotonic() + 20
+        while len(theirs()) < 2 * len(cgroups.layout().parents) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(theirs()) == 2 * len(cgroups.layout().parents)  # both bots', each hierarchy
+    finally:
+        referee.send_signal(signal.SIGKILL)
+        referee.wait()
+    deadline = time.monotonic() + 3
+    while tagged_processes() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert tagged_processes() == []
+    assert theirs()  # nobody removed them: the referee died first
+    sandbox._sweep_stale_folders.cache_clear()
+    try:
+        sandbox.Sandbox(SandboxLimits()).close()  # the next sandbox sweeps
+    finally:
+        sandbox._sweep_stale_folders.cache_clear()
+    assert theirs() == []
+    assert our_cgroups() == []
+
+
+@needs_cgroups
+def test_the_launcher_refuses_to_start_a_bot_outside_its_cgroup(tmp_path):
+    """A cgroup the launcher cannot join ends it before anything runs (fail closed)."""
+    status_r, status_w = os.pipe()
+    missing = tmp_path / "no-such-cgroup"
+    proc = subprocess.run([str(launcher()), f"--status-fd={status_w}", f"--parent={os.getpid()}",
+                           f"--cwd={tmp_path}", f"--base={tmp_path}", f"--cgroup={missing}", "--",
+                           "sh", "-c", f"touch {tmp_path}/ran"], pass_fds=(status_w,))
+    os.close(status_w)
+    with os.fdopen(status_r) as fh:
+        said = fh.read()
+    assert proc.returncode == 126
+    assert f"sandbox: {missing}/cgroup.procs: No such file or directory" in said
+    assert not (tmp_path / "ran").exists()
+
+
+def test_without_cgroups_the_sandbox_says_memory_is_per_process():
+    """As a normal user on this machine (cgroup v1, nothing delegated) there are no cgroups: the
+    sandbox's description says so plainly."""
+    import shutil
+    import tempfile
+
+    user: list[str] = []
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("needs setpriv to run as another user")
+        user = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+    cache = Path(tempfile.mkdtemp(prefix="test-cgroups-cache-"))  # the other user's own
+    try:
+        if user:
+            os.chown(cache, 65534, 65534)
+        script = ("from arena import cgroups; from arena.sandbox import describe; "
+                  "print(cgroups.available()); print(describe())")
+        proc = subprocess.run([*user, sys.executable, "-c", script], capture_output=True,
+                              text=True, cwd="/",
+                              # isolated fails closed for a normal user: ask for namespaces.
+                              env={**os.environ, "XDG_CACHE_HOME": str(cache),
+                                   "ARENA_ISOLATION": "namespaces"})
+    finally:
+        shutil.rmtree(cache)
+    assert proc.returncode == 0, proc.stderr
+    available, described = proc.stdout.splitlines()[:2]
+    if available == "None":
+        pytest.skip("this user has cgroups delegated to it")
+    assert "memory_mb is per process" in described, described
+    assert available in described
+
+
+def test_as_root_without_cgroups_bots_are_not_run_isolated(tmp_path):
+    """Fail closed: with the cgroup hierarchies hidden (an empty tmpfs over /sys/fs/cgroup, in a
+    mount namespace of the test's own), root's arena refuses the isolated level, says what is
+    missing, and refuses to start an isolated bot without a cgroup."""
+    import shutil
+
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        pytest.skip("needs root and unshare(1) to hide the cgroups from one process")
+    script = ("from arena import sandbox\n"
+              "try:\n"
+              "    print(sandbox.support().mode)\n"
+              "except sandbox.SandboxUnavailable as err:\n"
+              "    print('unavailable')\n"
+              "    print(str(err))\n"
+              "try:\n"
+              "    sandbox._Launch(sandbox.SandboxLimits(), mode='isolated').cleanup()\n"
+              "except OSError as err:\n"
+              "    print('refused:', err.strerror)\n")
+    proc = subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+         'mount -t tmpfs none /sys/fs/cgroup && exec "$0" -c "$1"', sys.executable, script],
+        capture_output=True, text=True, timeout=60,
+        env={**os.environ, "TMPDIR": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "cache"),
+             "ARENA_ISOLATION": "isolated"})
+    assert proc.returncode == 0, proc.stderr
+    mode, described, refused = proc.stdout.splitlines()[:3]
+    assert mode == "unavailable"
+    assert "cannot cap each bot's memory and processes as a whole" in described
+    assert "cgroup v1: /sys/fs/cgroup/memory" in described and "cannot be found" in described
+    assert "--isolation" in described  # the opt-in is named
+    assert refused.startswith("refused: cannot cap the bot's memory and processes")
