@@ -64,7 +64,13 @@ def _escape_char(char: str) -> str:
 def safe(text: object, limit: int | None = MAX_SHOWN) -> str:
     """Text from outside the arena (a bot, its author, a file), ready to be put inside a markup
     string: control characters visible, cut to ``limit``, markup escaped."""
-    return escape(visible(text, limit))
+    shown = visible(text, limit)
+    if shown.endswith("\\"):
+        # Rich reads a backslash just before a tag as escaping it, and rich.markup.escape doubles
+        # a final backslash for that case, which then shows doubled when no tag follows. A
+        # zero-width space after it shows nothing and holds either way.
+        shown += "\u200b"
+    return escape(shown)
 
 
 def say(markup: str = "", stderr: bool = False) -> None:
