@@ -88,7 +88,8 @@ def public_argv(argv: Sequence[str]) -> list[str]:
         home = next((posixpath.dirname(a) for a in argv[1:] if a.startswith("/")), None)
     elif program.startswith("/"):
         home = posixpath.dirname(program)
-    shown = ["python3" if _is_python(program) else posixpath.basename(program) or program]
+    shown = ["python3" if _is_python(program) else
+             _relative(program, home) if program.startswith("/") else scrub_paths(program)]
     for arg in argv[1:]:
         key, eq, value = arg.partition("=")
         if eq and value.startswith("/") and key.startswith("-"):  # --weights=/path/to/file
