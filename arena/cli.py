@@ -337,7 +337,7 @@ def tournament(
         bar = Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("{task.fields[rate]}"), TimeRemainingColumn(),
                   TextColumn("{task.fields[leader]}"), console=console)
-        task = bar.add_task(config.name, total=None, rate="", leader="")
+        task = bar.add_task(safe(config.name), total=None, rate="", leader="")
         bar.start()
     leader = ""
     session_done = 0
@@ -366,7 +366,8 @@ def tournament(
         if bar is not None:
             bar.stop()
     _print_leaderboard(db_path, "table")
-    console.print(f"results: {safe(out, limit=None)} (database {db_path.name}, records in records/, log "
+    console.print(f"results: {safe(out, limit=None)} (database {db_path.name}, records in "
+                  "records/, log "
                   "tournament.log)", soft_wrap=True)
     _write_report(out)
 

@@ -60,7 +60,8 @@ def _seeded(config: dict[str, Any]) -> bool:
     Read defensively: a store may say ``seed: null``, ``seeded: false``, or (before secret keys)
     hold the seed every run had."""
     seed = config.get("seed")
-    return isinstance(seed, int) and not isinstance(seed, bool) and config.get("seeded") is not False
+    return isinstance(seed, int) and not isinstance(seed, bool) \
+        and config.get("seeded") is not False
 
 
 def _settings(config: dict[str, Any]) -> list[tuple[str, str]]:

@@ -60,7 +60,7 @@ def no_raw_controls(text: str) -> None:
     assert bad == [], bad
 
 
-# -- the helpers ------------------------------------------------------------------------------------
+# -- the helpers --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("raw, shown", [
     ("plain words", "plain words"),
@@ -97,7 +97,7 @@ def test_safe_text_prints_exactly_as_written(raw):
     assert captured.get().replace("\u200b", "") == f"before {raw} after\n{raw}\n"
 
 
-# -- the commands, with real bot processes ----------------------------------------------------------
+# -- the commands, with real bot processes ------------------------------------------------------
 
 def test_play_verbose_shows_markup_controls_and_long_answers_as_data(open_folder, arena_data,
                                                                       tmp_path):
