@@ -89,9 +89,11 @@ def data(text: object, indent: str = "", limit: int | None = MAX_SHOWN,
 
 
 def error(message: object) -> None:
-    """The one line a user mistake or a failure gets on stderr, ``error: MESSAGE``. The message
-    often quotes a command, a path or a bot's words: it is shown whole, as data."""
-    err.print(f"[bold red]error:[/] {safe(message, limit=None)}", soft_wrap=True)
+    """What a user mistake or a failure gets on stderr, ``error: MESSAGE``. The message often
+    quotes a command, a path or a bot's words: it is shown whole, as data. Its own line breaks are
+    kept (a list of problems, one a line); every other control character is made visible."""
+    text = "\n".join(safe(line, limit=None) for line in str(message).split("\n"))
+    err.print(f"[bold red]error:[/] {text}", soft_wrap=True)
 
 
 def fail(message: object, code: int = 2) -> typer.Exit:

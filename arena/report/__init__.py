@@ -131,6 +131,8 @@ def _copy_records(folder: Path, data: ReportData, staging: Path) -> None:
         if not publishable_record(record):
             continue
         source = folder / record
+        if source.is_symlink():  # the arena writes records as files; a link may lead anywhere
+            continue
         try:
             text = source.read_text(encoding="utf-8", errors="surrogateescape")
         except FileNotFoundError:

@@ -184,3 +184,11 @@ def test_submit_failure_report_shows_answers_and_stderr_as_data(open_folder, are
     assert "    [/bold] stderr oops" in out and "    [debug] thinking" in out
     assert "    \\x1b[2Jcleared\\x07" in out
     assert "    " + "E" * 200 in out and "E" * 201 not in out  # qualify.py keeps 200 of a line
+
+
+def test_errors_keep_their_line_breaks_and_show_other_controls(capsys):
+    from arena.console import error
+
+    error("workers cannot run this tournament:\n  a [/bold] problem\x1b[2J\n  another")
+    assert capsys.readouterr().err == ("error: workers cannot run this tournament:\n"
+                                       "  a [/bold] problem\\x1b[2J\n  another\n")

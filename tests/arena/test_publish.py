@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html.parser
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -17,10 +18,12 @@ from typer.testing import CliRunner
 
 import arena
 from arena.cli import app
-from arena.report import ReportError, publish, write_report
+from arena.report import ReportError, publish
 from arena.report.charts import CHARTS
+from arena.report.data import read_report_data
+from arena.report.page import render_pages
 from arena.report.public import public_argv, public_record_line, scrub_paths
-from arena.store import Store
+from arena.store import Store, connect_read_only
 from arena.tournament import load_config, run_tournament
 from conftest import BAD_BOT
 
@@ -144,16 +147,27 @@ def test_published_records_replay_as_the_originals_do(published, tournament):
             app, ["replay", str(record), "--seat", "1"]).output
 
 
+def pages_of(folder: Path, **options) -> dict[str, str]:
+    """The report's pages for the store in ``folder``, without drawing the charts."""
+    db = connect_read_only(folder / "results.sqlite")
+    try:
+        data = read_report_data(db)
+    finally:
+        db.close()
+    return render_pages(data, {c: (8.0, 4.0) for c in CHARTS}, **options)
+
+
 def test_the_tournaments_own_report_still_links_its_records(tournament):
-    page = write_report(tournament)
-    text = (page.parent / "bots" / "greedy.html").read_text(encoding="utf-8")
-    assert 'href="../../records/' in text
-    assert str(tournament.resolve()) not in page.read_text(encoding="utf-8")
+    pages = pages_of(tournament)  # as write_report(DIR) renders them into DIR/report/
+    assert 'href="../../records/' in pages["bots/greedy.html"]
+    for link in re.findall(r'href="\.\./\.\./(records/[^"]+)"', pages["bots/mybot.html"]):
+        assert (tournament / link).is_file()
+    assert all(str(tournament.resolve()) not in text for text in pages.values())
 
 
-def test_a_second_publish_replaces_the_first_whole(tournament, tmp_path):
+def test_a_second_publish_replaces_the_first_whole(tournament, published, tmp_path):
     out = tmp_path / "site"
-    publish(tournament, out)
+    shutil.copytree(published, out)  # an earlier publish (copied: other tests read the fixture's)
     stale = out / "records" / "stale.jsonl"
     stale.write_text("{}\n")
     inode = (out / "index.html").stat().st_ino
@@ -163,7 +177,7 @@ def test_a_second_publish_replaces_the_first_whole(tournament, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]  # no staging or old copy left
 
 
-def test_publish_refuses_a_folder_it_did_not_write(tournament, tmp_path):
+def test_publish_refuses_a_folder_it_did_not_write(tournament, published, tmp_path):
     out = tmp_path / "site"
     out.mkdir()
     (out / "notes.txt").write_text("mine")
@@ -171,7 +185,7 @@ def test_publish_refuses_a_folder_it_did_not_write(tournament, tmp_path):
     assert result.exit_code == 2 and "not a previous publish of this tournament" in result.output
     assert (out / "notes.txt").read_text() == "mine" and len(list(out.iterdir())) == 1
     # An earlier publish with a file added beside it is not replaced either (a CNAME, say).
-    publish(tournament, tmp_path / "again")
+    shutil.copytree(published, tmp_path / "again")
     (tmp_path / "again" / "CNAME").write_text("example.org")
     with pytest.raises(ReportError, match="not a previous publish"):
         publish(tournament, tmp_path / "again")
@@ -183,17 +197,17 @@ def test_publish_refuses_a_folder_it_did_not_write(tournament, tmp_path):
     assert not (tmp_path / "o").exists()
 
 
-def test_publish_refuses_another_tournaments_publish(tournament, tmp_path):
-    other = tmp_path / "other"
-    other.mkdir()
-    store = Store.open(other / "results.sqlite")
-    store.begin_tournament("other", {"matches_per_pairing": 2, "bots": ["a", "b"]})
-    store.register_bots([("a", ["./a"], ""), ("b", ["./b"], "")])
-    store.close()
-    publish(other, tmp_path / "site")
+def test_publish_refuses_another_tournaments_publish(tournament, published, tmp_path):
+    site = tmp_path / "site"
+    shutil.copytree(published, site)
+    index = site / "index.html"
+    ours = re.search(r'<meta name="sixtysix-tournament" content="(\w+)">', index.read_text())
+    assert ours is not None
+    # Another tournament's publish differs in that name only (a hash of its name and start).
+    index.write_text(index.read_text().replace(ours.group(1), "0123456789abcdef"))
     with pytest.raises(ReportError, match="not a previous publish of this tournament"):
-        publish(tournament, tmp_path / "site")
-    publish(tournament, tmp_path / "empty-folder-is-fine")  # (did not exist: created)
+        publish(tournament, site)
+    assert "0123456789abcdef" in index.read_text()  # left as it was
 
 
 @pytest.mark.parametrize("config, shown", [
@@ -207,7 +221,7 @@ def test_settings_show_a_seed_only_when_the_run_was_seeded(config, shown, tmp_pa
     store.begin_tournament("t", {"matches_per_pairing": 2, "bots": ["a", "b"], **config})
     store.register_bots([("a", ["./a"], ""), ("b", ["./b"], "")])
     store.close()
-    text = " ".join(write_report(tmp_path).read_text(encoding="utf-8").split())
+    text = " ".join(pages_of(tmp_path, records="", published=True)["index.html"].split())
     assert f"<th>deals</th><td>{shown}" in text
     if "seed" not in shown:
         assert "seed" not in text.split('id="settings"')[1]
