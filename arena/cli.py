@@ -366,8 +366,7 @@ def tournament(
         if bar is not None:
             bar.stop()
     _print_leaderboard(db_path, "table")
-    console.print(f"results: {safe(out, limit=None)} (database {db_path.name}, records in "
-                  "records/, log "
+    console.print(f"results: {safe(out, limit=None)} (database {db_path.name}, records in records/, log "
                   "tournament.log)", soft_wrap=True)
     _write_report(out)
 
