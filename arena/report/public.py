@@ -29,7 +29,7 @@ ELIDED = "…/"
 _PYTHON = re.compile(r"python(\d+(\.\d+)*)?")
 # An absolute path (or ~/...) inside free text: starts after a space, a quote, a bracket or '=',
 # and runs to the next space, quote or bracket.
-_PATH_IN_TEXT = re.compile(r"(?<![\w.\-~/])(?:~|/)/?[^\s'\"`<>()\[\]{},;]+")
+_PATH_IN_TEXT = re.compile(r"(?<![\w.\-~/])(?:~/|/)[^\s'\"`<>()\[\]{},;]+")
 _MODULES = {module: name for name, module in BUNDLED_PYTHON.items()}
 
 

@@ -254,7 +254,8 @@ def test_public_commands(argv, shown):
 def test_free_text_and_record_lines_lose_their_paths():
     assert scrub_paths("cannot run '/home/ann/x/bot': [Errno 2] No such file") == \
         "cannot run '…/bot': [Errno 2] No such file"
-    kept = "PROTOCOL.md §5/§6, 1/2 and a/b stay"
+    assert scrub_paths("see ~/bots/x.py or //host/share/y") == "see …/x.py or …/y"
+    kept = "PROTOCOL.md §5/§6, 1/2 and a/b stay, ~5 ms, a / b"
     assert scrub_paths(kept) == kept
     header = ('{"type":"header","bots":[{"seat":0,"name":"a","command":["/v/bin/python3",'
               '"/home/ann/a.py"]}],"seed":3}\n')
