@@ -18,6 +18,7 @@ copied database is as clean as one built here.
 
 from __future__ import annotations
 
+import functools
 import json
 import posixpath
 import re
@@ -31,8 +32,12 @@ _PYTHON = re.compile(r"python(\d+(\.\d+)*)?")
 # and runs to the next space, quote or bracket.
 _PATH_IN_TEXT = re.compile(r"(?<![\w.\-~/])(?:~/|/)[^\s'\"`<>()\[\]{},;]+")
 _MODULES = {module: name for name, module in BUNDLED_PYTHON.items()}
+# Programs that run a bot's file given as an argument: the bot's folder is that file's.
+_INTERPRETERS = {"node", "deno", "bun", "bash", "sh", "java", "ruby", "perl", "php", "lua",
+                 "julia", "Rscript", "dotnet", "pypy", "pypy3"}
 
 
+@functools.cache
 def _bundled_files() -> tuple[dict[str, str], dict[str, str]]:
     """The bundled bots that are a script or a C program: {file name: bundled name} each.
     Imported here, not at the top: ``bot_specs`` brings in the referee, which a report reading a
@@ -84,11 +89,15 @@ def public_argv(argv: Sequence[str]) -> list[str]:
     # The bot's own folder: where its script is (an interpreter's first absolute argument), or
     # where its program is.
     home = None
-    if _is_python(program) or posixpath.basename(program) in ("node", "bash", "sh", "java"):
+    if _is_python(program) or not program.startswith("/") \
+            or posixpath.basename(program) in _INTERPRETERS:
         home = next((posixpath.dirname(a) for a in argv[1:] if a.startswith("/")), None)
-    elif program.startswith("/"):
+    else:
         home = posixpath.dirname(program)
+    # The program: the arena's Python as the manifest names it, an interpreter by its name, the
+    # bot's own program relative to its folder.
     shown = ["python3" if _is_python(program) else
+             posixpath.basename(program) if posixpath.basename(program) in _INTERPRETERS else
              _relative(program, home) if program.startswith("/") else scrub_paths(program)]
     for arg in argv[1:]:
         key, eq, value = arg.partition("=")

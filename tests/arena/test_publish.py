@@ -245,6 +245,7 @@ def test_settings_show_a_seed_only_when_the_run_was_seeded(config, shown, tmp_pa
      "mybot --weights=w.bin --log=…/b.log"),
     (["node", "/srv/bots/js/dist/bot.js", "/etc/hosts"], "node bot.js …/hosts"),
     (["java", "-jar", "/home/ann/b/bot.jar"], "java -jar bot.jar"),
+    (["/usr/bin/node", "/home/ann/js/bot.js", "/home/ann/js/lib/w.json"], "node bot.js lib/w.json"),
     (["/home/ann/sixtysix/.venv/bin/python", "-m", "mybot"], "python3 -m mybot"),
 ])
 def test_public_commands(argv, shown):
