@@ -137,24 +137,31 @@ def publishable_record(path: object) -> bool:
 
 def public_record_line(line: str) -> str:
     """One line of a match record as published: the header's bot commands made public and every
-    ``detail`` scrubbed; everything the record replays from (deals, actions, the lines exchanged)
-    stays exactly as it was, so ``arena replay`` gives the same match."""
+    other text the arena wrote (fault details, and whatever a later version adds) scrubbed of
+    paths. What a bot wrote (``line``: the lines it exchanged, its offending line) is the bot's
+    own and stays, as do the deals and actions, so ``arena replay`` gives the same match."""
     try:
-        item: dict[str, Any] = json.loads(line)
+        item: Any = json.loads(line)
     except ValueError:
         return line  # not JSON: kept, as ``arena replay`` would report it
-    if not isinstance(item, dict):
-        return line
-    changed = False
+    if not isinstance(item, dict) or item.get("type") in ("msg", "action", "deal_start", "deal"):
+        return line  # nothing but the bots' words, cards and numbers
     if item.get("type") == "header" and isinstance(item.get("bots"), list):
         for bot in item["bots"]:
             if isinstance(bot, dict) and isinstance(bot.get("command"), list):
                 bot["command"] = public_argv(bot["command"])
-                changed = True
-    if isinstance(item.get("detail"), str):
-        item["detail"] = scrub_paths(item["detail"])
-        changed = True
-    if not changed:
+    public = _scrubbed(item)
+    if public == json.loads(line):
         return line
     end = "\n" if line.endswith("\n") else ""
-    return json.dumps(item, separators=(",", ":")) + end  # as records.RecordWriter writes
+    return json.dumps(public, separators=(",", ":")) + end  # as records.RecordWriter writes
+
+
+def _scrubbed(value: Any, key: str = "") -> Any:
+    if isinstance(value, str):
+        return value if key == "line" else scrub_paths(value)
+    if isinstance(value, list):
+        return [_scrubbed(v, key) for v in value]
+    if isinstance(value, dict):
+        return {k: _scrubbed(v, k) for k, v in value.items()}
+    return value

@@ -265,5 +265,12 @@ def test_free_text_and_record_lines_lose_their_paths():
     fault = '{"type":"fault","detail":"exited: /tmp/x/y.py failed","line":"/tmp/said"}\n'
     assert public_record_line(fault) == ('{"type":"fault","detail":"exited: \\u2026/y.py failed",'
                                          '"line":"/tmp/said"}\n')  # what a bot said is its own
+    # Whatever else the arena may write later is scrubbed too, at any depth.
+    result = ('{"type":"result","line":"/a/said","seats":[{"name":"a","cgroup":'
+              '"/sys/fs/cgroup/arena/x","notes":["see /home/ann/log"]}]}')
+    assert public_record_line(result) == ('{"type":"result","line":"/a/said","seats":[{"name":'
+                                          '"a","cgroup":"\\u2026/x","notes":["see \\u2026/log"]}]}')
     action = '{"type":"action","deal":1,"seat":0,"action":"play:AS","ms":0.01}\n'
     assert public_record_line(action) is action
+    message = '{"type":"msg","t":1.0,"seat":0,"dir":"in","line":"I read /home/ann/x"}\n'
+    assert public_record_line(message) is message
