@@ -90,10 +90,10 @@ def publish(folder: Path, out: Path) -> Path:
     swapped in), so a web server serving it never shows half of one and half of the other.
     Returns the path of index.html."""
     data = _read(folder)
-    _check_target(out, tournament_id(data))
     out = out.absolute()
     staging = out.with_name(f".{out.name}.publishing-{os.getpid()}")
     try:
+        _check_target(out, tournament_id(data))
         shutil.rmtree(staging, ignore_errors=True)
         staging.mkdir(parents=True)
         _write_pages(data, staging, records="", published=True)
