@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
 
 from arena import __version__
+from arena import console as term
 from arena.game import PROFILES, MatchState, RulesError, load_rules
 from arena.game.rules import FLAG_FIELDS, allowed_values
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
@@ -27,13 +27,12 @@ app.add_typer(rules_app, name="rules")
 app.add_typer(bots_app, name="bots")
 app.command()(submit)
 
-console = Console(highlight=False)
-err_console = Console(stderr=True, highlight=False)
+# Every line goes through arena.console, which escapes what bots wrote (names, lines, details).
+console, err_console, safe = term.out, term.err, term.safe
 
 
 def _fail(message: str) -> typer.Exit:
-    err_console.print(f"[bold red]error:[/] {message}", soft_wrap=True)  # paths must stay whole
-    return typer.Exit(code=2)
+    return term.fail(message)
 
 
 def _require_isolation(level: Optional[str]) -> None:
@@ -90,7 +89,7 @@ def rules_show(
                 (str(value) if isinstance(value, int) else f'"{value}"')
             console.print(f"{name} = {text}", soft_wrap=True)
         return
-    source = f" (with overrides from {rules_file})" if rules_file else ""
+    source = f" (with overrides from {safe(rules_file, limit=None)})" if rules_file else ""
     console.print(f"rules profile [bold]{rules.name}[/]{source}: flags of RULES.md §11", soft_wrap=True)
     for name in rules.flags():
         meta = FLAG_FIELDS[name].metadata
@@ -133,7 +132,8 @@ def demo(
         check("c-counter")
     except BotSpecError as err:
         bots.remove("c-counter")
-        err_console.print(f"note: the C bot is left out of the demo: {err}", soft_wrap=True)
+        err_console.print(f"note: the C bot is left out of the demo: {safe(err, limit=None)}",
+                          soft_wrap=True)
     # Each demo run has its own folder: a demo never overwrites earlier results.
     output = Path("results") / f"demo-{time.strftime('%Y%m%d-%H%M%S')}"
     console.print(f"[bold]demo tournament[/]: {', '.join(bots)}; {matches} matches per pairing "
@@ -217,7 +217,10 @@ def play(
     if verbose:
         for item in read_record(record).messages:
             arrow = "->" if item["dir"] == "out" else "<-"
-            console.print(f"{item['t']:>10.1f} ms  {names[item['seat']]:<12} {arrow} {item['line']}",
+            # The referee's lines are whole; a bot's are cut when very long (PROTOCOL.md §1 caps
+            # them at 1024 bytes, a forfeited line may be longer).
+            line = safe(item["line"], limit=None if item["dir"] == "out" else term.MAX_SHOWN)
+            console.print(f"{item['t']:>10.1f} ms  {safe(names[item['seat']]):<12} {arrow} {line}",
                           soft_wrap=True)
         console.print()
     for deal in result.deals:
@@ -226,11 +229,11 @@ def play(
     for seat, stats in enumerate(result.seats):
         timing = stats.timing()
         if timing["decisions"]:
-            console.print(f"  {names[seat]}: claims {stats.correct_claims} correct, {stats.wrong_claims} "
+            console.print(f"  {safe(names[seat])}: claims {stats.correct_claims} correct, {stats.wrong_claims} "
                           f"wrong, {stats.missed_claims} missed; decisions {timing['decisions']}, "
                           f"median {timing['median_ms']:.2f} ms, max {timing['max_ms']:.2f} ms",
                           soft_wrap=True)
-    console.print(f"record: {record}")
+    console.print(f"record: {safe(record, limit=None)}", soft_wrap=True)
 
 
 @app.command()
@@ -248,24 +251,30 @@ def replay(
         raise _fail(str(err)) from None
     names = rec.names
     if seat is not None:
-        console.print(f"[bold]{names[seat]}[/] (seat {seat}) in match {rec.header['match_id']}: "
-                      "> referee to bot, < bot to referee")
+        console.print(f"[bold]{safe(names[seat])}[/] (seat {seat}) in match "
+                      f"{safe(rec.header['match_id'])}: > referee to bot, < bot to referee",
+                      soft_wrap=True)
         for item in rec.messages:
             if item["seat"] == seat:
-                console.print(f"{'>' if item['dir'] == 'out' else '<'} {item['line']}", soft_wrap=True)
+                out = item["dir"] == "out"
+                console.print(f"{'>' if out else '<'} "
+                              f"{safe(item['line'], limit=None if out else term.MAX_SHOWN)}",
+                              soft_wrap=True)
         return
-    console.print(f"[bold]{names[0]} vs {names[1]}[/], match {rec.header['match_id']}, profile "
-                  f"{rec.header['rules']['name']}, seed {rec.header['seed']}\n")
+    console.print(f"[bold]{safe(names[0])} vs {safe(names[1])}[/], match "
+                  f"{safe(rec.header['match_id'])}, profile {safe(rec.header['rules']['name'])}, "
+                  f"seed {safe(rec.header['seed'])}\n", soft_wrap=True)
     for result in state.results:
         for line in narrate_deal(result, names):
             console.print(line, soft_wrap=True)
         console.print()
     outcome = rec.result or {}
     if outcome.get("reason") == "forfeit":
-        console.print(f"[bold]{names[1 - outcome['offender']]} wins: {names[outcome['offender']]} "
-                      f"forfeits ({outcome['fault']}: {outcome['detail']})[/]", soft_wrap=True)
+        console.print(f"[bold]{safe(names[1 - outcome['offender']])} wins: "
+                      f"{safe(names[outcome['offender']])} forfeits ({safe(outcome['fault'])}: "
+                      f"{safe(outcome['detail'])})[/]", soft_wrap=True)
     elif state.outcome is not None:
-        console.print(f"[bold]{narrate_outcome(state.outcome, names)}[/]")
+        console.print(f"[bold]{narrate_outcome(state.outcome, names)}[/]", soft_wrap=True)
     else:
         console.print("[bold]the record ends before the match did[/]")
 
@@ -360,7 +369,7 @@ def tournament(
         bar = Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("{task.fields[rate]}"), TimeRemainingColumn(),
                   TextColumn("{task.fields[leader]}"), console=console)
-        task = bar.add_task(config.name, total=None, rate="", leader="")
+        task = bar.add_task(safe(config.name), total=None, rate="", leader="")
         bar.start()
     leader = ""
     session_done = 0
@@ -375,7 +384,7 @@ def tournament(
         if p.last is not None and (p.done >= rated_at * 1.1 + 5 or p.done == p.total):
             # Ratings replay the whole schedule in order, so the leader is worked out again only
             # once the store has grown by a tenth: the total cost stays linear in the matches.
-            leader = f"leader: {_current_leader(config.out_dir() / 'results.sqlite')}"
+            leader = f"leader: {safe(_current_leader(config.out_dir() / 'results.sqlite'))}"
             rated_at = p.done
         bar.update(task, total=p.total, completed=p.done, leader=leader,
                    rate=f"{session_done / elapsed:.1f} matches/s" if elapsed > 0 and session_done
@@ -389,7 +398,7 @@ def tournament(
         if bar is not None:
             bar.stop()
     _print_leaderboard(db_path, "table")
-    console.print(f"results: {out} (database {db_path.name}, records in records/, log "
+    console.print(f"results: {safe(out, limit=None)} (database {db_path.name}, records in records/, log "
                   "tournament.log)", soft_wrap=True)
     _write_report(out)
 
@@ -415,14 +424,15 @@ def _print_leaderboard(db_path: Path, fmt: str) -> None:
     table = _read_leaderboard(db_path)
     shown = table.round({"mu": 2, "sigma": 2, "conservative": 2, "win_pct": 1,
                          "points_per_deal": 3})
+    # Bot names are data: arena.console shows them as written, never as markup.
     if fmt == "csv":
-        console.print(shown.to_csv(index=False), end="", soft_wrap=True)
+        term.data(shown.to_csv(index=False).removesuffix("\n"), limit=None)
     elif fmt == "json":
-        console.print(shown.to_json(orient="records", indent=2), soft_wrap=True)
+        term.data(shown.to_json(orient="records", indent=2), limit=None)
     elif fmt == "markdown":
-        console.print(shown.to_markdown(index=False), soft_wrap=True)
+        term.data(shown.to_markdown(index=False), limit=None)
     else:
-        console.print(shown.to_string(index=False), soft_wrap=True)
+        term.data(shown.to_string(index=False), limit=None)
 
 
 @app.command()
@@ -446,10 +456,11 @@ def _write_report(folder: Path, hint: bool = True) -> Path:
         page = write_report(folder)
     except ReportError as err:
         raise _fail(str(err)) from None
-    console.print(f"report: {page}", soft_wrap=True)
+    console.print(f"report: {safe(page, limit=None)}", soft_wrap=True)
     if hint:
-        console.print(f"  open {page.resolve().as_uri()} in a browser, or serve it on localhost: "
-                      f"arena report {folder} --serve", soft_wrap=True)
+        console.print(f"  open {safe(page.resolve().as_uri(), limit=None)} in a browser, or serve "
+                      f"it on localhost: arena report {safe(folder, limit=None)} --serve; to put it "
+                      "on a web server: arena publish DIR OUT", soft_wrap=True)
     return page
 
 
@@ -465,22 +476,55 @@ def report(
     if not serve:
         _write_report(folder)
         return
+    import tempfile
+
+    from arena.report import ReportError, publish as publish_report
     from arena.report.serve import make_server, report_url
 
     if not (folder / "results.sqlite").is_file():
         raise _fail(f"{folder} holds no tournament (no results.sqlite)")
-    try:  # the port first: a taken port fails at once, not after the charts are drawn
-        server = make_server(folder, port)
-    except OSError as err:
-        raise _fail(f"cannot serve on port {port}: {err.strerror or err}; try --port 0") from None
+    # What is served is what `arena publish` writes, in a temporary folder: never the tournament
+    # folder, whose database (the deal key) and logs (the bots' stderr) are private.
+    with tempfile.TemporaryDirectory(prefix="sixtysix-serve-") as scratch:
+        site = Path(scratch) / "site"
+        try:  # the port first: a taken port fails at once, not after the charts are drawn
+            server = make_server(site, port)
+        except OSError as err:
+            raise _fail(f"cannot serve on port {port}: {err.strerror or err}; try --port 0") \
+                from None
+        try:
+            _write_report(folder, hint=False)
+            try:
+                publish_report(folder, site)
+            except ReportError as err:
+                raise _fail(str(err)) from None
+            console.print(f"serving the published report of {safe(folder, limit=None)} at "
+                          f"{report_url(server)} (Ctrl-C stops)", soft_wrap=True)
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            server.server_close()
+
+
+@app.command()
+def publish(
+    folder: Path = typer.Argument(..., metavar="DIR",
+                                  help="A tournament folder (holding results.sqlite)."),
+    out: Path = typer.Argument(..., metavar="OUT",
+                               help="The folder to write: new, empty, or an earlier publish of "
+                               "the same tournament (then replaced)."),
+) -> None:
+    """Write a tournament's report as a folder for any static web host: the pages, the charts and
+    the match records, with no database, logs or local paths."""
+    from arena.report import ReportError, publish as publish_report
+
     try:
-        _write_report(folder, hint=False)
-        console.print(f"serving {folder} at {report_url(server)} (Ctrl-C stops)", soft_wrap=True)
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+        page = publish_report(folder, out)
+    except ReportError as err:
+        raise _fail(str(err)) from None
+    console.print(f"published: {safe(page.parent, limit=None)} (index.html, charts, bots/, "
+                  "records/): copy the folder to any static host", soft_wrap=True)
 
 
 if __name__ == "__main__":  # pragma: no cover

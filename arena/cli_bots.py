@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
 
+from arena import console as term
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
 from arena.qualify import QUALIFYING_MATCHES
 from arena.registry import DATA_ENV, RegisteredBot, Registry, RegistryError
@@ -16,8 +16,8 @@ from arena.sandbox import SandboxLimits, parse_limits
 
 bots_app = typer.Typer(help="The registry of submitted bots (see arena submit).",
                        no_args_is_help=True)
-console = Console(highlight=False)
-err_console = Console(stderr=True, highlight=False)
+# Every line goes through arena.console: names, manifests, answers and stderr come from bots.
+console, safe = term.out, term.safe
 
 DATA_HELP = f"The arena's data folder (default: ${DATA_ENV}, else results)."
 ISOLATION_HELP = ("Sandbox level: isolated (default; needs root), namespaces or limits. Bots do "
@@ -27,8 +27,7 @@ LIMIT_HELP = ("A sandbox limit, KEY=NUMBER (repeat): cpu_s, memory_mb, processes
 
 
 def _fail(message: str) -> typer.Exit:
-    err_console.print(f"[bold red]error:[/] {message}", soft_wrap=True)
-    return typer.Exit(code=2)
+    return term.fail(message)
 
 
 def submit(
@@ -60,19 +59,19 @@ def submit(
     except ValueError as err:
         raise _fail(str(err)) from None
     limits = Limits(decision_ms=decision_ms, startup_ms=startup_ms, sandbox=sandbox)
-    console.print(f"submitting {target}", soft_wrap=True)
+    console.print(f"submitting {safe(target, limit=None)}", soft_wrap=True)
     outcome = run_submit(target, name=name, data=data, limits=limits, matches=matches)
     if outcome.build_output and outcome.status == "rejected" and outcome.report is None:
         console.print("build output (end):", soft_wrap=True)
         for line in outcome.build_output.splitlines()[-20:]:
-            console.print(f"  {line}", soft_wrap=True, markup=False)
+            term.data(line, indent="  ")
     if outcome.report is not None:
         for line in outcome.report.lines():
-            console.print(line, soft_wrap=True, markup=False)
+            term.data(line)
     if outcome.accepted:
-        console.print(f"[bold green]{outcome.status}:[/] {outcome.reason}", soft_wrap=True)
+        console.print(f"[bold green]{outcome.status}:[/] {safe(outcome.reason)}", soft_wrap=True)
         return
-    console.print(f"[bold red]rejected:[/] {outcome.reason}", soft_wrap=True)
+    console.print(f"[bold red]rejected:[/] {safe(outcome.reason)}", soft_wrap=True)
     raise typer.Exit(code=1)
 
 
@@ -101,12 +100,12 @@ def bots_list(data: Optional[Path] = typer.Option(None, "--data", help=DATA_HELP
     with _open(data) as registry:
         bots = registry.newest()
         if not bots:
-            console.print("no registered bots")
+            term.say("no registered bots")
         for bot in bots:
             count = len(registry.versions(bot.name))
             language = bot.manifest.get("language") or "-"
-            console.print(f"{bot.name:<20} {bot.version}  {bot.submitted}  {language:<10} "
-                          f"{count} version{'s' if count > 1 else ''}", soft_wrap=True)
+            term.data(f"{bot.name:<20} {bot.version}  {bot.submitted}  {language:<10} "
+                      f"{count} version{'s' if count > 1 else ''}")
 
 
 @bots_app.command("show")
@@ -118,23 +117,22 @@ def bots_show(
     with _open(data) as registry:
         bot = _find(registry, bot_name)
         versions = registry.versions(bot.name)
-    console.print(f"[bold]{bot.name}[/] version {bot.version}, submitted {bot.submitted}",
-                  soft_wrap=True)
+    console.print(f"[bold]{safe(bot.name)}[/] version {safe(bot.version)}, submitted "
+                  f"{safe(bot.submitted)}", soft_wrap=True)
     for key in ("version", "language", "author", "build"):
         if bot.manifest.get(key):
             label = "author's version" if key == "version" else key
-            console.print(f"  {label}: {bot.manifest[key]}", soft_wrap=True, markup=False)
-    console.print(f"  command: {shlex.join(bot.argv)} (in {bot.workdir})", soft_wrap=True,
-                  markup=False)
-    console.print(f"  folder: {bot.folder or '(a command: its files stay where they are)'}",
-                  soft_wrap=True, markup=False)
+            term.data(f"  {label}: {bot.manifest[key]}")
+    term.data(f"  command: {shlex.join(bot.argv)} (in {bot.workdir})", limit=None)
+    term.data(f"  folder: {bot.folder or '(a command: its files stay where they are)'}",
+              limit=None)
     q = bot.qualification
     outcomes = "; ".join(f"seat {m['seat']}: {m['outcome']}" for m in q.get("matches", []))
-    console.print(f"  qualified: {outcomes}", soft_wrap=True, markup=False)
+    term.data(f"  qualified: {outcomes}")
     for warning in q.get("warnings", []):
-        console.print(f"  warning: {warning}", soft_wrap=True, markup=False)
-    console.print("  versions: " + ", ".join(f"{v.version} ({v.submitted})" for v in versions),
-                  soft_wrap=True)
+        term.data(f"  warning: {warning}")
+    term.data("  versions: " + ", ".join(f"{v.version} ({v.submitted})" for v in versions),
+              limit=None)
 
 
 @bots_app.command("remove")
@@ -149,5 +147,5 @@ def bots_remove(
     with _open(data) as registry:
         _find(registry, bot_name)
         removed = registry.remove(name, version or None)
-    console.print(f"removed {name}: version{'s' if len(removed) > 1 else ''} "
-                  f"{', '.join(removed)}", soft_wrap=True)
+    term.data(f"removed {name}: version{'s' if len(removed) > 1 else ''} {', '.join(removed)}",
+              limit=None)

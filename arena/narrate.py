@@ -1,13 +1,15 @@
 """A match as readable text, deal by deal, trick by trick (the omniscient view).
 
-Used by ``arena demo`` and, later, ``arena replay``. It reads only the engine's events and
-settlements, so what it prints is exactly what happened in the engine.
+Used by ``arena demo``, ``arena play`` and ``arena replay``. It reads only the engine's events and
+settlements, so what it prints is exactly what happened in the engine. The lines are Rich markup for
+``arena.console``: bot names and fault details come from bots, so they pass through ``safe``.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
+from arena.console import safe
 from arena.game import DealResult, EventKind, MatchOutcome, Suit
 from arena.game.cards import CARDS, Card, cards_of_mask
 from arena.game.dealing import deal_layout
@@ -35,6 +37,7 @@ def _cards(cards: Iterable[Card]) -> str:
 
 def narrate_deal(result: DealResult, names: Sequence[str]) -> Iterator[str]:
     """Lines describing one settled deal."""
+    names = [safe(n) for n in names]
     deal = result.final
     assert deal is not None, "a result slimmed for another process has no deal to narrate"
     layout = deal_layout(deal.rules, result.order)
@@ -77,6 +80,7 @@ def narrate_deal(result: DealResult, names: Sequence[str]) -> Iterator[str]:
 
 
 def narrate_outcome(outcome: MatchOutcome, names: Sequence[str]) -> str:
+    names = [safe(n) for n in names]
     points = f"{outcome.game_points[0]}-{outcome.game_points[1]}"
     if outcome.reason == "deal_limit":
         winner = "nobody wins" if outcome.winner is None else f"{names[outcome.winner]} wins"
@@ -84,13 +88,14 @@ def narrate_outcome(outcome: MatchOutcome, names: Sequence[str]) -> str:
     assert outcome.winner is not None  # only the deal limit ends a match without a winner
     if outcome.reason == "forfeit":
         return (f"{names[outcome.winner]} wins the match: {names[outcome.offender or 0]} forfeits "
-                f"({outcome.detail}); game points {points}")
+                f"({safe(outcome.detail)}); game points {points}")
     double = " (a shut-out, counts double)" if outcome.value == 2 else ""
     return f"{names[outcome.winner]} wins the match {points}{double}"
 
 
 def deal_line(result: DealResult, names: Sequence[str]) -> str:
     """One line for a settled deal (``arena play``)."""
+    names = [safe(n) for n in names]
     s = result.settlement
     who = "nobody" if s.winner is None else f"{names[s.winner]} +{result.awarded}"
     by = f" by {names[s.claimant]}" if s.claimant is not None else ""
@@ -101,14 +106,15 @@ def deal_line(result: DealResult, names: Sequence[str]) -> str:
 
 def match_line(result: "MatchResult", names: Sequence[str]) -> str:
     """One line for a match result (``arena play``)."""
+    names = [safe(n) for n in names]
     points = f"{result.game_points[0]}-{result.game_points[1]}"
     if result.reason == "deal_limit":
         winner = "nobody wins" if result.winner is None else f"{names[result.winner]} wins"
         return f"the deal limit ended the match: {winner}, game points {points}"
     if result.winner is None:
-        return f"no contest: {result.detail}"
+        return f"no contest: {safe(result.detail)}"
     if result.reason == "forfeit":
         assert result.offender is not None
         return (f"{names[result.winner]} wins by forfeit: {names[result.offender]} "
-                f"{result.fault} ({result.detail}); game points {points}")
+                f"{safe(result.fault)} ({safe(result.detail)}); game points {points}")
     return f"{names[result.winner]} wins the match {points}"

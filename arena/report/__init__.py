@@ -1,34 +1,47 @@
-"""A tournament's report: charts and static web pages in ``DIR/report/``, rebuilt from the store.
+"""A tournament's report: charts and static web pages, rebuilt from the store.
 
 ``data`` reads the store through pandas, ``charts`` draws with matplotlib, ``page`` writes the HTML,
-``serve`` shows the folder on localhost. ``write_report`` runs the three in that order.
+``serve`` shows a published folder on localhost. ``write_report`` runs the three in that order into
+``DIR/report/`` (for the tournament's owner: its record links lead into ``DIR/records/``);
+``publish`` writes the same report, plus the match records, into a folder of its own that can go on
+any static host and holds nothing private (no database, logs or local paths: ``public.py``).
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
+import shutil
 import sqlite3
 from pathlib import Path
 
 from pandas.errors import DatabaseError as PandasDatabaseError
 
 from arena.report.charts import CHARTS, write_charts
-from arena.report.data import read_report_data
-from arena.report.page import render_pages
+from arena.report.data import ReportData, read_report_data
+from arena.report.page import render_pages, tournament_id
+from arena.report.public import public_record_line, publishable_record
 from arena.store import StoreError, connect_read_only
 from arena.tournament import DB_NAME
 
 REPORT_DIR = "report"
+RECORDS_DIR = "records"
 
 
 class ReportError(ValueError):
-    """A folder that holds no tournament the report can read."""
+    """A folder that holds no tournament the report can read, or a place it cannot write."""
 
 
 def write_report(folder: Path) -> Path:
     """Write ``folder/report/`` (four charts as PNG and SVG, index.html and a page per bot in
     bots/) from the tournament's store; returns the path of index.html. The store is only read,
     so a running tournament may be reported on: the page then says how many matches are left."""
+    out = folder / REPORT_DIR
+    _write_pages(_read(folder), out, records="../", published=False)
+    return out / "index.html"
+
+
+def _read(folder: Path) -> ReportData:
     db_path = folder / DB_NAME
     if not db_path.is_file():
         raise ReportError(f"{folder} holds no tournament (no {DB_NAME})")
@@ -45,11 +58,14 @@ def write_report(folder: Path) -> Path:
         db.close()
     if data.leaderboard.empty:
         raise ReportError(f"{db_path} holds no bots: nothing to report")
-    out = folder / REPORT_DIR
+    return data
+
+
+def _write_pages(data: ReportData, out: Path, records: str, published: bool) -> None:
     try:
         figures = write_charts(data, out)
         sizes = {name: tuple(figures[name].get_size_inches()) for name in CHARTS}
-        for name, text in render_pages(data, sizes).items():
+        for name, text in render_pages(data, sizes, records=records, published=published).items():
             page = out / name
             page.parent.mkdir(parents=True, exist_ok=True)
             # Write then rename: a browser or web server never sees half a page.
@@ -58,5 +74,92 @@ def write_report(folder: Path) -> Path:
             os.replace(partial, page)
     except OSError as err:
         raise ReportError(f"cannot write the report in {out}: {err.strerror or err}") from None
+
+
+# What a published folder holds at its top: the pages, the charts, the bots' pages and the records.
+# A folder holding anything else is not one ``publish`` wrote, and it is never replaced.
+_PUBLISHED_NAMES = {"index.html", "bots", RECORDS_DIR} | \
+    {f"{chart}.{ext}" for chart in CHARTS for ext in ("png", "svg")}
+
+
+def publish(folder: Path, out: Path) -> Path:
+    """Write the tournament in ``folder`` as a folder ready for any static host, ``out``: the
+    report (index.html, the charts, bots/) and the match records (records/), nothing else; links
+    resolve inside ``out``. ``out`` must be new, empty, or a folder this function published
+    before from the same tournament; it is then replaced as a whole (written beside it, then
+    swapped in), so a web server serving it never shows half of one and half of the other.
+    Returns the path of index.html."""
+    data = _read(folder)
+    out = out.absolute()
+    staging = out.with_name(f".{out.name}.publishing-{os.getpid()}")
+    try:
+        _check_target(out, tournament_id(data))
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(parents=True)
+        _write_pages(data, staging, records="", published=True)
+        _copy_records(folder, data, staging)
+        _swap_in(staging, out)
+    except OSError as err:
+        raise ReportError(f"cannot publish to {out}: {err.strerror or err}") from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     return out / "index.html"
 
+
+def _check_target(out: Path, ident: str) -> None:
+    if out.exists() and not out.is_dir():
+        raise ReportError(f"{out} exists and is not a folder")
+    if not out.is_dir() or not any(out.iterdir()):
+        return
+    index = out / "index.html"
+    try:
+        ours = index.is_file() and {p.name for p in out.iterdir()} <= _PUBLISHED_NAMES and \
+            f'<meta name="sixtysix-tournament" content="{ident}">' in \
+            index.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        ours = False
+    if not ours:
+        raise ReportError(f"{out} is not empty and is not a previous publish of this tournament: "
+                          "choose a new or empty folder")
+
+
+def _copy_records(folder: Path, data: ReportData, staging: Path) -> None:
+    """The stored matches' records, each with its bot commands made public (public.py). A record
+    that is missing (deleted by hand) is left out; its page row then links nowhere useful, which
+    the page cannot know: the link check in the tests covers the normal case."""
+    for record in sorted(set(data.matches["record"].dropna())):
+        if not publishable_record(record):
+            continue
+        source = folder / record
+        if source.is_symlink():  # the arena writes records as files; a link may lead anywhere
+            continue
+        try:
+            text = source.read_text(encoding="utf-8", errors="surrogateescape")
+        except FileNotFoundError:
+            continue
+        target = staging / record
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text("".join(public_record_line(line) for line in text.splitlines(True)),
+                          encoding="utf-8", errors="surrogateescape")
+
+
+_RENAME_EXCHANGE = 2  # linux/fs.h
+_AT_FDCWD = -100
+
+
+def _swap_in(staging: Path, out: Path) -> None:
+    """Put ``staging`` where ``out`` is. A new or empty ``out`` is replaced by one rename; a full
+    one is exchanged with ``staging`` in one step where the kernel can (Linux renameat2), else in
+    two renames (a moment without ``out``); the old content is then deleted."""
+    if not out.exists() or not any(out.iterdir()):
+        os.replace(staging, out)
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    renameat2 = getattr(libc, "renameat2", None)
+    if renameat2 is not None and renameat2(_AT_FDCWD, os.fsencode(staging), _AT_FDCWD,
+                                           os.fsencode(out), _RENAME_EXCHANGE) == 0:
+        return  # staging now holds the old publish; the caller deletes it
+    aside = out.with_name(f".{out.name}.old-{os.getpid()}")
+    os.replace(out, aside)
+    os.replace(staging, out)
+    shutil.rmtree(aside, ignore_errors=True)

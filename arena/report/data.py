@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from arena.ratings import leaderboard, rating_history
+from arena.report.public import public_command
 
 # How a deal ended, seen from one of its two players, in the order the outcomes chart stacks them:
 # the wins by claim first (RULES.md §7.3 tiers), then the other wins, then draws and losses, and the
@@ -47,7 +48,7 @@ class ReportData:
     created: str
     config: dict[str, Any]
     scheduled: int | None        # matches the settings schedule; None when the settings are unknown
-    bots: pd.DataFrame           # name, command (text), version; leaderboard order
+    bots: pd.DataFrame           # name, command (public text), version; leaderboard order
     leaderboard: pd.DataFrame    # ratings.leaderboard
     history: pd.DataFrame        # ratings.rating_history
     matches: pd.DataFrame        # one row per bot per match, seen from that bot (see _per_bot)
@@ -84,7 +85,8 @@ def read_report_data(db: sqlite3.Connection) -> ReportData:
     tournament = pd.read_sql_query("SELECT name, config, created FROM tournament", db)
     config: dict[str, Any] = json.loads(tournament["config"].iloc[0]) if len(tournament) else {}
     bots = pd.read_sql_query("SELECT name, command, version FROM bots", db)
-    bots["command"] = bots["command"].map(lambda argv: " ".join(json.loads(argv)))
+    # As a public page may show it: no path of this machine (public.py).
+    bots["command"] = bots["command"].map(lambda argv: public_command(json.loads(argv)))
     bots = bots.set_index("name").reindex(order).reset_index()
     matches = pd.read_sql_query(
         "SELECT match_id, sched_order, seat0, seat1, seed, winner, reason, points0, points1, "

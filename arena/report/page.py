@@ -2,14 +2,17 @@
 per bot in ``bots/``.
 
 The pages need no server and no network: their CSS is inline, they have no script, and they refer
-only to the chart files, to each other and to the match records of the tournament folder
-(``records/``), by relative links, so they work from ``file://`` and from any static host serving
-the tournament folder. Every value is escaped by Jinja2 (bot names and fault details come from
-strangers' programs).
+only to the chart files, to each other and to the match records, by relative links, so they work
+from ``file://`` and from any static host. Where the records are is the caller's choice: beside the
+report in the tournament folder (``DIR/records/``, for ``arena report``), or inside the published
+folder (``OUT/records/``, for ``arena publish``). Every value is escaped by Jinja2 (bot names and
+fault details come from strangers' programs), and nothing on a page names a path of this machine
+(``public.py``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from typing import Any, Mapping
@@ -18,6 +21,7 @@ import jinja2
 
 from arena import __version__
 from arena.report.data import DEAL_ENDINGS, ReportData
+from arena.report.public import publishable_record, scrub_paths
 
 CHART_TEXT = {
     "leaderboard": ("Leaderboard",
@@ -35,7 +39,7 @@ CHART_TEXT = {
 }
 SETTING_NAMES = {
     "profile": "rules profile", "rules": "rule overrides", "matches_per_pairing":
-    "matches per pairing", "seed": "base seed", "decision_ms": "time per decision (ms)",
+    "matches per pairing", "decision_ms": "time per decision (ms)",
     "startup_ms": "start-up time (ms)", "max_deals": "deal limit per match",
 }
 
@@ -50,10 +54,25 @@ def _num(value: Any, digits: int = 1) -> str:
     return f"{value:.{digits}f}"
 
 
+def _seeded(config: dict[str, Any]) -> bool:
+    """Whether the run was given a seed on purpose (``--seed N``, for research runs). Otherwise its
+    deals come from a secret key that stays in the database, and the page shows no seed at all.
+    Read defensively: a store may say ``seed: null``, ``seeded: false``, or (before secret keys)
+    hold the seed every run had."""
+    seed = config.get("seed")
+    return isinstance(seed, int) and not isinstance(seed, bool) \
+        and config.get("seeded") is not False
+
+
 def _settings(config: dict[str, Any]) -> list[tuple[str, str]]:
     rows = []
     for key in ("profile", "rules", "matches_per_pairing", "seed", "decision_ms", "startup_ms",
                 "max_deals"):
+        if key == "seed":
+            rows.append(("deals", f"from base seed {config['seed']} (anyone who knows it can "
+                         "derive every deal)") if _seeded(config) else
+                        ("deals", "from a secret key (not published)"))
+            continue
         if key not in config:
             continue
         value = config[key]
@@ -90,17 +109,17 @@ def _match_row(m: Any, records: str) -> dict[str, Any]:
     ending = MATCH_ENDINGS.get(m.reason, m.reason)
     if m.reason == "forfeit":
         who = "forfeited" if m.forfeited else "opponent forfeited"
-        ending = f"{who}: {m.fault}" + (f" ({m.detail})" if m.detail else "")
+        ending = f"{who}: {m.fault}" + (f" ({scrub_paths(m.detail)})" if m.detail else "")
     return {"order": int(m.sched_order) + 1, "id": m.match_id, "opponent": m.opponent,
-            "href": records + m.record if isinstance(m.record, str) and m.record else None,
+            "href": records + m.record if publishable_record(m.record) else None,
             "seat": int(m.seat), "result": m.result, "score": f"{m.points_for}–{m.points_against}",
             "ending": ending}
 
 
-def _bot_page(data: ReportData, bot: str, pages: dict[str, str]) -> dict[str, Any]:
+def _bot_page(data: ReportData, bot: str, pages: dict[str, str], records: str) -> dict[str, Any]:
     """What a bot's page shows. Its links are relative to ``bots/``: other bots' pages are its
-    neighbours, the match records two folders up (report/bots/ -> the tournament folder)."""
-    records = "../../"
+    neighbours, the match records one folder up and then as ``records`` says."""
+    records = "../" + records
     row = data.leaderboard.set_index("bot").loc[bot]
     command = data.bots.set_index("name").loc[bot]
     mine = data.matches[data.matches["bot"] == bot]
@@ -131,20 +150,30 @@ def _bot_page(data: ReportData, bot: str, pages: dict[str, str]) -> dict[str, An
     }
 
 
+def tournament_id(data: ReportData) -> str:
+    """A name for the tournament that says nothing private (a hash of its name and start time):
+    ``arena publish`` finds it in a folder it published before, and replaces only such a folder."""
+    return hashlib.sha256(f"{data.name}\0{data.created}".encode()).hexdigest()[:16]
+
+
 def _when(stamp: object) -> str | None:
     """'2026-11-21T20:22:54Z' as '2026-11-21 20:22 UTC'."""
     text = str(stamp) if stamp else ""
     return f"{text[:10]} {text[11:16]} UTC" if len(text) >= 16 else (text or None)
 
 
-def render_pages(data: ReportData, charts: Mapping[str, tuple[float, float]]) -> dict[str, str]:
+def render_pages(data: ReportData, charts: Mapping[str, tuple[float, float]],
+                 records: str = "../", published: bool = False) -> dict[str, str]:
     """The report's pages as {path relative to the report folder: HTML}: ``index.html`` (the
     overview) and one page per bot under ``bots/``. ``charts`` maps each chart's name to its size
     in inches: the index shows a chart at its size as drawn (96 CSS pixels an inch), shrunk only
-    to fit a narrow window."""
+    to fit a narrow window. ``records`` leads from the report folder to the folder the stored
+    record paths (``records/...``) are relative to: ``../`` for ``DIR/report/``, nothing for a
+    published folder, which holds its records."""
     pages = page_names(data.order)
     finished = data.matches["finished"]
-    common = {"name": data.name, "version": __version__, "bot_count": len(data.order)}
+    common = {"name": data.name, "version": __version__, "bot_count": len(data.order),
+              "published": published, "tournament_id": tournament_id(data)}
     leaderboard = [{
         "rank": int(r.rank), "bot": r.bot, "page": pages[r.bot], "mu": _num(r.mu, 2),
         "sigma": _num(r.sigma, 2), "conservative": _num(r.conservative, 2),
@@ -168,5 +197,5 @@ def render_pages(data: ReportData, charts: Mapping[str, tuple[float, float]]) ->
     )}
     template = _ENV.get_template("bot.html.j2")
     for bot in data.order:
-        out[pages[bot]] = template.render(**common, b=_bot_page(data, bot, pages))
+        out[pages[bot]] = template.render(**common, b=_bot_page(data, bot, pages, records))
     return out

@@ -1,8 +1,10 @@
-"""``arena report --serve``: the tournament folder over HTTP on localhost, for a look in a browser.
+"""``arena report --serve``: a published report over HTTP on localhost, for a look in a browser.
 
-The standard library's static file server is enough: the report is static files. It serves the
-tournament folder, not only ``report/``, so the page's links to ``../records/`` work as they will on
-a static host. It listens on the loopback address only: results are not published by accident.
+The standard library's static file server is enough: the report is static files. It serves a folder
+written by ``arena.report.publish`` (a temporary one), never the tournament folder, so what a
+browser can fetch is exactly what a static host would show: the pages, the charts and the match
+records, not the database or the bots' logs. It listens on the loopback address only: results are
+not published by accident.
 """
 
 from __future__ import annotations
@@ -28,4 +30,4 @@ def make_server(folder: Path, port: int) -> ThreadingHTTPServer:
 
 
 def report_url(server: ThreadingHTTPServer) -> str:
-    return f"http://{HOST}:{server.server_address[1]}/report/"
+    return f"http://{HOST}:{server.server_address[1]}/"

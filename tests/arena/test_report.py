@@ -10,6 +10,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -399,22 +400,32 @@ def test_serving_on_a_taken_port_is_a_clear_error(real_tournament):
     assert result.exit_code == 2 and f"cannot serve on port {port}" in result.output
 
 
-def test_report_command_writes_the_page_and_serves_it_on_localhost(real_tournament):
+def test_report_command_writes_the_page_and_serves_only_the_published_set(real_tournament):
     proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "report", str(real_tournament),
                              "--serve", "--port", "0"], stdout=subprocess.PIPE, text=True,
                             env={**os.environ, "COLUMNS": "300"})
     try:
         lines = [proc.stdout.readline() for _ in range(2)]
         assert lines[0].startswith("report: ") and lines[0].strip().endswith("index.html")
+        assert (real_tournament / "report" / "index.html").is_file()
         url = lines[1].split(" at ")[1].split()[0]
-        assert url.startswith("http://127.0.0.1:") and url.endswith("/report/")
+        assert url.startswith("http://127.0.0.1:") and url.endswith("/")
         with urllib.request.urlopen(url, timeout=10) as reply:
             assert "<table id=\"leaderboard\">" in reply.read().decode()
         with urllib.request.urlopen(url + "leaderboard.png", timeout=10) as reply:
             assert reply.headers["Content-Type"] == "image/png"
         record = store_sql(real_tournament, "SELECT record FROM matches LIMIT 1")[0][0]
-        with urllib.request.urlopen(url + "../" + record, timeout=10) as reply:
+        with urllib.request.urlopen(url + record, timeout=10) as reply:
             assert reply.read().startswith(b"{")
+        # Nothing private is there to fetch: the database, its WAL files, the logs, the
+        # tournament's own report folder and whatever lies beside the served folder.
+        log = sorted((real_tournament / "logs").iterdir())[0].name
+        for private in ["results.sqlite", "results.sqlite-wal", "results.sqlite-shm",
+                        f"logs/{log}", "logs/", "tournament.log", "report/index.html",
+                        "../results.sqlite", "%2e%2e/results.sqlite"]:
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(url + private, timeout=10)
+            assert refused.value.code == 404, private
     finally:
         proc.terminate()
         proc.wait(timeout=10)

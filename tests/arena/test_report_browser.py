@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from arena.report import write_report
+from arena.report import publish, write_report
 from arena.report.charts import CHARTS
 
 CHROMIUM = shutil.which("chromium")
@@ -83,11 +83,12 @@ def look(page: Path, tmp_path: Path) -> dict:
     return json.loads(html.unescape(found.group(1)))
 
 
-@pytest.mark.parametrize("case", ["real", "thirty"])
+@pytest.mark.parametrize("case", ["real", "thirty", "published"])
 def test_report_page_in_a_real_browser(case, real_tournament, thirty_bots, tmp_path):
-    folder = {"real": real_tournament, "thirty": thirty_bots}[case]
-    page = write_report(folder)
-    bots = 4 if case == "real" else 30
+    """(``published``: the folder ``arena publish`` writes, on its own, as a static host has it.)"""
+    folder = {"real": real_tournament, "thirty": thirty_bots, "published": real_tournament}[case]
+    page = publish(folder, tmp_path / "site") if case == "published" else write_report(folder)
+    bots = 30 if case == "thirty" else 4
     seen = look(page, tmp_path)
     assert sorted(i["src"] for i in seen["images"]) == sorted(f"{c}.png" for c in CHARTS)
     for image in seen["images"]:
