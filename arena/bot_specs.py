@@ -19,7 +19,7 @@ from pathlib import Path
 
 import bots
 from bots import BUNDLED_PYTHON, python_bot_command
-from arena.referee import BotSpec
+from arena.types import BotSpec
 from arena.registry import find_registered
 
 BOTS_DIR = Path(bots.__file__).resolve().parent

@@ -19,6 +19,7 @@ from arena.cli_bots import LIMIT_HELP, bots_app, submit
 from arena.narrate import deal_line, match_line, narrate_deal, narrate_outcome
 from arena.records import RecordError, read_record, replay_record
 from arena.referee import BotSpec, MatchConfig, run_match
+from arena.types import MatchEnding
 
 app = typer.Typer(help="Sixty-Six Arena: run bot matches and tournaments for Sixty-Six and Schnapsen.",
                   no_args_is_help=True, add_completion=False)
@@ -234,7 +235,7 @@ def replay(
             console.print(line, soft_wrap=True)
         console.print()
     outcome = rec.result or {}
-    if outcome.get("reason") == "forfeit":
+    if outcome.get("reason") == MatchEnding.FORFEIT:
         console.print(f"[bold]{names[1 - outcome['offender']]} wins: {names[outcome['offender']]} "
                       f"forfeits ({outcome['fault']}: {outcome['detail']})[/]", soft_wrap=True)
     elif state.outcome is not None:

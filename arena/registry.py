@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from arena.referee import BotSpec
+from arena.types import BotSpec
 
 DATA_ENV = "ARENA_DATA"
 SKIPPED = {".git", "__pycache__", ".hg", ".svn"}  # not part of a bot: never hashed or copied

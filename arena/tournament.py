@@ -23,19 +23,16 @@ from typing import Any, Callable, Generator, Mapping
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
 from arena.bot_specs import BotSpecError, resolve_bot
 from arena.game import Rules, RulesError, load_rules
-from arena.referee import BotSpec, MatchConfig, MatchResult, run_match
+# One match job, played here or on a cluster, lives in match_job.py (below cluster.py).
+from arena.match_job import MatchJob as _Job, play_job as _play
+from arena.types import BotSpec, ConfigError, MatchResult
 from arena.sandbox import SandboxLimits, describe as describe_sandbox
-from arena.schedule import ScheduledMatch, round_robin
-from arena.store import Store
+from arena.schedule import round_robin
+from arena.store import DB_NAME, Store
 
 log = logging.getLogger("arena.tournament")
 
-DB_NAME = "results.sqlite"
 CONFIG_NAME = "tournament.toml"
-
-
-class ConfigError(ValueError):
-    """Tournament settings that cannot run; raised before anything is played."""
 
 
 @dataclass(frozen=True)
@@ -165,32 +162,6 @@ def resolve_bots(config: TournamentConfig) -> list[BotSpec]:
 
 
 # -- workers ---------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class _Job:
-    entry: ScheduledMatch
-    bots: tuple[BotSpec, BotSpec]
-    rules: Rules
-    limits: Limits
-    max_deals: int
-    record: Path
-    log_dir: Path
-
-
-def _play(job: _Job) -> MatchResult:
-    """Runs in a worker process: one match, its record written by the referee as it goes."""
-    entry = job.entry
-    config = MatchConfig(rules=job.rules, seed=entry.seed, first_dealer=entry.first_dealer,
-                         match_id=entry.match_id, limits=job.limits, max_deals=job.max_deals,
-                         private=(job.log_dir.parent,))  # the tournament's folder: its database
-    result = run_match(job.bots, config, record_path=job.record, log_dir=job.log_dir)
-    log.info("match %s %s vs %s: %s, winner seat %s", entry.match_id, entry.seat0, entry.seat1,
-             result.reason, result.winner)
-    # The coordinator stores settlements: the final states and each deal's event log would only
-    # cost pickling (the record on disk keeps every event).
-    return replace(result, state=None,
-                   deals=tuple(replace(d, final=None) for d in result.deals))
-
 
 # -- the coordinator -------------------------------------------------------------------------------
 

@@ -15,8 +15,7 @@ from pandas.errors import DatabaseError as PandasDatabaseError
 from arena.report.charts import CHARTS, write_charts
 from arena.report.data import read_report_data
 from arena.report.page import render_pages
-from arena.store import StoreError, connect_read_only
-from arena.tournament import DB_NAME
+from arena.store import DB_NAME, StoreError, connect_read_only
 
 REPORT_DIR = "report"
 
