@@ -52,9 +52,10 @@ class TournamentConfig:
     output: str = ""                           # default: results/<name>
     sandbox: Mapping[str, Any] = field(default_factory=dict)  # limit overrides (sandbox.py)
     cluster: str = ""                          # a Dask scheduler (tcp://HOST:PORT): run there
+    data: str = ""                             # the data folder: registered bots; default: results
 
     def out_dir(self) -> Path:
-        return Path(self.output or Path("results") / self.name)
+        return Path(self.output or Path(self.data or "results") / self.name)
 
     def worker_count(self) -> int:
         return self.workers or os.cpu_count() or 1
@@ -64,7 +65,7 @@ class TournamentConfig:
         data = asdict(self)
         data["bots"] = list(self.bots)
         data["rules"] = dict(self.rules)
-        for key in ("workers", "output", "cluster"):
+        for key in ("workers", "output", "cluster", "data"):
             data.pop(key)
         data["sandbox"] = dict(self.sandbox)
         if not self.sandbox:
@@ -72,7 +73,8 @@ class TournamentConfig:
         return data
 
 
-_KEYS = {f.name for f in fields(TournamentConfig)}
+# The data folder is the arena's (arena ... --data), not one tournament's setting.
+_KEYS = {f.name for f in fields(TournamentConfig)} - {"data"}
 
 
 def load_config(path: Path | None, overrides: Mapping[str, Any]) -> TournamentConfig:
@@ -152,7 +154,7 @@ def resolve_bots(config: TournamentConfig) -> list[BotSpec]:
     seen: dict[str, int] = {}
     for text in config.bots:
         try:
-            spec = resolve_bot(text)
+            spec = resolve_bot(text, data=Path(config.data) if config.data else None)
         except BotSpecError as err:
             raise ConfigError(str(err)) from None
         count = seen.get(spec.name, 0)
