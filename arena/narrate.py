@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator, Sequence
 
-from arena.game import DealResult, EventKind, MatchOutcome, Suit
+from arena.game import DealResult, EventKind, MatchEnd, MatchOutcome, Suit
 from arena.game.cards import CARDS, Card, cards_of_mask
 from arena.game.dealing import deal_layout
 from arena.types import DealEnding, MatchEnding, MatchResult
@@ -76,11 +76,11 @@ def narrate_deal(result: DealResult, names: Sequence[str]) -> Iterator[str]:
 
 def narrate_outcome(outcome: MatchOutcome, names: Sequence[str]) -> str:
     points = f"{outcome.game_points[0]}-{outcome.game_points[1]}"
-    if outcome.reason == MatchEnding.DEAL_LIMIT:
+    if outcome.reason == MatchEnd.DEAL_LIMIT:
         winner = "nobody wins" if outcome.winner is None else f"{names[outcome.winner]} wins"
         return f"the deal limit ended the match: {winner}, game points {points}"
     assert outcome.winner is not None  # only the deal limit ends a match without a winner
-    if outcome.reason == MatchEnding.FORFEIT:
+    if outcome.reason == MatchEnd.FORFEIT:
         return (f"{names[outcome.winner]} wins the match: {names[outcome.offender or 0]} forfeits "
                 f"({outcome.detail}); game points {points}")
     double = " (a shut-out, counts double)" if outcome.value == 2 else ""
