@@ -146,3 +146,22 @@ def test_match_jobs_sit_below_the_tournament_and_the_cluster() -> None:
 def test_the_engine_stays_a_leaf() -> None:
     loaded = _modules_after_import("arena.game")
     assert loaded <= {"arena"} | {n for n in loaded if n.startswith("arena.game")}, sorted(loaded)
+
+
+# -- every reader knows every ending ---------------------------------------------------------------
+
+def test_the_narration_and_the_report_place_every_deal_ending() -> None:
+    from arena.narrate import _REASON_TEXT
+    from arena.report.data import DEAL_ENDINGS, deal_ending
+
+    assert set(_REASON_TEXT) == set(DealEnding)
+    for reason in DealEnding:
+        for winner in (0, 1, None):
+            assert deal_ending(reason, winner, 1, 0) in DEAL_ENDINGS, (reason, winner)
+
+
+def test_the_report_page_words_every_match_ending() -> None:
+    from arena.report.page import MATCH_ENDINGS
+
+    # A forfeit is worded with its fault (page._match_row); every other ending has its own words.
+    assert set(MATCH_ENDINGS) == set(MatchEnding) - {MatchEnding.FORFEIT}
