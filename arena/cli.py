@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
@@ -19,7 +20,7 @@ from arena.cli_bots import LIMIT_HELP, bots_app, submit
 from arena.cli_options import DATA_DEFAULT, DataOption
 from arena.narrate import deal_line, match_line, narrate_deal, narrate_outcome
 from arena.records import RecordError, read_record, replay_record
-from arena.referee import BotSpec, MatchConfig, run_match
+from arena.referee import MatchConfig, run_match
 from arena.types import MatchEnding
 
 app = typer.Typer(help="Sixty-Six Arena: run bot matches and tournaments for Sixty-Six and Schnapsen.",
@@ -185,7 +186,9 @@ def play(
     except BotSpecError as err:
         raise _fail(str(err)) from None
     if specs[0].name == specs[1].name:
-        specs = (BotSpec(specs[0].name + "-0", specs[0].argv), BotSpec(specs[1].name + "-1", specs[1].argv))
+        # replace, not a new BotSpec: a registered bot keeps its folder and version
+        specs = (replace(specs[0], name=specs[0].name + "-0"),
+                 replace(specs[1], name=specs[1].name + "-1"))
     if record is None:
         stamp = time.strftime("%Y%m%d-%H%M%S")
         record = data / "play" / f"{stamp}-{specs[0].name}-vs-{specs[1].name}-seed{seed}.jsonl"

@@ -28,7 +28,6 @@ TRANSCRIPT_LINES = 8         # lines exchanged before a fault, shown in the repo
 STDERR_LINES = 10
 
 
-
 class ExitFault(StrEnum):
     """How a bot that broke no protocol rule still failed to end cleanly (qualification only)."""
 

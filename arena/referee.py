@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from arena.bot_process import EXIT_GRACE_S, BotFault, BotProcess, Limits
-from arena.game import CLAIM, Action, DealResult, DealState, MatchState, Rules, SettleReason
+from arena.game import CLAIM, Action, DealResult, DealState, MatchState, Rules
 from arena.game.rules import CLAIM_TARGET
 from arena.records import RECORD_FORMAT, RECORD_VERSION, RecordWriter
 # BotSpec, MatchResult and SeatStats are imported from here by older code: they live in types.py.
-from arena.types import BotSpec, Fault, MatchEnding, MatchResult, SeatStats
+from arena.types import BotSpec, DealEnding, Fault, MatchEnding, MatchResult, SeatStats
 from protocol import from_engine
 from protocol import messages as m
 from protocol.codec import PROTOCOL_VERSION, ProtocolError, decode_from_bot, encode
@@ -161,7 +161,8 @@ class _Match:
             for seat, fault in faults.items():
                 self._record("fault", seat=seat, fault=fault.fault, detail=fault.detail,
                              line=_text(fault.line))
-            result = MatchResult(self.match_id, None, MatchEnding.NO_CONTEST, (0, 0), (), self.seats,
+            result = MatchResult(self.match_id, None, MatchEnding.NO_CONTEST, (0, 0), (),
+                                 self.seats,
                                  detail="neither bot started: " + "; ".join(
                                      f"seat {s}: {f}" for s, f in sorted(faults.items())),
                                  record_path=self.record_path)
@@ -269,8 +270,8 @@ class _Match:
                      totals=list(s.totals), tricks=list(s.tricks), claimant=s.claimant,
                      closer=s.closer, score=list(result.game_points_after), pot=result.pot_after)
         if s.claimant is not None:
-            correct = s.reason in (SettleReason.CLAIM, SettleReason.CLAIM_AGAINST_CLOSE) or \
-                (s.reason == SettleReason.DRAW)  # a correct claim voided by undeclared_66_voids_claim
+            correct = s.reason in (DealEnding.CLAIM, DealEnding.CLAIM_AGAINST_CLOSE) or \
+                (s.reason == DealEnding.DRAW)  # a correct claim voided by undeclared_66_voids_claim
             stats = self.seats[s.claimant]
             if correct:
                 stats.correct_claims += 1

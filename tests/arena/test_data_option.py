@@ -98,3 +98,11 @@ def test_without_the_data_folder_the_name_is_unknown_in_one_line(data, tmp_path)
     run = arena("tournament", "-b", "example", "-b", "random", "-n", "2", "--data", str(empty),
                 cwd=tmp_path)
     assert run.returncode == 2 and "unknown bot 'example'" in run.stderr, run.stderr
+
+
+def test_a_submitted_bot_plays_itself_with_its_own_files(data, tmp_path) -> None:
+    # Both seats get a renamed copy of the spec; a copy that dropped the registered folder left
+    # the bot without its files, and every such match was a no contest.
+    played = arena("play", "example", "example", "--data", str(data), cwd=tmp_path)
+    assert played.returncode == 0, played.stderr
+    assert "wins the match" in played.stdout and "forfeit" not in played.stdout, played.stdout
