@@ -17,7 +17,7 @@ from arena.game.rules import FLAG_FIELDS, allowed_values
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
 from arena.bot_specs import BotSpecError, resolve_bot
 from arena.cli_bots import LIMIT_HELP, bots_app, submit
-from arena.cli_options import DATA_DEFAULT, DataOption
+from arena.cli_options import DEFAULT_DATA, DataOption
 from arena.narrate import deal_line, match_line, narrate_deal, narrate_outcome
 from arena.records import RecordError, read_record, replay_record
 from arena.referee import MatchConfig, run_match
@@ -177,7 +177,7 @@ def play(
     record: Optional[Path] = typer.Option(None, help="Where to write the match record (JSON Lines; "
                                           "default: in DATA/play)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Print the protocol transcript."),
-    data: DataOption = DATA_DEFAULT,
+    data: DataOption = DEFAULT_DATA,
 ) -> None:
     """Play one match between two bot programs and print each deal's settlement."""
     rules = _rules_or_fail(profile, rules_file, target)
@@ -225,7 +225,7 @@ def replay(
     seat: Optional[int] = typer.Option(None, min=0, max=1,
                                        help="Show what this seat saw (its protocol transcript) "
                                             "instead of the omniscient view."),
-    data: DataOption = DATA_DEFAULT,
+    data: DataOption = DEFAULT_DATA,
 ) -> None:
     """Print a recorded match deal by deal, replayed through the engine."""
     if not record.exists() and not record.is_absolute() and (data / record).is_file():
@@ -302,7 +302,7 @@ def tournament(
     cluster: Optional[str] = typer.Option(None, "--cluster", help="Run the matches on the Dask "
                                           "cluster whose scheduler is at tcp://HOST:PORT "
                                           "(needs the dask extra)."),
-    data: DataOption = DATA_DEFAULT,
+    data: DataOption = DEFAULT_DATA,
 ) -> None:
     """Run a round-robin tournament on all cores (or a Dask cluster), store every result, print
     the leaderboard."""

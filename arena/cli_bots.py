@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
-from arena.cli_options import DATA_DEFAULT, DataOption
+from arena.cli_options import DEFAULT_DATA, DataOption
 from arena.qualify import QUALIFYING_MATCHES
 from arena.registry import RegisteredBot, Registry, RegistryError
 from arena.sandbox import SandboxLimits, parse_limits
@@ -34,7 +34,7 @@ def submit(
                                  help="A bot folder holding bot.toml, or a command (with --name)."),
     name: Optional[str] = typer.Option(None, help="The bot's name (needed for a command; "
                                        "overrides the manifest's)."),
-    data: DataOption = DATA_DEFAULT,
+    data: DataOption = DEFAULT_DATA,
     decision_ms: int = typer.Option(DEFAULT_DECISION_MS, min=1, help="Time limit per decision "
                                     "while qualifying (ms)."),
     startup_ms: int = typer.Option(DEFAULT_STARTUP_MS, min=1, help="Time limit to start (ms)."),
@@ -86,7 +86,7 @@ def _find(registry: Registry, text: str) -> RegisteredBot:
 
 
 @bots_app.command("list")
-def bots_list(data: DataOption = DATA_DEFAULT) -> None:
+def bots_list(data: DataOption = DEFAULT_DATA) -> None:
     """Registered bots, newest version of each."""
     with _open(data) as registry:
         bots = registry.newest()
@@ -102,7 +102,7 @@ def bots_list(data: DataOption = DATA_DEFAULT) -> None:
 @bots_app.command("show")
 def bots_show(
     bot_name: str = typer.Argument(..., metavar="NAME[@VERSION]"),
-    data: DataOption = DATA_DEFAULT,
+    data: DataOption = DEFAULT_DATA,
 ) -> None:
     """A registered bot: manifest, command, versions and qualification."""
     with _open(data) as registry:
@@ -131,7 +131,7 @@ def bots_show(
 def bots_remove(
     bot_name: str = typer.Argument(..., metavar="NAME[@VERSION]",
                                     help="A name removes every version."),
-    data: DataOption = DATA_DEFAULT,
+    data: DataOption = DEFAULT_DATA,
 ) -> None:
     """Remove a registered bot (every version, or one). Tournaments already run keep their
     results."""

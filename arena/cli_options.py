@@ -1,5 +1,5 @@
 """Options that several ``arena`` commands share: defined once here, so that they read, default and
-behave alike everywhere (``from arena.cli_options import DataOption``).
+behave alike everywhere: ``data: DataOption = DEFAULT_DATA`` in a command's parameters.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ import typer
 
 from arena.registry import DATA_ENV, DEFAULT_DATA
 
+__all__ = ["DEFAULT_DATA", "DataOption"]
+
 DATA_HELP = ("The arena's data folder: the registry of submitted bots (DATA/registry), found by "
              "name by every command, and where results go by default.")
 
@@ -19,4 +21,3 @@ DATA_HELP = ("The arena's data folder: the registry of submitted bots (DATA/regi
 # flag is not given; an empty value counts as unset, as in ``registry.data_dir()``.
 DataOption = Annotated[Path, typer.Option("--data", metavar="DIR", envvar=DATA_ENV,
                                           show_envvar=True, help=DATA_HELP)]
-DATA_DEFAULT = DEFAULT_DATA
