@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import IO, BinaryIO, Sequence
 
 from arena.sandbox import Report, Sandbox, SandboxLimits, minimal_env
+from arena.types import Fault
 
 DEFAULT_DECISION_MS = 1000
 DEFAULT_STARTUP_MS = 10_000
@@ -37,9 +38,9 @@ _STDOUT_KEPT = 1 << 16         # bytes of unread stdout kept: far more than an a
 
 
 class BotFault(Exception):
-    """A bot broke the protocol. ``fault`` is one of the words of PROTOCOL.md §5."""
+    """A bot broke the protocol: ``fault`` says how (PROTOCOL.md §5), ``detail`` in words."""
 
-    def __init__(self, fault: str, detail: str, line: bytes | None = None):
+    def __init__(self, fault: Fault, detail: str, line: bytes | None = None):
         super().__init__(f"{fault}: {detail}")
         self.fault = fault
         self.detail = detail
@@ -98,7 +99,7 @@ class BotProcess:
                 **sandbox_args)
             self._sandbox.started()
         except OSError as err:
-            raise BotFault("exit", f"cannot start {self.argv[0]!r}: {err.strerror or err}") \
+            raise BotFault(Fault.EXIT, f"cannot start {self.argv[0]!r}: {err.strerror or err}") \
                 from err
         self.started_at = time.monotonic()
         stdin, stdout, stderr = _pipes(self._proc)
@@ -195,11 +196,11 @@ class BotProcess:
                 pass
             except (BrokenPipeError, OSError) as err:
                 if isinstance(err, BrokenPipeError) or err.errno == errno.EPIPE:
-                    raise BotFault("exit", self._exit_detail("its input was closed")) from None
+                    raise BotFault(Fault.EXIT, self._exit_detail("its input was closed")) from None
                 raise
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise BotFault("timeout", "did not read its input (the pipe stayed full)")
+                raise BotFault(Fault.TIMEOUT, "did not read its input (the pipe stayed full)")
             with selectors.DefaultSelector() as wsel:
                 wsel.register(fd, selectors.EVENT_WRITE)
                 wsel.select(min(remaining, 0.05))
@@ -224,11 +225,11 @@ class BotProcess:
             if line is not None:
                 return line
             if self._eof:
-                raise BotFault("exit", self._exit_detail("closed its output"))
+                raise BotFault(Fault.EXIT, self._exit_detail("closed its output"))
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 partial = f" ({len(self._buffer)} bytes of an unfinished line)" if self._buffer else ""
-                raise BotFault("timeout", f"no answer within {timeout_s * 1000:.0f} ms{partial}",
+                raise BotFault(Fault.TIMEOUT, f"no answer within {timeout_s * 1000:.0f} ms{partial}",
                                bytes(self._buffer[:200]) or None)
             self._pump(remaining)
 
@@ -238,7 +239,7 @@ class BotProcess:
         if end < 0:
             if len(buf) > self.limits.max_line_bytes or (final and buf):
                 if len(buf) > self.limits.max_line_bytes:
-                    raise BotFault("line_too_long", f"wrote more than {self.limits.max_line_bytes} "
+                    raise BotFault(Fault.LINE_TOO_LONG, f"wrote more than {self.limits.max_line_bytes} "
                                    "bytes without a newline", bytes(buf[:200]))
                 line = bytes(buf)  # the last line of a bot that exited without a newline
                 buf.clear()
@@ -316,7 +317,7 @@ class BotProcess:
 
     def _require(self) -> subprocess.Popen[bytes]:
         if self._proc is None:
-            raise BotFault("exit", "the bot process is not running")
+            raise BotFault(Fault.EXIT, "the bot process is not running")
         return self._proc
 
 

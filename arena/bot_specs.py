@@ -21,7 +21,7 @@ from typing import Sequence
 
 import bots
 from bots import BUNDLED_PYTHON, python_bot_command
-from arena.referee import BotSpec
+from arena.types import BotSpec
 from arena.registry import find_registered
 
 BOTS_DIR = Path(bots.__file__).resolve().parent
@@ -44,8 +44,9 @@ def bundled_names() -> list[str]:
     return [*BUNDLED_PYTHON, *_PYTHON_SCRIPTS, *_C_TARGETS]
 
 
-def resolve_bot(text: str, name: str | None = None) -> BotSpec:
-    """A bundled bot's name, or a command line. ``name`` overrides the display name."""
+def resolve_bot(text: str, name: str | None = None, data: Path | None = None) -> BotSpec:
+    """A bundled bot's name, a registered bot (under the data folder ``data``, default
+    ``registry.data_dir()``), or a command line. ``name`` overrides the display name."""
     text = text.strip()
     if not text:
         raise BotSpecError("empty bot name or command")
@@ -65,7 +66,7 @@ def resolve_bot(text: str, name: str | None = None) -> BotSpec:
         return BotSpec(name or text, (sys.executable, str(_PYTHON_SCRIPTS[text])))
     if text in _C_TARGETS:
         return BotSpec(name or text, (str(build_c_bot(_C_TARGETS[text])),))
-    registered = find_registered(text)
+    registered = find_registered(text, data)
     if registered is not None:
         return replace(registered, name=name) if name else registered
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
@@ -16,9 +17,11 @@ from arena.game.rules import FLAG_FIELDS, allowed_values
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
 from arena.bot_specs import BotSpecError, resolve_bot
 from arena.cli_bots import ISOLATION_HELP, LIMIT_HELP, bots_app, submit
+from arena.cli_options import DEFAULT_DATA, DataOption
 from arena.narrate import deal_line, match_line, narrate_deal, narrate_outcome
 from arena.records import RecordError, read_record, replay_record
-from arena.referee import BotSpec, MatchConfig, run_match
+from arena.referee import MatchConfig, run_match
+from arena.types import MatchEnding
 
 app = typer.Typer(help="Sixty-Six Arena: run bot matches and tournaments for Sixty-Six and Schnapsen.",
                   no_args_is_help=True, add_completion=False)
@@ -119,6 +122,7 @@ def demo(
         _demo_match(seed, profile)
         return
     from arena.bot_specs import BotSpecError, resolve_bot as check
+    from arena.registry import data_dir
 
     from arena.sandbox import best_level
 
@@ -141,7 +145,7 @@ def demo(
     tournament(config_file=None, bot=bots, name="demo", profile=profile,
                matches_per_pairing=matches, seed=seed, workers=None, decision_ms=None,
                startup_ms=None, output=output, resume=None, limit=None, cluster=None,
-               isolation=level)
+               isolation=level, data=data_dir())
 
 
 def _demo_match(seed: int, profile: str) -> None:
@@ -178,8 +182,10 @@ def _rules_or_fail(profile: str, rules_file: Optional[Path], target: Optional[in
 
 @app.command()
 def play(
-    bot_a: str = typer.Argument(..., metavar="A", help="Seat 0: a bundled bot's name or a command."),
-    bot_b: str = typer.Argument(..., metavar="B", help="Seat 1: a bundled bot's name or a command."),
+    bot_a: str = typer.Argument(..., metavar="A", help="Seat 0: a bot's name (bundled or "
+                                "registered) or a command."),
+    bot_b: str = typer.Argument(..., metavar="B", help="Seat 1: a bot's name (bundled or "
+                                "registered) or a command."),
     profile: str = typer.Option("sixty_six", help="Rules profile."),
     rules_file: Optional[Path] = typer.Option(None, "--rules-file", "-r", help="TOML flag overrides."),
     seed: int = typer.Option(1, help="Seed of the deals."),
@@ -187,22 +193,26 @@ def play(
     first_dealer: int = typer.Option(0, min=0, max=1, help="Seat of the first dealer."),
     decision_ms: int = typer.Option(DEFAULT_DECISION_MS, min=1, help="Time limit per decision (ms)."),
     startup_ms: int = typer.Option(DEFAULT_STARTUP_MS, min=1, help="Time limit to start (ms)."),
-    record: Optional[Path] = typer.Option(None, help="Where to write the match record (JSON Lines)."),
+    record: Optional[Path] = typer.Option(None, help="Where to write the match record (JSON Lines; "
+                                          "default: in DATA/play)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Print the protocol transcript."),
     isolation: Optional[str] = typer.Option(None, "--isolation", help=ISOLATION_HELP),
+    data: DataOption = DEFAULT_DATA,
 ) -> None:
     """Play one match between two bot programs and print each deal's settlement."""
     rules = _rules_or_fail(profile, rules_file, target)
     _require_isolation(isolation)
     try:
-        specs = (resolve_bot(bot_a), resolve_bot(bot_b))
+        specs = (resolve_bot(bot_a, data=data), resolve_bot(bot_b, data=data))
     except BotSpecError as err:
         raise _fail(str(err)) from None
     if specs[0].name == specs[1].name:
-        specs = (BotSpec(specs[0].name + "-0", specs[0].argv), BotSpec(specs[1].name + "-1", specs[1].argv))
+        # replace, not a new BotSpec: a registered bot keeps its folder and version
+        specs = (replace(specs[0], name=specs[0].name + "-0"),
+                 replace(specs[1], name=specs[1].name + "-1"))
     if record is None:
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        record = Path("results") / "play" / f"{stamp}-{specs[0].name}-vs-{specs[1].name}-seed{seed}.jsonl"
+        record = data / "play" / f"{stamp}-{specs[0].name}-vs-{specs[1].name}-seed{seed}.jsonl"
     # The match id is derived from the seed, not random: bots may seed themselves from it (the
     # bundled random bot does), so the same command must give the same match.
     config = MatchConfig(rules=rules, seed=seed, first_dealer=first_dealer, match_id=f"play-{seed}",
@@ -238,12 +248,17 @@ def play(
 
 @app.command()
 def replay(
-    record: Path = typer.Argument(..., help="A match record (JSON Lines) written by arena play."),
+    record: Path = typer.Argument(..., help="A match record (JSON Lines) written by arena play "
+                                  "or a tournament; a relative path not found here is looked for "
+                                  "in DATA."),
     seat: Optional[int] = typer.Option(None, min=0, max=1,
                                        help="Show what this seat saw (its protocol transcript) "
                                             "instead of the omniscient view."),
+    data: DataOption = DEFAULT_DATA,
 ) -> None:
     """Print a recorded match deal by deal, replayed through the engine."""
+    if not record.exists() and not record.is_absolute() and (data / record).is_file():
+        record = data / record  # e.g. play/<record>.jsonl, as arena play printed it under DATA
     try:
         rec = read_record(record)
         state = replay_record(rec)
@@ -269,7 +284,7 @@ def replay(
             console.print(line, soft_wrap=True)
         console.print()
     outcome = rec.result or {}
-    if outcome.get("reason") == "forfeit":
+    if outcome.get("reason") == MatchEnding.FORFEIT:
         console.print(f"[bold]{safe(names[1 - outcome['offender']])} wins: "
                       f"{safe(names[outcome['offender']])} forfeits ({safe(outcome['fault'])}: "
                       f"{safe(outcome['detail'])})[/]", soft_wrap=True)
@@ -302,7 +317,8 @@ def tournament(
     config_file: Optional[Path] = typer.Argument(None, metavar="[CONFIG.toml]",
                                                  help="Tournament settings (flags override them)."),
     bot: Optional[list[str]] = typer.Option(None, "--bot", "-b",
-                                            help="A bundled bot's name or a command (repeat)."),
+                                            help="A bot's name (bundled or registered) or a "
+                                                 "command (repeat)."),
     name: Optional[str] = typer.Option(None, help="Tournament name (default: tournament)."),
     profile: Optional[str] = typer.Option(None, help="Rules profile."),
     matches_per_pairing: Optional[int] = typer.Option(None, "--matches", "-n",
@@ -314,7 +330,7 @@ def tournament(
     decision_ms: Optional[int] = typer.Option(None, help="Time limit per decision (ms)."),
     startup_ms: Optional[int] = typer.Option(None, help="Time limit to start (ms)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o",
-                                          help="Output folder (default: results/<name>)."),
+                                          help="Output folder (default: DATA/<name>)."),
     resume: Optional[Path] = typer.Option(None, "--resume", help="Finish the tournament in DIR: "
                                           "play exactly the matches it does not hold yet."),
     limit: Optional[list[str]] = typer.Option(None, "--limit", help=LIMIT_HELP),
@@ -322,6 +338,7 @@ def tournament(
                                           "cluster whose scheduler is at tcp://HOST:PORT "
                                           "(needs the dask extra)."),
     isolation: Optional[str] = typer.Option(None, "--isolation", help=ISOLATION_HELP),
+    data: DataOption = DEFAULT_DATA,
 ) -> None:
     """Run a round-robin tournament on all cores (or a Dask cluster), store every result, print
     the leaderboard."""
@@ -340,14 +357,14 @@ def tournament(
             if stored is None:
                 raise ConfigError(f"{db} holds no tournament settings")
             config = load_config(None, {**stored, "output": str(resume), "workers": workers,
-                                        "cluster": cluster})
+                                        "cluster": cluster, "data": str(data)})
         else:
             config = load_config(config_file, {
                 "bots": bot, "name": name, "profile": profile,
                 "matches_per_pairing": matches_per_pairing, "seed": seed, "workers": workers,
                 "decision_ms": decision_ms, "startup_ms": startup_ms,
                 "output": str(output) if output else None, "cluster": cluster,
-                "sandbox": parse_limits(limit) if limit else None})
+                "sandbox": parse_limits(limit) if limit else None, "data": str(data)})
     except (ConfigError, StoreError, ValueError) as err:
         raise _fail(str(err)) from None
     _require_isolation(isolation or config.isolation or None)

@@ -10,8 +10,9 @@ import typer
 
 from arena import console as term
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
+from arena.cli_options import DEFAULT_DATA, DataOption
 from arena.qualify import QUALIFYING_MATCHES
-from arena.registry import DATA_ENV, RegisteredBot, Registry, RegistryError
+from arena.registry import RegisteredBot, Registry, RegistryError
 from arena.sandbox import SandboxLimits, parse_limits
 
 bots_app = typer.Typer(help="The registry of submitted bots (see arena submit).",
@@ -19,7 +20,6 @@ bots_app = typer.Typer(help="The registry of submitted bots (see arena submit)."
 # Every line goes through arena.console: names, manifests, answers and stderr come from bots.
 console, safe = term.out, term.safe
 
-DATA_HELP = f"The arena's data folder (default: ${DATA_ENV}, else results)."
 ISOLATION_HELP = ("Sandbox level: isolated (default; needs root), namespaces or limits. Bots do "
                   "not run if the machine cannot give it. Default: $ARENA_ISOLATION, else isolated.")
 LIMIT_HELP = ("A sandbox limit, KEY=NUMBER (repeat): cpu_s, memory_mb, processes, file_mb, "
@@ -35,7 +35,7 @@ def submit(
                                  help="A bot folder holding bot.toml, or a command (with --name)."),
     name: Optional[str] = typer.Option(None, help="The bot's name (needed for a command; "
                                        "overrides the manifest's)."),
-    data: Optional[Path] = typer.Option(None, "--data", help=DATA_HELP),
+    data: DataOption = DEFAULT_DATA,
     decision_ms: int = typer.Option(DEFAULT_DECISION_MS, min=1, help="Time limit per decision "
                                     "while qualifying (ms)."),
     startup_ms: int = typer.Option(DEFAULT_STARTUP_MS, min=1, help="Time limit to start (ms)."),
@@ -75,7 +75,7 @@ def submit(
     raise typer.Exit(code=1)
 
 
-def _open(data: Optional[Path]) -> Registry:
+def _open(data: Path) -> Registry:
     try:
         return Registry.open(data, create=False)
     except RegistryError as err:
@@ -95,7 +95,7 @@ def _find(registry: Registry, text: str) -> RegisteredBot:
 
 
 @bots_app.command("list")
-def bots_list(data: Optional[Path] = typer.Option(None, "--data", help=DATA_HELP)) -> None:
+def bots_list(data: DataOption = DEFAULT_DATA) -> None:
     """Registered bots, newest version of each."""
     with _open(data) as registry:
         bots = registry.newest()
@@ -111,7 +111,7 @@ def bots_list(data: Optional[Path] = typer.Option(None, "--data", help=DATA_HELP
 @bots_app.command("show")
 def bots_show(
     bot_name: str = typer.Argument(..., metavar="NAME[@VERSION]"),
-    data: Optional[Path] = typer.Option(None, "--data", help=DATA_HELP),
+    data: DataOption = DEFAULT_DATA,
 ) -> None:
     """A registered bot: manifest, command, versions and qualification."""
     with _open(data) as registry:
@@ -139,7 +139,7 @@ def bots_show(
 def bots_remove(
     bot_name: str = typer.Argument(..., metavar="NAME[@VERSION]",
                                     help="A name removes every version."),
-    data: Optional[Path] = typer.Option(None, "--data", help=DATA_HELP),
+    data: DataOption = DEFAULT_DATA,
 ) -> None:
     """Remove a registered bot (every version, or one). Tournaments already run keep their
     results."""

@@ -49,8 +49,8 @@ from typing import TYPE_CHECKING, Any, Generator, Sequence
 
 from arena import __version__
 from arena.bot_specs import C_DIR, BotSpecError, bundled_names, resolve_bot
-from arena.referee import BotSpec, MatchResult
-from arena.tournament import ConfigError, _Job, _play
+from arena.match_job import MatchJob as _Job, play_job as _play
+from arena.types import BotSpec, ConfigError, MatchResult
 
 if TYPE_CHECKING:
     from distributed import Client

@@ -7,27 +7,25 @@ settlements, so what it prints is exactly what happened in the engine. The lines
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
+from typing import Iterable, Iterator, Sequence
 
 from arena.console import safe
-from arena.game import DealResult, EventKind, MatchOutcome, Suit
+from arena.game import DealResult, EventKind, MatchEnd, MatchOutcome, Suit
 from arena.game.cards import CARDS, Card, cards_of_mask
 from arena.game.dealing import deal_layout
-
-if TYPE_CHECKING:
-    from arena.referee import MatchResult
+from arena.types import DealEnding, MatchEnding, MatchResult
 
 SUIT_SYMBOLS = {Suit.CLUBS: "♣", Suit.SPADES: "♠", Suit.HEARTS: "♥", Suit.DIAMONDS: "♦"}
 
 _REASON_TEXT = {
-    "claim": "correct claim",
-    "wrong_claim": "wrong claim",
-    "close_failed": "failed close",
-    "claim_against_close": "claim against the closer",
-    "last_trick": "last trick wins",
-    "higher_total": "higher total",
-    "draw": "drawn deal",
-    "forfeit": "forfeit (illegal action)",
+    DealEnding.CLAIM: "correct claim",
+    DealEnding.WRONG_CLAIM: "wrong claim",
+    DealEnding.CLOSE_FAILED: "failed close",
+    DealEnding.CLAIM_AGAINST_CLOSE: "claim against the closer",
+    DealEnding.LAST_TRICK: "last trick wins",
+    DealEnding.HIGHER_TOTAL: "higher total",
+    DealEnding.DRAW: "drawn deal",
+    DealEnding.FORFEIT: "forfeit (illegal action)",
 }
 
 
@@ -76,17 +74,17 @@ def narrate_deal(result: DealResult, names: Sequence[str]) -> Iterator[str]:
             else ""
         outcome = f"{names[s.winner]} +{result.awarded}{pot}"
     score = f"{result.game_points_after[0]}-{result.game_points_after[1]}"
-    yield f"  => {_REASON_TEXT[str(s.reason)]}: {outcome}; {totals}; match {score}"
+    yield f"  => {_REASON_TEXT[s.reason]}: {outcome}; {totals}; match {score}"
 
 
 def narrate_outcome(outcome: MatchOutcome, names: Sequence[str]) -> str:
     names = [safe(n) for n in names]
     points = f"{outcome.game_points[0]}-{outcome.game_points[1]}"
-    if outcome.reason == "deal_limit":
+    if outcome.reason == MatchEnd.DEAL_LIMIT:
         winner = "nobody wins" if outcome.winner is None else f"{names[outcome.winner]} wins"
         return f"the deal limit ended the match: {winner}, game points {points}"
     assert outcome.winner is not None  # only the deal limit ends a match without a winner
-    if outcome.reason == "forfeit":
+    if outcome.reason == MatchEnd.FORFEIT:
         return (f"{names[outcome.winner]} wins the match: {names[outcome.offender or 0]} forfeits "
                 f"({safe(outcome.detail)}); game points {points}")
     double = " (a shut-out, counts double)" if outcome.value == 2 else ""
@@ -99,7 +97,7 @@ def deal_line(result: DealResult, names: Sequence[str]) -> str:
     s = result.settlement
     who = "nobody" if s.winner is None else f"{names[s.winner]} +{result.awarded}"
     by = f" by {names[s.claimant]}" if s.claimant is not None else ""
-    return (f"Deal {result.deal_no:>2}: {who:<16} {_REASON_TEXT[str(s.reason)]}{by}; totals "
+    return (f"Deal {result.deal_no:>2}: {who:<16} {_REASON_TEXT[s.reason]}{by}; totals "
             f"{s.totals[0]}-{s.totals[1]}, tricks {s.tricks[0]}-{s.tricks[1]}; match "
             f"{result.game_points_after[0]}-{result.game_points_after[1]}")
 
@@ -108,12 +106,12 @@ def match_line(result: "MatchResult", names: Sequence[str]) -> str:
     """One line for a match result (``arena play``)."""
     names = [safe(n) for n in names]
     points = f"{result.game_points[0]}-{result.game_points[1]}"
-    if result.reason == "deal_limit":
+    if result.reason == MatchEnding.DEAL_LIMIT:
         winner = "nobody wins" if result.winner is None else f"{names[result.winner]} wins"
         return f"the deal limit ended the match: {winner}, game points {points}"
     if result.winner is None:
         return f"no contest: {safe(result.detail)}"
-    if result.reason == "forfeit":
+    if result.reason == MatchEnding.FORFEIT:
         assert result.offender is not None
         return (f"{names[result.winner]} wins by forfeit: {names[result.offender]} "
                 f"{safe(result.fault)} ({safe(result.detail)}); game points {points}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import tempfile
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -18,23 +19,32 @@ from arena.bot_process import Limits
 from arena.bot_specs import resolve_bot
 from arena.game import Rules, profile
 from arena.records import RecordError, read_record
-from arena.referee import BotSpec, MatchConfig, MatchResult, run_match
+from arena.referee import MatchConfig, run_match
 from arena.sandbox import describe, support
+from arena.types import BotSpec, Fault, MatchEnding, MatchResult
 
 QUALIFYING_MATCHES = 4       # two deal sequences, each played from both seats
 TRANSCRIPT_LINES = 8         # lines exchanged before a fault, shown in the report
 STDERR_LINES = 10
 
+
+class ExitFault(StrEnum):
+    """How a bot that broke no protocol rule still failed to end cleanly (qualification only)."""
+
+    NO_EXIT = "no_exit"            # still running after the grace period of PROTOCOL.md §4.4
+    LEFT_RUNNING = "left_running"  # processes it started outlived it
+
+
 # What each fault word means (PROTOCOL.md §5), for the report.
-RULES = {
-    "timeout": "PROTOCOL.md §5/§6: answer every request (and the greeting) within the time limit",
-    "illegal_action": "PROTOCOL.md §5: answer only with one of the actions the request lists",
-    "malformed": "PROTOCOL.md §3/§4.1: answer with 'ready <name>' or one action word, in UTF-8",
-    "unsolicited": "PROTOCOL.md §1/§5: write nothing but one answer to each request",
-    "line_too_long": "PROTOCOL.md §1: lines are at most 1024 bytes before the newline",
-    "exit": "PROTOCOL.md §5: keep running (and reading) until the match ends",
-    "no_exit": "PROTOCOL.md §4.4: exit within 1 s once match_end is sent and input closes",
-    "left_running": "every process a bot starts must end when the bot does",
+RULES: dict[Fault | ExitFault, str] = {
+    Fault.TIMEOUT: "PROTOCOL.md §5/§6: answer every request (and the greeting) within the time limit",
+    Fault.ILLEGAL_ACTION: "PROTOCOL.md §5: answer only with one of the actions the request lists",
+    Fault.MALFORMED: "PROTOCOL.md §3/§4.1: answer with 'ready <name>' or one action word, in UTF-8",
+    Fault.UNSOLICITED: "PROTOCOL.md §1/§5: write nothing but one answer to each request",
+    Fault.LINE_TOO_LONG: "PROTOCOL.md §1: lines are at most 1024 bytes before the newline",
+    Fault.EXIT: "PROTOCOL.md §5: keep running (and reading) until the match ends",
+    ExitFault.NO_EXIT: "PROTOCOL.md §4.4: exit within 1 s once match_end is sent and input closes",
+    ExitFault.LEFT_RUNNING: "every process a bot starts must end when the bot does",
 }
 
 
@@ -43,7 +53,7 @@ class Failure:
     match: int
     seat: int
     seed: int
-    fault: str
+    fault: Fault | ExitFault
     detail: str
     rule: str
     line: str | None = None
@@ -123,7 +133,7 @@ def qualify(bot: BotSpec, limits: Limits = Limits(), rules: Rules | None = None,
 
 
 def _outcome(result: MatchResult, seat: int) -> str:
-    if result.reason == "forfeit":
+    if result.reason == MatchEnding.FORFEIT:
         who = "the bot" if result.offender == seat else "the opponent"
         return f"forfeit by {who} ({result.fault})"
     if result.winner is None:
@@ -135,19 +145,20 @@ def _outcome(result: MatchResult, seat: int) -> str:
 def _failure(result: MatchResult, match: int, seat: int, seed: int, record: Path,
              stderr_log: Path) -> Failure | None:
     stats = result.seats[seat]
-    if result.reason in ("forfeit", "no_contest") and result.offender in (seat, None):
-        fault = result.fault or "exit"
+    if result.reason in (MatchEnding.FORFEIT, MatchEnding.NO_CONTEST) \
+            and result.offender in (seat, None):
+        fault: Fault | ExitFault = result.fault or Fault.EXIT
         detail = result.detail
         line = result.line
-        if result.reason == "no_contest":
+        if result.reason == MatchEnding.NO_CONTEST:
             detail = result.detail  # names both seats' faults
     elif stats.sandbox is not None and stats.sandbox.left:
-        fault, line = "left_running", None
+        fault, line = ExitFault.LEFT_RUNNING, None
         detail = (f"{stats.sandbox.left} process(es) it started were still running after it "
                   "exited (they were killed)")
     elif stats.sandbox is not None and stats.sandbox.status is None \
             and support().mode != "limits":
-        fault, line = "no_exit", None
+        fault, line = ExitFault.NO_EXIT, None
         detail = "still running 1 s after match_end; it was killed"
     else:
         return None

@@ -9,33 +9,21 @@ owns the seeded deals; bots only ever see what ``observe`` allows, translated in
 from __future__ import annotations
 
 import functools
-import statistics
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
 from arena.bot_process import EXIT_GRACE_S, BotFault, BotProcess, Limits
-from arena.sandbox import Report
 from arena.game import CLAIM, Action, DealResult, DealState, MatchState, Rules
 from arena.game.rules import CLAIM_TARGET
 from arena.records import RECORD_FORMAT, RECORD_VERSION, RecordWriter
+# BotSpec, MatchResult and SeatStats are imported from here by older code: they live in types.py.
+from arena.types import BotSpec, DealEnding, Fault, MatchEnding, MatchResult, SeatStats
 from protocol import from_engine
 from protocol import messages as m
 from protocol.codec import PROTOCOL_VERSION, ProtocolError, decode_from_bot, encode
-
-
-
-@dataclass(frozen=True)
-class BotSpec:
-    """A bot to run: its display name and the argument list that starts it (no shell)."""
-
-    name: str
-    argv: tuple[str, ...]
-    folder: str | None = None     # a registered bot's files, copied in as its working folder
-    workdir: str = "."            # where in that folder the command runs
-    version: str = ""             # a registered bot's content hash
 
 
 @dataclass(frozen=True)
@@ -48,43 +36,6 @@ class MatchConfig:
     max_deals: int = 200  # see MatchState.stop_at_deal_limit: a match between bots that never
                           # claim would otherwise never end
     private: tuple[Path, ...] = ()  # folders hidden from the bots (besides the record's and logs')
-
-
-@dataclass
-class SeatStats:
-    """What the referee saw of one seat, beyond the score."""
-
-    name: str = ""
-    correct_claims: int = 0
-    wrong_claims: int = 0
-    missed_claims: int = 0  # claim windows in which the seat had 66 and did not claim
-    decision_ms: list[float] = field(default_factory=list)
-    sandbox: Report | None = None  # how the process ended (status, processes left running)
-
-    def timing(self) -> dict[str, float]:
-        times = sorted(self.decision_ms)
-        if not times:
-            return {"decisions": 0}
-        p99 = times[min(len(times) - 1, int(0.99 * len(times)))]
-        return {"decisions": len(times), "median_ms": round(statistics.median(times), 3),
-                "p99_ms": round(p99, 3), "max_ms": round(times[-1], 3)}
-
-
-@dataclass
-class MatchResult:
-    match_id: str
-    winner: int | None            # None: no contest, or a tie at the deal limit
-    reason: str                   # "target", "forfeit", "deal_limit" or "no_contest"
-    game_points: tuple[int, int]
-    deals: tuple[DealResult, ...]
-    seats: tuple[SeatStats, SeatStats]
-    offender: int | None = None
-    fault: str | None = None
-    detail: str = ""
-    line: str | None = None       # the offending line, when there was one
-    record_path: Path | None = None
-    state: MatchState | None = None
-    play_ms: float = 0.0          # from the first deal to the end: the match without start-up
 
 
 class _Match:
@@ -203,14 +154,15 @@ class _Match:
                         from None
                 self.seats[seat].name = self.bots[seat].name or ready.name
             except BotFault as err:
-                faults[seat] = err if err.fault != "timeout" else BotFault(
-                    "timeout", f"no 'ready' within the start-up limit of "
+                faults[seat] = err if err.fault != Fault.TIMEOUT else BotFault(
+                    Fault.TIMEOUT, f"no 'ready' within the start-up limit of "
                     f"{self.limits.startup_ms} ms", err.line)
         if len(faults) == 2:
             for seat, fault in faults.items():
                 self._record("fault", seat=seat, fault=fault.fault, detail=fault.detail,
                              line=_text(fault.line))
-            result = MatchResult(self.match_id, None, "no_contest", (0, 0), (), self.seats,
+            result = MatchResult(self.match_id, None, MatchEnding.NO_CONTEST, (0, 0), (),
+                                 self.seats,
                                  detail="neither bot started: " + "; ".join(
                                      f"seat {s}: {f}" for s, f in sorted(faults.items())),
                                  record_path=self.record_path)
@@ -275,7 +227,7 @@ class _Match:
         for seat, proc in enumerate(self.procs):
             exceeded = proc.exceeded()
             if exceeded:
-                raise _SeatFault(seat, BotFault("exit", f"killed at its cap: {exceeded}"))
+                raise _SeatFault(seat, BotFault(Fault.EXIT, f"killed at its cap: {exceeded}"))
 
     def _announce_deal(self, state: MatchState) -> None:
         self._record("deal_start", deal=state.deal_no, dealer=state.dealer,
@@ -295,7 +247,7 @@ class _Match:
         try:
             unread = proc.unread_output()
             if unread:
-                raise BotFault("unsolicited", "wrote output when no request was pending", unread)
+                raise BotFault(Fault.UNSOLICITED, "wrote output when no request was pending", unread)
             self._send(seat, from_engine.request(deal))
             proc.flush()
             asked = time.monotonic()
@@ -311,7 +263,7 @@ class _Match:
         action = reply.action
         self.seats[seat].decision_ms.append(elapsed)
         if action not in legal:
-            fault = BotFault("illegal_action", f"{action} is not among the legal actions "
+            fault = BotFault(Fault.ILLEGAL_ACTION, f"{action} is not among the legal actions "
                              f"({' '.join(str(a) for a in legal)}): "
                              f"{_illegal_reason(deal, action)}", line)
             if self.config.rules.illegal_move_policy == "forfeit_deal":
@@ -330,8 +282,8 @@ class _Match:
                      totals=list(s.totals), tricks=list(s.tricks), claimant=s.claimant,
                      closer=s.closer, score=list(result.game_points_after), pot=result.pot_after)
         if s.claimant is not None:
-            correct = s.reason in ("claim", "claim_against_close") or \
-                (s.reason == "draw")  # a correct claim voided by undeclared_66_voids_claim
+            correct = s.reason in (DealEnding.CLAIM, DealEnding.CLAIM_AGAINST_CLOSE) or \
+                (s.reason == DealEnding.DRAW)  # a correct claim voided by undeclared_66_voids_claim
             stats = self.seats[s.claimant]
             if correct:
                 stats.correct_claims += 1
@@ -345,7 +297,7 @@ class _Match:
         state = self.state
         assert state is not None and state.outcome is not None
         outcome = state.outcome
-        result = self._result(outcome.winner, str(outcome.reason))
+        result = self._result(outcome.winner, MatchEnding(outcome.reason))
         self._tell_end(result)
         return result
 
@@ -359,11 +311,11 @@ class _Match:
         state = self.state
         if state is not None and not state.is_over:
             self.state = state.forfeit(seat, f"{fault.fault}: {fault.detail}")
-        result = self._result(1 - seat, "forfeit", seat, fault)
+        result = self._result(1 - seat, MatchEnding.FORFEIT, seat, fault)
         self._tell_end(result)
         return result
 
-    def _result(self, winner: int | None, reason: str, offender: int | None = None,
+    def _result(self, winner: int | None, reason: MatchEnding, offender: int | None = None,
                 fault: BotFault | None = None) -> MatchResult:
         state = self.state
         self._count_missed_claims()
@@ -382,10 +334,9 @@ class _Match:
         state = self.state
         if state is None or state.outcome is None:
             return
-        fault = m.Fault(result.fault) if result.fault else None
         for seat in (0, 1):
             try:
-                self._send(seat, from_engine.match_end(state.outcome, seat, fault))
+                self._send(seat, from_engine.match_end(state.outcome, seat, result.fault))
                 self.procs[seat].flush()
             except BotFault:
                 pass  # a bot that is gone cannot be told; the result stands

@@ -23,9 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from arena.referee import BotSpec
+from arena.types import BotSpec
 
 DATA_ENV = "ARENA_DATA"
+DEFAULT_DATA = Path("results")
 SKIPPED = {".git", "__pycache__", ".hg", ".svn"}  # not part of a bot: never hashed or copied
 MAX_FOLDER_BYTES = 200 << 20  # each match copies the folder: keep bots reasonably small
 
@@ -49,7 +50,8 @@ class RegistryError(ValueError):
 
 
 def data_dir() -> Path:
-    return Path(os.environ.get(DATA_ENV) or "results")
+    """The data folder when none is given: ``$ARENA_DATA``, else ``results``."""
+    return Path(os.environ.get(DATA_ENV) or DEFAULT_DATA)
 
 
 @dataclass(frozen=True)
@@ -191,13 +193,14 @@ class Registry:
                              json.loads(qualification), submitted)
 
 
-def find_registered(text: str) -> BotSpec | None:
-    """``NAME`` or ``NAME@VERSION`` of a bot registered under the data folder, if there is one."""
+def find_registered(text: str, data: Path | None = None) -> BotSpec | None:
+    """``NAME`` or ``NAME@VERSION`` of a bot registered under the data folder (``data``, else
+    ``data_dir()``), if there is one."""
     name, _, version = text.partition("@")
-    if not (data_dir() / "registry" / "registry.sqlite").is_file():
+    if not ((data or data_dir()) / "registry" / "registry.sqlite").is_file():
         return None
     try:
-        with Registry.open(create=False) as registry:
+        with Registry.open(data, create=False) as registry:
             bot = registry.find(name, version or None)
     except sqlite3.Error:
         return None

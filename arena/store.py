@@ -14,9 +14,10 @@ import time
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from arena.referee import MatchResult
+from arena.types import MatchResult
 from arena.schedule import ScheduledMatch
 
+DB_NAME = "results.sqlite"  # in the tournament's folder
 SCHEMA_VERSION = 1
 
 _SCHEMA = """

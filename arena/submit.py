@@ -17,7 +17,7 @@ from arena.bot_process import Limits
 from arena.bot_specs import BotSpecError, bundled_names, check_bot_paths, resolve_bot
 from arena.manifest import Manifest, ManifestError, check_name, load_manifest
 from arena.qualify import QUALIFYING_MATCHES, QualificationReport, qualify
-from arena.referee import BotSpec
+from arena.types import BotSpec
 from arena.registry import (MAX_FOLDER_BYTES, RegisteredBot, Registry, RegistryError,
                             content_hash, copy_bot_folder, folder_size)
 from arena.sandbox import SandboxLimits, run_command

@@ -23,20 +23,17 @@ from typing import Any, Callable, Generator, Mapping
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
 from arena.bot_specs import BotSpecError, check_bot_paths, resolve_bot
 from arena.game import Rules, RulesError, load_rules
-from arena.referee import BotSpec, MatchConfig, MatchResult, run_match
 from arena.registry import data_dir
+# One match job, played here or on a cluster, lives in match_job.py (below cluster.py).
+from arena.match_job import MatchJob as _Job, play_job as _play
+from arena.types import BotSpec, ConfigError, MatchResult
 from arena.sandbox import SandboxLimits, check_level, describe as describe_sandbox
-from arena.schedule import ScheduledMatch, round_robin
-from arena.store import Store
+from arena.schedule import round_robin
+from arena.store import DB_NAME, Store
 
 log = logging.getLogger("arena.tournament")
 
-DB_NAME = "results.sqlite"
 CONFIG_NAME = "tournament.toml"
-
-
-class ConfigError(ValueError):
-    """Tournament settings that cannot run; raised before anything is played."""
 
 
 @dataclass(frozen=True)
@@ -57,9 +54,10 @@ class TournamentConfig:
     sandbox: Mapping[str, Any] = field(default_factory=dict)  # limit overrides (sandbox.py)
     cluster: str = ""                          # a Dask scheduler (tcp://HOST:PORT): run there
     isolation: str = ""                        # sandbox level (sandbox.py); "": ARENA_ISOLATION
+    data: str = ""                             # the data folder: registered bots; default: results
 
     def out_dir(self) -> Path:
-        return Path(self.output or Path("results") / self.name)
+        return Path(self.output or Path(self.data or "results") / self.name)
 
     def worker_count(self) -> int:
         return self.workers or os.cpu_count() or 1
@@ -69,7 +67,7 @@ class TournamentConfig:
         data = asdict(self)
         data["bots"] = list(self.bots)
         data["rules"] = dict(self.rules)
-        for key in ("workers", "output", "cluster", "isolation"):
+        for key in ("workers", "output", "cluster", "isolation", "data"):
             data.pop(key)
         data["sandbox"] = dict(self.sandbox)
         if not self.sandbox:
@@ -77,7 +75,8 @@ class TournamentConfig:
         return data
 
 
-_KEYS = {f.name for f in fields(TournamentConfig)}
+# The data folder is the arena's (arena ... --data), not one tournament's setting.
+_KEYS = {f.name for f in fields(TournamentConfig)} - {"data"}
 
 
 def load_config(path: Path | None, overrides: Mapping[str, Any]) -> TournamentConfig:
@@ -162,8 +161,9 @@ def resolve_bots(config: TournamentConfig) -> list[BotSpec]:
     seen: dict[str, int] = {}
     for text in config.bots:
         try:
-            spec = resolve_bot(text)
-            check_bot_paths(spec, [data_dir(), data_dir() / "registry"], [config.out_dir()])
+            data = Path(config.data) if config.data else data_dir()
+            spec = resolve_bot(text, data=data)
+            check_bot_paths(spec, [data, data / "registry"], [config.out_dir()])
         except BotSpecError as err:
             raise ConfigError(str(err)) from None
         count = seen.get(spec.name, 0)
@@ -173,32 +173,6 @@ def resolve_bots(config: TournamentConfig) -> list[BotSpec]:
 
 
 # -- workers ---------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class _Job:
-    entry: ScheduledMatch
-    bots: tuple[BotSpec, BotSpec]
-    rules: Rules
-    limits: Limits
-    max_deals: int
-    record: Path
-    log_dir: Path
-
-
-def _play(job: _Job) -> MatchResult:
-    """Runs in a worker process: one match, its record written by the referee as it goes."""
-    entry = job.entry
-    config = MatchConfig(rules=job.rules, seed=entry.seed, first_dealer=entry.first_dealer,
-                         match_id=entry.match_id, limits=job.limits, max_deals=job.max_deals,
-                         private=(job.log_dir.parent,))  # the tournament's folder: its database
-    result = run_match(job.bots, config, record_path=job.record, log_dir=job.log_dir)
-    log.info("match %s %s vs %s: %s, winner seat %s", entry.match_id, entry.seat0, entry.seat1,
-             result.reason, result.winner)
-    # The coordinator stores settlements: the final states and each deal's event log would only
-    # cost pickling (the record on disk keeps every event).
-    return replace(result, state=None,
-                   deals=tuple(replace(d, final=None) for d in result.deals))
-
 
 # -- the coordinator -------------------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from enum import StrEnum
 from typing import Union
 
 from arena.game import Action, Card, Rules, SettleReason, Suit
+from arena.game.match import MatchEnd as _MatchEndReason  # the message below takes the name
 
 
 class Who(StrEnum):
@@ -57,7 +58,7 @@ REQUEST_DECISIONS: tuple[str, ...] = ("lead", "follow", "after_trick", "close_ex
 """The decision points a request may name (PROTOCOL.md §4.1), in RULES.md §4 order."""
 
 SETTLE_REASONS: frozenset[str] = frozenset(str(r) for r in SettleReason)
-MATCH_END_REASONS: frozenset[str] = frozenset({"target", "forfeit", "deal_limit"})
+MATCH_END_REASONS: frozenset[str] = frozenset(str(r) for r in _MatchEndReason)
 MARRIAGE_POINTS: frozenset[int] = frozenset({20, 40})
 
 NAME_RE = re.compile(r"[A-Za-z0-9_.+\-]{1,64}")
@@ -370,7 +371,7 @@ class MatchEnd:
         _check(self.reason in MATCH_END_REASONS,
                f"reason must be one of {', '.join(sorted(MATCH_END_REASONS))}, not {self.reason!r}")
         if self.winner is None:
-            _check(self.reason == "deal_limit",
+            _check(self.reason == _MatchEndReason.DEAL_LIMIT,
                    "only a match stopped at the deal limit has no winner")
         else:
             _set(self, "winner", _who(self.winner, "winner"))
@@ -384,7 +385,7 @@ class MatchEnd:
                 raise ValueError(f"fault must be one of {', '.join(Fault)}, not {self.fault!r}") \
                     from None
             _set(self, "offender", _who(self.offender, "offender"))
-            _check(self.reason == "forfeit", "only a forfeit names a fault")
+            _check(self.reason == _MatchEndReason.FORFEIT, "only a forfeit names a fault")
 
 
 @dataclass(frozen=True, slots=True)

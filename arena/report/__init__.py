@@ -21,8 +21,7 @@ from arena.report.charts import CHARTS, write_charts
 from arena.report.data import ReportData, read_report_data
 from arena.report.page import render_pages, tournament_id
 from arena.report.public import public_record_line, publishable_record
-from arena.store import StoreError, connect_read_only
-from arena.tournament import DB_NAME
+from arena.store import DB_NAME, StoreError, connect_read_only
 
 REPORT_DIR = "report"
 RECORDS_DIR = "records"

@@ -23,7 +23,9 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from arena.ratings import MU, SIGMA
-from arena.report.data import ALWAYS_SHOWN, DEAL_ENDINGS, ReportData
+from arena.report.data import (ALWAYS_SHOWN, DEAL_ENDINGS, DRAWN, LOST, LOST_FAILED_CLOSE,
+                               LOST_FORFEITED_DEAL, LOST_WRONG_CLAIM, WON_BY_CLAIM, WON_ON_MISTAKE,
+                               WON_PLAYED_OUT, ReportData)
 
 CHARTS = ("leaderboard", "ratings", "head_to_head", "outcomes")
 PNG_DPI = 144
@@ -41,19 +43,19 @@ STYLE: dict[Any, Any] = {  # (matplotlib types rc keys as literals)
 ACCENT = "#1f5fa8"
 MUTED = "#9a9a9a"
 ENDING_COLOURS = {
-    "won by claim for 3": "#0b6b2e",
-    "won by claim for 2": "#2f9e4f",
-    "won by claim for 1": "#8fd18f",
-    "won on opponent's mistake": "#5fb5b0",
-    "won, played out": "#cfe8cf",
-    "drawn": "#e3e3e3",
-    "lost": "#a8a8a8",
-    "lost: own wrong claim": "#f4a13a",
-    "lost: own failed close": "#d9412b",
-    "lost: forfeited deal": "#6b0f1a",
+    WON_BY_CLAIM[0]: "#0b6b2e",  # for 3
+    WON_BY_CLAIM[1]: "#2f9e4f",  # for 2
+    WON_BY_CLAIM[2]: "#8fd18f",  # for 1
+    WON_ON_MISTAKE: "#5fb5b0",
+    WON_PLAYED_OUT: "#cfe8cf",
+    DRAWN: "#e3e3e3",
+    LOST: "#a8a8a8",
+    LOST_WRONG_CLAIM: "#f4a13a",
+    LOST_FAILED_CLOSE: "#d9412b",
+    LOST_FORFEITED_DEAL: "#6b0f1a",
 }
-DARK_ENDINGS = {"won by claim for 3", "won by claim for 2", "lost: own failed close",
-                "lost: forfeited deal"}  # white numbers on these
+DARK_ENDINGS = {WON_BY_CLAIM[0], WON_BY_CLAIM[1], LOST_FAILED_CLOSE,
+                LOST_FORFEITED_DEAL}  # white numbers on these
 # Red (the row loses) through white (even) to blue (the row wins); NaN cells (a bot against
 # itself, pairs that have not met) are drawn light grey.
 SCORE_COLOURS = LinearSegmentedColormap.from_list("score", ["#c0392b", "#f7f7f7", "#2166ac"])

@@ -16,6 +16,7 @@ import pandas as pd
 
 from arena.ratings import leaderboard, rating_history
 from arena.report.public import public_command
+from arena.types import DealEnding
 
 # How a deal ended, seen from one of its two players, in the order the outcomes chart stacks them:
 # the wins by claim first (RULES.md §7.3 tiers), then the other wins, then draws and losses, and the
@@ -33,11 +34,12 @@ DEAL_ENDINGS = (*WON_BY_CLAIM, WON_ON_MISTAKE, WON_PLAYED_OUT, DRAWN, LOST, LOST
 # Shown in the legend even when no deal ended so: the chart would otherwise not say "none".
 ALWAYS_SHOWN = (*WON_BY_CLAIM, LOST)
 
-# Settlement reasons (``arena.game.scoring.SettleReason``) by what they say of the deal's loser.
-_CLAIM_WINS = {"claim", "claim_against_close"}
-_PLAYED_OUT = {"last_trick", "higher_total"}
-_LOSER_MISTAKE = {"wrong_claim": LOST_WRONG_CLAIM, "close_failed": LOST_FAILED_CLOSE,
-                  "forfeit": LOST_FORFEITED_DEAL}
+# Deal endings (the store's ``deals.reason``) by what they say of the deal's loser.
+_CLAIM_WINS = {DealEnding.CLAIM, DealEnding.CLAIM_AGAINST_CLOSE}
+_PLAYED_OUT = {DealEnding.LAST_TRICK, DealEnding.HIGHER_TOTAL}
+_LOSER_MISTAKE: dict[str, str] = {DealEnding.WRONG_CLAIM: LOST_WRONG_CLAIM,
+                                  DealEnding.CLOSE_FAILED: LOST_FAILED_CLOSE,
+                                  DealEnding.FORFEIT: LOST_FORFEITED_DEAL}
 
 
 @dataclass(frozen=True)

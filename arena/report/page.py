@@ -22,6 +22,7 @@ import jinja2
 from arena import __version__
 from arena.report.data import DEAL_ENDINGS, ReportData
 from arena.report.public import publishable_record, scrub_paths
+from arena.types import MatchEnding
 
 CHART_TEXT = {
     "leaderboard": ("Leaderboard",
@@ -101,13 +102,14 @@ def page_names(order: list[str]) -> dict[str, str]:
     return pages
 
 
-MATCH_ENDINGS = {"target": "played to the target", "deal_limit": "stopped at the deal limit",
-                 "no_contest": "no contest: neither bot started"}
+MATCH_ENDINGS = {MatchEnding.TARGET: "played to the target",
+                 MatchEnding.DEAL_LIMIT: "stopped at the deal limit",
+                 MatchEnding.NO_CONTEST: "no contest: neither bot started"}
 
 
 def _match_row(m: Any, records: str) -> dict[str, Any]:
     ending = MATCH_ENDINGS.get(m.reason, m.reason)
-    if m.reason == "forfeit":
+    if m.reason == MatchEnding.FORFEIT:
         who = "forfeited" if m.forfeited else "opponent forfeited"
         ending = f"{who}: {m.fault}" + (f" ({scrub_paths(m.detail)})" if m.detail else "")
     return {"order": int(m.sched_order) + 1, "id": m.match_id, "opponent": m.opponent,

@@ -1,0 +1,23 @@
+"""Options that several ``arena`` commands share: defined once here, so that they read, default and
+behave alike everywhere: ``data: DataOption = DEFAULT_DATA`` in a command's parameters.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from arena.registry import DATA_ENV, DEFAULT_DATA
+
+__all__ = ["DEFAULT_DATA", "DataOption"]
+
+DATA_HELP = ("The arena's data folder: the registry of submitted bots (DATA/registry), found by "
+             "name by every command, and where results go by default.")
+
+# `arena play`, `tournament`, `submit`, `bots ...` and `replay` take it, so that a bot submitted
+# into a data folder is found by name in all of them (issue 14). Typer reads $ARENA_DATA when the
+# flag is not given; an empty value counts as unset, as in ``registry.data_dir()``.
+DataOption = Annotated[Path, typer.Option("--data", metavar="DIR", envvar=DATA_ENV,
+                                          show_envvar=True, help=DATA_HELP)]

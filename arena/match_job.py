@@ -1,0 +1,48 @@
+"""One match job, played anywhere: in a local worker process (``tournament.py``) or on a Dask worker
+(``cluster.py``).
+
+A job is everything a worker needs to play one scheduled match and write its record; playing it
+returns the result slimmed for the trip back to the coordinator. It lives below both runners, so
+neither imports the other for it (STYLE.md, "Our own house").
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from arena.bot_process import Limits
+from arena.game import Rules
+from arena.referee import MatchConfig, run_match
+from arena.schedule import ScheduledMatch
+from arena.types import BotSpec, MatchResult
+
+# The tournament's logger: a match's line in tournament.log reads as it did before the move.
+log = logging.getLogger("arena.tournament")
+
+
+@dataclass(frozen=True)
+class MatchJob:
+    entry: ScheduledMatch
+    bots: tuple[BotSpec, BotSpec]
+    rules: Rules
+    limits: Limits
+    max_deals: int
+    record: Path
+    log_dir: Path
+
+
+def play_job(job: MatchJob) -> MatchResult:
+    """Runs in a worker process: one match, its record written by the referee as it goes."""
+    entry = job.entry
+    config = MatchConfig(rules=job.rules, seed=entry.seed, first_dealer=entry.first_dealer,
+                         match_id=entry.match_id, limits=job.limits, max_deals=job.max_deals,
+                         private=(job.log_dir.parent,))  # the tournament's folder: its database
+    result = run_match(job.bots, config, record_path=job.record, log_dir=job.log_dir)
+    log.info("match %s %s vs %s: %s, winner seat %s", entry.match_id, entry.seat0, entry.seat1,
+             result.reason, result.winner)
+    # The coordinator stores settlements: the final states and each deal's event log would only
+    # cost pickling (the record on disk keeps every event).
+    return replace(result, state=None,
+                   deals=tuple(replace(d, final=None) for d in result.deals))
