@@ -16,6 +16,7 @@ from arena.game.rules import FLAG_FIELDS, allowed_values
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
 from arena.bot_specs import BotSpecError, resolve_bot
 from arena.cli_bots import LIMIT_HELP, bots_app, submit
+from arena.deal_keys import SEED_WARNING, deal_secret, key_from_seed, new_key, new_match_id
 from arena.narrate import deal_line, match_line, narrate_deal, narrate_outcome
 from arena.records import RecordError, read_record, replay_record
 from arena.referee import BotSpec, MatchConfig, run_match
@@ -26,6 +27,8 @@ rules_app = typer.Typer(help="Rules profiles and their flags (RULES.md §11).", 
 app.add_typer(rules_app, name="rules")
 app.add_typer(bots_app, name="bots")
 app.command()(submit)
+
+PLAY_DEAL_SET = "play"  # the deal set of arena play's one match (deal_keys.py)
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
@@ -96,7 +99,8 @@ DEMO_BOTS = ("random", "greedy", "first-legal", "strong --budget-ms 25", "c-coun
 
 @app.command()
 def demo(
-    seed: int = typer.Option(1, help="Base seed of the deals."),
+    seed: Optional[int] = typer.Option(None, help="Research runs only: deal from this public seed "
+                                       "instead of a secret key (bots could derive the deals)."),
     profile: str = typer.Option("sixty_six", help="Rules profile."),
     matches: int = typer.Option(20, "--matches", "-n", help="Matches per pairing (even)."),
     one_match: bool = typer.Option(False, "--one-match",
@@ -117,23 +121,28 @@ def demo(
         err_console.print(f"note: the C bot is left out of the demo: {err}", soft_wrap=True)
     # Each demo run has its own folder: a demo never overwrites earlier results.
     output = Path("results") / f"demo-{time.strftime('%Y%m%d-%H%M%S')}"
+    deals = "a secret key" if seed is None else f"seed {seed}"
     console.print(f"[bold]demo tournament[/]: {', '.join(bots)}; {matches} matches per pairing "
-                  f"({matches // 2} duplicate pairs), profile {profile}, seed {seed}", soft_wrap=True)
+                  f"({matches // 2} duplicate pairs), profile {profile}, deals from {deals}",
+                  soft_wrap=True)
     tournament(config_file=None, bot=bots, name="demo", profile=profile,
                matches_per_pairing=matches, seed=seed, workers=None, decision_ms=None,
                startup_ms=None, output=output, resume=None, limit=None, cluster=None)
 
 
-def _demo_match(seed: int, profile: str) -> None:
+def _demo_match(seed: int | None, profile: str) -> None:
     """One match between two random players in-process, printed deal by deal."""
     try:
         rules = load_rules(profile)
     except RulesError as err:
         raise _fail(str(err)) from None
     names = ("random-a", "random-b")
-    rng = random.Random(seed)
-    state = MatchState.new(rules, seed=seed, first_dealer=0)
-    console.print(f"[bold]{names[0]} vs {names[1]}[/], profile {rules.name}, seed {seed}, "
+    # No bot process plays here, so nothing can eavesdrop; a seed still makes the run repeatable.
+    key = new_key() if seed is None else key_from_seed(seed)
+    rng = random.Random(deal_secret(key, "demo-players"))
+    state = MatchState.new(rules, seed=deal_secret(key, "demo"), first_dealer=0)
+    deals = "a secret key" if seed is None else f"seed {seed}"
+    console.print(f"[bold]{names[0]} vs {names[1]}[/], profile {rules.name}, deals from {deals}, "
                   f"first to {rules.match_target} game points\n")
     printed = 0
     while not state.is_over:
@@ -162,7 +171,9 @@ def play(
     bot_b: str = typer.Argument(..., metavar="B", help="Seat 1: a bundled bot's name or a command."),
     profile: str = typer.Option("sixty_six", help="Rules profile."),
     rules_file: Optional[Path] = typer.Option(None, "--rules-file", "-r", help="TOML flag overrides."),
-    seed: int = typer.Option(1, help="Seed of the deals."),
+    seed: Optional[int] = typer.Option(None, help="Research runs only: deal from this public seed "
+                                       "instead of a fresh secret key (bots could derive the "
+                                       "deals)."),
     target: Optional[int] = typer.Option(None, help="Game points that win the match."),
     first_dealer: int = typer.Option(0, min=0, max=1, help="Seat of the first dealer."),
     decision_ms: int = typer.Option(DEFAULT_DECISION_MS, min=1, help="Time limit per decision (ms)."),
@@ -178,12 +189,20 @@ def play(
         raise _fail(str(err)) from None
     if specs[0].name == specs[1].name:
         specs = (BotSpec(specs[0].name + "-0", specs[0].argv), BotSpec(specs[1].name + "-1", specs[1].argv))
+    # Deals from a fresh secret key (deal_keys.py), or from --seed in a research run. The match id
+    # is random and unrelated to the key; with --seed it is fixed, because bots may seed themselves
+    # from it (the bundled random bot does) and the same command must then give the same match.
+    if seed is None:
+        key, match_id = new_key(), new_match_id("play")
+    else:
+        err_console.print(SEED_WARNING.format(seed=seed), soft_wrap=True)
+        key, match_id = key_from_seed(seed), "play-seeded"
     if record is None:
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        record = Path("results") / "play" / f"{stamp}-{specs[0].name}-vs-{specs[1].name}-seed{seed}.jsonl"
-    # The match id is derived from the seed, not random: bots may seed themselves from it (the
-    # bundled random bot does), so the same command must give the same match.
-    config = MatchConfig(rules=rules, seed=seed, first_dealer=first_dealer, match_id=f"play-{seed}",
+        record = Path("results") / "play" / \
+            f"{stamp}-{specs[0].name}-vs-{specs[1].name}-{match_id}.jsonl"
+    config = MatchConfig(rules=rules, seed=deal_secret(key, PLAY_DEAL_SET),
+                         first_dealer=first_dealer, match_id=match_id,
                          limits=Limits(decision_ms=decision_ms, startup_ms=startup_ms))
     result = run_match(specs, config, record_path=record, log_dir=record.parent / "logs")
     names = (specs[0].name, specs[1].name)
@@ -228,7 +247,7 @@ def replay(
                 console.print(f"{'>' if item['dir'] == 'out' else '<'} {item['line']}", soft_wrap=True)
         return
     console.print(f"[bold]{names[0]} vs {names[1]}[/], match {rec.header['match_id']}, profile "
-                  f"{rec.header['rules']['name']}, seed {rec.header['seed']}\n")
+                  f"{rec.header['rules']['name']}\n")
     for result in state.results:
         for line in narrate_deal(result, names):
             console.print(line, soft_wrap=True)
@@ -271,7 +290,9 @@ def tournament(
     profile: Optional[str] = typer.Option(None, help="Rules profile."),
     matches_per_pairing: Optional[int] = typer.Option(None, "--matches", "-n",
                                                       help="Matches per pairing (even)."),
-    seed: Optional[int] = typer.Option(None, help="Base seed of the schedule's deals."),
+    seed: Optional[int] = typer.Option(None, help="Research runs only: deal from this public seed "
+                                       "instead of a fresh secret key (bots could derive the "
+                                       "deals)."),
     workers: Optional[int] = typer.Option(None, "--workers", "-w", help="Worker processes of a "
                                           "local run (default: all cores; on a cluster, each "
                                           "Dask worker's threads)."),
@@ -317,6 +338,8 @@ def tournament(
         err_console.print(f"note: --workers {workers} does not apply on a cluster: each Dask worker "
                           "runs as many matches at once as it has threads (dask worker --nthreads)",
                           soft_wrap=True)
+    if config.seed is not None:
+        err_console.print(SEED_WARNING.format(seed=config.seed), soft_wrap=True)
     console.print(describe_sandbox(), soft_wrap=True)
     out = config.out_dir()
     _setup_tournament_log(out)

@@ -41,6 +41,8 @@ class BotSpec:
 @dataclass(frozen=True)
 class MatchConfig:
     rules: Rules
+    # The engine's seed of the match's deals: a deal-set secret (deal_keys.deal_secret) in every
+    # match the arena runs. It never reaches a bot or the record, which stores each deal's order.
     seed: int | str = 0
     first_dealer: int = 0
     match_id: str = ""
@@ -149,8 +151,9 @@ class _Match:
 
     def run(self) -> MatchResult:
         config = self.config
+        # No seed in the header (deal_keys.py): the deal_start lines hold the pack orders instead.
         self._record("header", format=RECORD_FORMAT, version=RECORD_VERSION, match_id=self.match_id,
-                     seed=config.seed, first_dealer=config.first_dealer, rules=config.rules.to_dict(),
+                     first_dealer=config.first_dealer, rules=config.rules.to_dict(),
                      bots=[{"seat": s, "name": b.name, "command": list(b.argv)}
                            for s, b in enumerate(self.bots)],
                      limits={"decision_ms": self.limits.decision_ms,

@@ -22,6 +22,7 @@ from typing import Any, Callable, Generator, Mapping
 
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
 from arena.bot_specs import BotSpecError, resolve_bot
+from arena.deal_keys import deal_secret, key_from_seed, new_key
 from arena.game import Rules, RulesError, load_rules
 from arena.referee import BotSpec, MatchConfig, MatchResult, run_match
 from arena.sandbox import SandboxLimits, describe as describe_sandbox
@@ -47,7 +48,7 @@ class TournamentConfig:
     profile: str = "sixty_six"
     rules: Mapping[str, Any] = field(default_factory=dict)  # flag overrides (RULES.md §11)
     matches_per_pairing: int = 4               # even: matches come in duplicate pairs
-    seed: int = 1
+    seed: int | None = None                    # research runs only: deals from a public key
     workers: int = 0                           # 0: all cores
     decision_ms: int = DEFAULT_DECISION_MS
     startup_ms: int = DEFAULT_STARTUP_MS
@@ -69,6 +70,8 @@ class TournamentConfig:
         data["rules"] = dict(self.rules)
         for key in ("workers", "output", "cluster"):
             data.pop(key)
+        if self.seed is None:
+            del data["seed"]  # deals from the secret key in the store (deal_keys.py): no seed shown
         data["sandbox"] = dict(self.sandbox)
         if not self.sandbox:
             del data["sandbox"]  # as stored before limits could be set: such runs still resume
@@ -119,6 +122,8 @@ def _check(config: TournamentConfig) -> None:
          "name or command")
     for key in ("matches_per_pairing", "seed", "workers", "decision_ms", "startup_ms", "max_deals"):
         value = getattr(config, key)
+        if key == "seed" and value is None:
+            continue
         need(isinstance(value, int) and not isinstance(value, bool) and value >= 0,
              f"{key} must be a whole number >= 0, not {value!r}")
     need(config.matches_per_pairing >= 2 and config.matches_per_pairing % 2 == 0,
@@ -169,6 +174,7 @@ def resolve_bots(config: TournamentConfig) -> list[BotSpec]:
 @dataclass(frozen=True)
 class _Job:
     entry: ScheduledMatch
+    deal_secret: str    # deal_keys.deal_secret of the entry's deal set: workers never see the key
     bots: tuple[BotSpec, BotSpec]
     rules: Rules
     limits: Limits
@@ -180,7 +186,7 @@ class _Job:
 def _play(job: _Job) -> MatchResult:
     """Runs in a worker process: one match, its record written by the referee as it goes."""
     entry = job.entry
-    config = MatchConfig(rules=job.rules, seed=entry.seed, first_dealer=entry.first_dealer,
+    config = MatchConfig(rules=job.rules, seed=job.deal_secret, first_dealer=entry.first_dealer,
                          match_id=entry.match_id, limits=job.limits, max_deals=job.max_deals,
                          private=(job.log_dir.parent,))  # the tournament's folder: its database
     result = run_match(job.bots, config, record_path=job.record, log_dir=job.log_dir)
@@ -215,8 +221,7 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
     rules = rules_of(config)
     specs = resolve_bots(config)
     by_name = {s.name: s for s in specs}
-    schedule = round_robin(config.name, [s.name for s in specs], config.matches_per_pairing // 2,
-                           config.seed)
+    schedule = round_robin(config.name, [s.name for s in specs], config.matches_per_pairing // 2)
     with ExitStack() as cleanup:
         cluster = None
         if config.cluster:
@@ -228,6 +233,14 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
         cleanup.callback(store.close)
         store.begin_tournament(config.name, config.to_dict())
         store.register_bots([(s.name, list(s.argv), s.version) for s in specs])
+        key = store.deal_key()
+        if key is None and store.finished_ids():
+            raise ConfigError(f"{db_path} holds matches but no deal key: its remaining matches "
+                              "cannot be dealt like the others; start a new tournament")
+        if key is None:
+            # A fresh secret, kept in the store before any match is played with it (deal_keys.py).
+            key = new_key() if config.seed is None else key_from_seed(config.seed)
+            store.set_deal_key(key)
         done = store.finished_ids()
         todo = [m for m in schedule if m.match_id not in done]
         log.info("tournament %s: %d matches scheduled, %d stored, %d to play on %s", config.name,
@@ -239,8 +252,10 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
         limits = Limits(decision_ms=config.decision_ms, startup_ms=config.startup_ms,
                         sandbox=sandbox_limits(config))
         log.info("%s", describe_sandbox())  # probed once here; the forked workers inherit it
-        jobs = [_Job(m, (by_name[m.seat0], by_name[m.seat1]), rules, limits, config.max_deals,
-                     out / "records" / f"{m.match_id}.jsonl", out / "logs") for m in todo]
+        secrets = {m.deal_set: deal_secret(key, m.deal_set) for m in todo}
+        jobs = [_Job(m, secrets[m.deal_set], (by_name[m.seat0], by_name[m.seat1]), rules, limits,
+                     config.max_deals, out / "records" / f"{m.match_id}.jsonl", out / "logs")
+                for m in todo]
         finished = cleanup.enter_context(closing(
             cluster.play(jobs, out) if cluster else _play_locally(jobs, config.worker_count())))
         for job, result in finished:

@@ -35,7 +35,7 @@ CHART_TEXT = {
 }
 SETTING_NAMES = {
     "profile": "rules profile", "rules": "rule overrides", "matches_per_pairing":
-    "matches per pairing", "seed": "base seed", "decision_ms": "time per decision (ms)",
+    "matches per pairing", "seed": "deals", "decision_ms": "time per decision (ms)",
     "startup_ms": "start-up time (ms)", "max_deals": "deal limit per match",
 }
 
@@ -54,6 +54,10 @@ def _settings(config: dict[str, Any]) -> list[tuple[str, str]]:
     rows = []
     for key in ("profile", "rules", "matches_per_pairing", "seed", "decision_ms", "startup_ms",
                 "max_deals"):
+        if key == "seed":  # deal_keys.py: a tournament without --seed deals from a secret key
+            rows.append((SETTING_NAMES[key], "secret key" if config.get(key) is None else
+                         f"research seed {config[key]} (bots that know it can derive the deals)"))
+            continue
         if key not in config:
             continue
         value = config[key]

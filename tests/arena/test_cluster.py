@@ -121,7 +121,7 @@ def outcome(db_path: Path) -> dict[str, list]:
     try:
         return {
             "matches": db.execute(
-                "SELECT match_id, sched_order, seat0, seat1, seed, first_dealer, pair_index, "
+                "SELECT match_id, sched_order, seat0, seat1, deal_set, first_dealer, pair_index, "
                 "swapped, winner, reason, points0, points1, offender, fault, detail, record "
                 "FROM matches ORDER BY sched_order").fetchall(),
             "deals": db.execute("SELECT * FROM deals ORDER BY match_id, deal_no").fetchall(),
