@@ -1,6 +1,6 @@
 """Where deals come from: a secret key per tournament, match or qualification, never a public seed.
 
-The scheme (PROTOCOL.md §7, "What a bot can know about the deals"):
+The scheme (PROTOCOL.md §3.1, "What a bot can know about the deals"):
 
 - **The key.** Every tournament, ``arena play`` and qualification draws a fresh 256-bit key from the
   operating system (``secrets.token_bytes``). A tournament keeps it in its database only
