@@ -479,3 +479,20 @@ def test_the_eavesdropper_checks_catch_a_seeded_run(open_folder):
         check_nothing_it_saw_deals(found, record, 0, "play", [key])
     with pytest.raises(AssertionError, match=r"key [0-9a-f]{16}\.\.\. reproduces"):
         check_nothing_it_saw_deals(found, record, 0, "play")
+
+
+@pytest.mark.slow
+def test_a_cluster_deals_from_the_stored_key_and_its_jobs_carry_no_key(tmp_path):
+    from test_cluster import local_dask
+
+    from arena.tournament import _Job
+
+    # A worker gets each match's deal-set secret, never the tournament's key.
+    assert "deal_secret" in _Job.__dataclass_fields__
+    assert not any("key" in f or "seed" in f for f in _Job.__dataclass_fields__)
+    out = tmp_path / "c"
+    with local_dask(tmp_path / "dask", workers=1) as (dask, _):
+        run_tournament(load_config(None, {"name": "c", "bots": ["random", "greedy"],
+                                          "matches_per_pairing": 2, "output": str(out),
+                                          "cluster": dask.address}))
+    check_deals_come_from_the_stored_key(out)
