@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from arena.bot_process import EXIT_GRACE_S, BotFault, BotProcess, Limits
+from arena.deal_keys import deal_secret, new_key
 from arena.sandbox import Report
 from arena.game import CLAIM, Action, DealResult, DealState, MatchState, Rules
 from arena.game.rules import CLAIM_TARGET
@@ -43,7 +44,8 @@ class MatchConfig:
     rules: Rules
     # The engine's seed of the match's deals: a deal-set secret (deal_keys.deal_secret) in every
     # match the arena runs. It never reaches a bot or the record, which stores each deal's order.
-    seed: int | str = 0
+    # Left out, it is a fresh secret: forgetting it must not deal from a guessable seed.
+    seed: int | str = field(default_factory=lambda: deal_secret(new_key(), "match"))
     first_dealer: int = 0
     match_id: str = ""
     limits: Limits = Limits()

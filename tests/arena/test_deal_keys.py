@@ -496,3 +496,10 @@ def test_a_cluster_deals_from_the_stored_key_and_its_jobs_carry_no_key(tmp_path)
                                           "matches_per_pairing": 2, "output": str(out),
                                           "cluster": dask.address}))
     check_deals_come_from_the_stored_key(out)
+
+
+def test_a_match_config_without_a_seed_deals_from_a_fresh_secret():
+    from arena.referee import MatchConfig
+
+    first, second = (MatchConfig(rules=profile("sixty_six")).seed for _ in range(2))
+    assert isinstance(first, str) and len(first) == 64 and first != second
