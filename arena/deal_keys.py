@@ -14,11 +14,12 @@ The scheme (PROTOCOL.md §3.1, "What a bot can know about the deals"):
   hexadecimal (64 digits). The referee hands it to the engine as the match's seed, and the engine
   (``arena/game/dealing.py: shuffled_order``) deals deal ``n`` from
   ``random.Random("sixtysix/<secret>/<n>")``, which CPython seeds with the whole string and its
-  SHA-512. So deal ``n`` of a deal set is a function of (key, deal set, n), and without the key
-  a bot can neither compute the secret (HMAC is a PRF) nor, from the secret's absence, any deal.
-  The Mersenne Twister behind ``random`` is not a cryptographic generator, but each seeding
-  shuffles one pack once: a bot sees a few dozen truncated outputs of a state that 768 bits of
-  key-derived material initialised, where rebuilding the state needs 624 full outputs.
+  SHA-512. So deal ``n`` of a deal set is a function of (key, deal set, n) that nobody can
+  evaluate without the key: HMAC-SHA256 is a pseudo-random function of it. The Mersenne Twister
+  behind ``random`` is not a cryptographic generator, but each seeding shuffles one pack once:
+  a bot sees at most the 5 high-order bits of each of some two dozen outputs, of a state seeded
+  from a 256-bit secret, where rebuilding that state takes 624 whole 32-bit outputs. (A shuffle by a
+  cryptographic generator would need a change in ``arena/game``; this one needs none.)
 - **Only workers see secrets.** A tournament's jobs (local or on a Dask cluster) carry the
   deal-set secret, never the key; bots are sent neither, nor anything derived from them: match ids
   are names or ``secrets`` randomness, and every line to a bot is an observation (RULES.md §2,
@@ -50,7 +51,7 @@ def new_key() -> bytes:
 
 
 def key_from_seed(seed: int) -> bytes:
-    """The key of a ``--seed`` run: public, reproducible, and so unsafe against bots (see module)."""
+    """The key of a ``--seed`` run: public, reproducible, so unsafe against bots (see module)."""
     return hashlib.sha256(_SEED_CONTEXT + str(int(seed)).encode()).digest()
 
 
@@ -61,7 +62,7 @@ def check_key(key: bytes) -> bytes:
 
 
 def deal_set_label(*parts: object) -> str:
-    """An unambiguous label from parts (bot names may hold any character but a JSON quote's escape)."""
+    """An unambiguous label from parts: JSON, since bot names may hold any separator."""
     return json.dumps([str(p) for p in parts], separators=(",", ":"), ensure_ascii=False)
 
 
