@@ -26,13 +26,16 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, NamedTuple, Sequence
 
 import pytest
+from click.testing import Result
+from typer.testing import CliRunner
 
 from arena import deal_keys
+from arena.bot_specs import resolve_bot
+from arena.cli import app
 from arena.deal_keys import deal_secret, deal_set_label, key_from_seed, new_key, new_match_id
 from arena.game import Card, Rules, profile
 from arena.game.dealing import deal_layout, shuffled_order
 from arena.qualify import qualify
-from arena.bot_specs import resolve_bot
 from arena.records import read_record, replay_record
 from arena.store import Store, StoreError
 from arena.tournament import load_config, run_tournament
@@ -45,7 +48,7 @@ SLOW_START = ["--startup-ms", "30000"]   # the eavesdropper reads the file syste
 RUN_TIMEOUT_S = 240
 
 
-# -- the scheme ------------------------------------------------------------------------------------
+# -- the scheme -----------------------------------------------------------------------------------
 
 def orders(secret: str, rules: Rules, deals: int = 4) -> list[tuple[Card, ...]]:
     return [shuffled_order(rules, secret, n) for n in range(1, deals + 1)]
@@ -86,7 +89,7 @@ def test_a_seeded_key_is_reproducible_and_match_ids_are_random():
     assert len(ids) == 100 and all(re.fullmatch(r"play-[0-9a-f]{8}", i) for i in ids)
 
 
-# -- tournaments: the key in the database only, duplicate pairs, resume ------------------------------
+# -- tournaments: the key in the database only, duplicate pairs, resume ---------------------------
 
 def deal_orders(record: Path) -> list[tuple[Card, ...]]:
     return [tuple(Card.parse(c) for c in d["order"]) for d in read_record(record).deal_starts]
@@ -201,15 +204,14 @@ def test_qualifications_draw_fresh_keys(tmp_path):
     assert "seed" not in "\n".join(first.lines())
 
 
-# -- --seed: reproducible, and said so once -----------------------------------------------------------
+# -- --seed: reproducible, and said so once -------------------------------------------------------
 
 def test_seed_is_reproducible_and_warns_once(tmp_path):
-    def play(*flags: str) -> tuple[subprocess.CompletedProcess[str], Path]:
+    def play(*flags: str) -> tuple[Result, Path]:
         record = tmp_path / f"m{len(list(tmp_path.glob('*.jsonl')))}.jsonl"
-        done = subprocess.run(ARENA + ["play", "random", "greedy", "--record", str(record),
-                                       *flags], capture_output=True, text=True,
-                              timeout=RUN_TIMEOUT_S)
-        assert done.returncode == 0, done.stderr
+        done = CliRunner().invoke(app, ["play", "random", "greedy", "--record", str(record),
+                                        *flags])
+        assert done.exit_code == 0, done.output
         return done, record
 
     seeded, r1 = play("--seed", "3")
@@ -247,7 +249,7 @@ def test_the_default_play_record_name_carries_no_seed(tmp_path):
         {f"{match_id}.seat0.stderr.log", f"{match_id}.seat1.stderr.log"}
 
 
-# -- stores and records made before the key ---------------------------------------------------------
+# -- stores and records made before the key -------------------------------------------------------
 
 def test_an_old_store_is_refused_for_resume_but_still_reported(tmp_path):
     out = tmp_path / "old"
@@ -268,22 +270,22 @@ def test_an_old_store_is_refused_for_resume_but_still_reported(tmp_path):
         replay_record(read_record(record))  # old records still replay
     with pytest.raises(StoreError, match="made by an earlier arena.*cannot be resumed"):
         Store.open(out / "results.sqlite")
-    done = subprocess.run(ARENA + ["tournament", "--resume", str(out)], capture_output=True,
-                          text=True, timeout=RUN_TIMEOUT_S)
-    assert done.returncode == 2 and "earlier arena" in done.stderr
-    assert "Traceback" not in done.stderr
+    runner = CliRunner()
+    done = runner.invoke(app, ["tournament", "--resume", str(out)])
+    assert done.exit_code == 2 and "earlier arena" in done.stderr
+    assert done.exception is None or isinstance(done.exception, SystemExit)  # no traceback
     for command in (["leaderboard", str(out)], ["report", str(out)]):
-        done = subprocess.run(ARENA + command, capture_output=True, text=True,
-                              timeout=RUN_TIMEOUT_S)
-        assert done.returncode == 0, done.stderr
+        done = runner.invoke(app, command)
+        assert done.exit_code == 0, done.output
     assert "research seed 1" in (out / "report" / "index.html").read_text()
     with sqlite3.connect(out / "results.sqlite") as db:  # refusing changed nothing
-        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("1",)
+        version = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        assert version == ("1",)
         tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         assert "deal_key" not in tables
 
 
-# -- the eavesdropper -------------------------------------------------------------------------------
+# -- the eavesdropper -----------------------------------------------------------------------------
 
 def findings(log: Path) -> dict[str, Any]:
     """What the eavesdropper reported on its stderr (fixtures/eavesdropper/eavesdropper.py)."""
@@ -398,7 +400,8 @@ def check_cannot_read_outputs(found: dict[str, Any], *folders: Path) -> None:
     for folder in folders:
         inside = [p for p in readable if p.startswith(str(folder.resolve()))]
         assert inside == [], f"the bot could read {inside[:5]}"
-    assert found["near"]["walk"]["files_read"] > 50, "the eavesdropper read next to nothing"
+    walk = found["near"]["walk"]
+    assert walk["listed"] > 1000 and walk["files_read"] > 20, f"the eavesdropper saw little: {walk}"
 
 
 @pytest.mark.slow
@@ -417,14 +420,12 @@ def test_an_eavesdropper_in_arena_play_cannot_compute_a_hidden_card(where, open_
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("where", ["checkout", "elsewhere"])
-def test_an_eavesdropper_in_a_tournament_cannot_compute_a_hidden_card(where, open_folder,
-                                                                      tmp_path):
+def test_an_eavesdropper_in_a_tournament_cannot_compute_a_hidden_card(open_folder, tmp_path):
+    # Run from elsewhere: the data folder was hidden by a relative path (issue 13).
     out = open_folder / "t"
     done = subprocess.run(ARENA + ["tournament", "-b", EAVES_CMD, "-b", "greedy", "-n", "2",
                                    "-w", "1", *SLOW_START, "-o", str(out)],
-                          capture_output=True, text=True,
-                          cwd=REPO if where == "checkout" else tmp_path, timeout=RUN_TIMEOUT_S)
+                          capture_output=True, text=True, cwd=tmp_path, timeout=RUN_TIMEOUT_S)
     assert done.returncode == 0, done.stderr
     _check_tournament(out, "eavesdropper", open_folder)
 
@@ -441,18 +442,19 @@ def _check_tournament(out: Path, bot: str, *private: Path) -> None:
 
 
 @pytest.mark.slow
-def test_a_submitted_eavesdropper_cannot_compute_a_hidden_card(open_folder, tmp_path):
+def test_a_submitted_eavesdropper_cannot_compute_a_hidden_card(open_folder):
+    # Submitted and run from the checkout (the tournament above ran from elsewhere).
     data = open_folder / "data"
     env = {**os.environ, "ARENA_DATA": str(data)}
-    done = subprocess.run(ARENA + ["submit", str(EAVESDROPPER), *SLOW_START, "--matches", "2"],
-                          capture_output=True, text=True, cwd=tmp_path, env=env,
+    done = subprocess.run(ARENA + ["submit", str(EAVESDROPPER), *SLOW_START, "--matches", "1"],
+                          capture_output=True, text=True, cwd=REPO, env=env,
                           timeout=RUN_TIMEOUT_S)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "PASSED" in done.stdout and "seed" not in done.stdout
     out = open_folder / "t"
     done = subprocess.run(ARENA + ["tournament", "-b", "eavesdropper", "-b", "random", "-n", "2",
                                    "-w", "1", *SLOW_START, "-o", str(out)],
-                          capture_output=True, text=True, cwd=tmp_path, env=env,
+                          capture_output=True, text=True, cwd=REPO, env=env,
                           timeout=RUN_TIMEOUT_S)
     assert done.returncode == 0, done.stderr
     _check_tournament(out, "eavesdropper", data)
