@@ -156,8 +156,8 @@ def test_a_tournament_keeps_its_key_in_the_database_only(tmp_path):
 @pytest.mark.slow
 def test_kill_9_then_resume_deals_the_same_cards(tmp_path):
     out = tmp_path / "k"
-    proc = subprocess.Popen(ARENA + ["tournament", "-b", "random", "-b", "greedy", "-b",
-                                     "first-legal", "-n", "6", "-w", "2", "-o", str(out)],
+    proc = subprocess.Popen(ARENA + ["tournament", "-b", "random", "-b", "greedy", "-n", "14",
+                                     "-w", "2", "-o", str(out)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     try:
@@ -168,7 +168,7 @@ def test_kill_9_then_resume_deals_the_same_cards(tmp_path):
         os.killpg(proc.pid, signal.SIGKILL)  # the runner and its workers, mid-run
         proc.wait()
     partial = _count(out / "results.sqlite")
-    assert 3 <= partial < 18, "the kill should land mid-run"
+    assert 3 <= partial < 14, "the kill should land mid-run"
     before = Store.open(out / "results.sqlite")
     key_before = before.deal_key()
     before.close()
@@ -176,7 +176,7 @@ def test_kill_9_then_resume_deals_the_same_cards(tmp_path):
                             text=True, timeout=RUN_TIMEOUT_S)
     assert result.returncode == 0, result.stderr
     assert "warning: --seed" not in result.stderr
-    assert _count(out / "results.sqlite") == 18
+    assert _count(out / "results.sqlite") == 14
     # The same key after the resume, and every match (before and after the kill) dealt from it,
     # the matches of each duplicate pair alike even where the kill fell between them.
     assert check_deals_come_from_the_stored_key(out) == key_before
@@ -451,13 +451,17 @@ def test_a_submitted_eavesdropper_cannot_compute_a_hidden_card(open_folder):
                           timeout=RUN_TIMEOUT_S)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "PASSED" in done.stdout and "seed" not in done.stdout
-    out = open_folder / "t"
-    done = subprocess.run(ARENA + ["tournament", "-b", "eavesdropper", "-b", "random", "-n", "2",
-                                   "-w", "1", *SLOW_START, "-o", str(out)],
-                          capture_output=True, text=True, cwd=REPO, env=env,
-                          timeout=RUN_TIMEOUT_S)
+    # The registered bot runs from its registry folder, copied in as its working folder.
+    record = open_folder / "play" / "m.jsonl"
+    done = subprocess.run(ARENA + ["play", "eavesdropper", "random", *SLOW_START, "--record",
+                                   str(record)], capture_output=True, text=True, cwd=REPO,
+                          env=env, timeout=RUN_TIMEOUT_S)
     assert done.returncode == 0, done.stderr
-    _check_tournament(out, "eavesdropper", data)
+    match_id = read_record(record).header["match_id"]
+    found = findings(record.parent / "logs" / f"{match_id}.seat0.stderr.log")
+    assert sorted(found["near"]["listing"]) == ["bot.toml", "eavesdropper.py"]  # its own folder
+    check_cannot_read_outputs(found, open_folder)
+    assert check_nothing_it_saw_deals(found, record, 0, "play") > 100
 
 
 @pytest.mark.slow
