@@ -509,3 +509,16 @@ def test_a_match_config_without_a_seed_deals_from_a_fresh_secret():
 
     first, second = (MatchConfig(rules=profile("sixty_six")).seed for _ in range(2))
     assert isinstance(first, str) and len(first) == 64 and first != second
+
+
+@pytest.mark.slow
+def test_an_eavesdropper_in_qualification_cannot_compute_a_hidden_card(open_folder):
+    from arena.bot_process import Limits
+
+    work = open_folder / "q"
+    report = qualify(resolve_bot(EAVES_CMD), Limits(startup_ms=30000), matches=1, work=work)
+    assert report.passed, report.lines()
+    found = findings(work / "logs" / "qualify-1.seat0.stderr.log")
+    check_cannot_read_outputs(found, open_folder)
+    assert check_nothing_it_saw_deals(found, work / "qualify-1.jsonl", 0,
+                                      deal_set_label(1)) > 100
