@@ -434,6 +434,13 @@ def _check_tournament(out: Path, bot: str, *private: Path) -> None:
     key = check_deals_come_from_the_stored_key(out)
     rows = stored_matches(out / "results.sqlite")
     secrets_hex = [key.hex(), *(deal_secret(key, r[1]) for r in rows)]
+    # Outside the database, nothing in the folder (records, logs, tournament.log, the report)
+    # holds the key or a secret derived from it.
+    for path in out.rglob("*"):
+        if path.is_file() and not path.name.startswith("results.sqlite"):
+            data = path.read_bytes()
+            assert not any(s.encode() in data for s in secrets_hex), path
+    assert (out / "tournament.log").is_file()
     for match_id, deal_set, record, _, _ in rows:
         seat = [b["name"] for b in read_record(out / record).header["bots"]].index(bot)
         found = findings(out / "logs" / f"{match_id}.seat{seat}.stderr.log")
