@@ -18,6 +18,7 @@ from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
 from arena.bot_specs import BotSpecError, resolve_bot
 from arena.cli_bots import ISOLATION_HELP, LIMIT_HELP, bots_app, submit
 from arena.cli_options import DEFAULT_DATA, DataOption
+from arena.deal_keys import SEED_WARNING, deal_secret, key_from_seed, new_key, new_match_id
 from arena.narrate import deal_line, match_line, narrate_deal, narrate_outcome
 from arena.records import RecordError, read_record, replay_record
 from arena.referee import MatchConfig, run_match
@@ -32,6 +33,7 @@ app.command()(submit)
 
 # Every line goes through arena.console, which escapes what bots wrote (names, lines, details).
 console, err_console, safe = term.out, term.err, term.safe
+PLAY_DEAL_SET = "play"  # the deal set of arena play's one match (deal_keys.py)
 
 
 def _fail(message: str) -> typer.Exit:
@@ -110,7 +112,8 @@ DEMO_BOTS = ("random", "greedy", "first-legal", "strong --budget-ms 25", "c-coun
 
 @app.command()
 def demo(
-    seed: int = typer.Option(1, help="Base seed of the deals."),
+    seed: Optional[int] = typer.Option(None, help="Research runs only: deal from this public seed "
+                                       "instead of a secret key (bots could derive the deals)."),
     profile: str = typer.Option("sixty_six", help="Rules profile."),
     matches: int = typer.Option(20, "--matches", "-n", help="Matches per pairing (even)."),
     one_match: bool = typer.Option(False, "--one-match",
@@ -140,24 +143,29 @@ def demo(
                           soft_wrap=True)
     # Each demo run has its own folder: a demo never overwrites earlier results.
     output = Path("results") / f"demo-{time.strftime('%Y%m%d-%H%M%S')}"
+    deals = "a secret key" if seed is None else f"seed {seed}"
     console.print(f"[bold]demo tournament[/]: {', '.join(bots)}; {matches} matches per pairing "
-                  f"({matches // 2} duplicate pairs), profile {profile}, seed {seed}", soft_wrap=True)
+                  f"({matches // 2} duplicate pairs), profile {profile}, deals from {deals}",
+                  soft_wrap=True)
     tournament(config_file=None, bot=bots, name="demo", profile=profile,
                matches_per_pairing=matches, seed=seed, workers=None, decision_ms=None,
                startup_ms=None, output=output, resume=None, limit=None, cluster=None,
                isolation=level, data=data_dir())
 
 
-def _demo_match(seed: int, profile: str) -> None:
+def _demo_match(seed: int | None, profile: str) -> None:
     """One match between two random players in-process, printed deal by deal."""
     try:
         rules = load_rules(profile)
     except RulesError as err:
         raise _fail(str(err)) from None
     names = ("random-a", "random-b")
-    rng = random.Random(seed)
-    state = MatchState.new(rules, seed=seed, first_dealer=0)
-    console.print(f"[bold]{names[0]} vs {names[1]}[/], profile {rules.name}, seed {seed}, "
+    # No bot process plays here, so nothing can eavesdrop; a seed still makes the run repeatable.
+    key = new_key() if seed is None else key_from_seed(seed)
+    rng = random.Random(deal_secret(key, "demo-players"))
+    state = MatchState.new(rules, seed=deal_secret(key, "demo"), first_dealer=0)
+    deals = "a secret key" if seed is None else f"seed {seed}"
+    console.print(f"[bold]{names[0]} vs {names[1]}[/], profile {rules.name}, deals from {deals}, "
                   f"first to {rules.match_target} game points\n")
     printed = 0
     while not state.is_over:
@@ -188,7 +196,9 @@ def play(
                                 "registered) or a command."),
     profile: str = typer.Option("sixty_six", help="Rules profile."),
     rules_file: Optional[Path] = typer.Option(None, "--rules-file", "-r", help="TOML flag overrides."),
-    seed: int = typer.Option(1, help="Seed of the deals."),
+    seed: Optional[int] = typer.Option(None, help="Research runs only: deal from this public seed "
+                                       "instead of a fresh secret key (bots could derive the "
+                                       "deals)."),
     target: Optional[int] = typer.Option(None, help="Game points that win the match."),
     first_dealer: int = typer.Option(0, min=0, max=1, help="Seat of the first dealer."),
     decision_ms: int = typer.Option(DEFAULT_DECISION_MS, min=1, help="Time limit per decision (ms)."),
@@ -210,12 +220,19 @@ def play(
         # replace, not a new BotSpec: a registered bot keeps its folder and version
         specs = (replace(specs[0], name=specs[0].name + "-0"),
                  replace(specs[1], name=specs[1].name + "-1"))
+    # Deals from a fresh secret key (deal_keys.py), or from --seed in a research run. The match id
+    # is random and unrelated to the key; with --seed it is fixed, because bots may seed themselves
+    # from it (the bundled random bot does) and the same command must then give the same match.
+    if seed is None:
+        key, match_id = new_key(), new_match_id("play")
+    else:
+        err_console.print(SEED_WARNING.format(seed=seed), soft_wrap=True)
+        key, match_id = key_from_seed(seed), "play-seeded"
     if record is None:
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        record = data / "play" / f"{stamp}-{specs[0].name}-vs-{specs[1].name}-seed{seed}.jsonl"
-    # The match id is derived from the seed, not random: bots may seed themselves from it (the
-    # bundled random bot does), so the same command must give the same match.
-    config = MatchConfig(rules=rules, seed=seed, first_dealer=first_dealer, match_id=f"play-{seed}",
+        record = data / "play" / f"{stamp}-{specs[0].name}-vs-{specs[1].name}-{match_id}.jsonl"
+    config = MatchConfig(rules=rules, seed=deal_secret(key, PLAY_DEAL_SET),
+                         first_dealer=first_dealer, match_id=match_id,
                          limits=Limits(decision_ms=decision_ms, startup_ms=startup_ms))
     from arena.sandbox import SandboxUnavailable
 
@@ -277,8 +294,8 @@ def replay(
                               soft_wrap=True)
         return
     console.print(f"[bold]{safe(names[0])} vs {safe(names[1])}[/], match "
-                  f"{safe(rec.header['match_id'])}, profile {safe(rec.header['rules']['name'])}, "
-                  f"seed {safe(rec.header['seed'])}\n", soft_wrap=True)
+                  f"{safe(rec.header['match_id'])}, profile {safe(rec.header['rules']['name'])}\n",
+                  soft_wrap=True)
     for result in state.results:
         for line in narrate_deal(result, names):
             console.print(line, soft_wrap=True)
@@ -323,7 +340,9 @@ def tournament(
     profile: Optional[str] = typer.Option(None, help="Rules profile."),
     matches_per_pairing: Optional[int] = typer.Option(None, "--matches", "-n",
                                                       help="Matches per pairing (even)."),
-    seed: Optional[int] = typer.Option(None, help="Base seed of the schedule's deals."),
+    seed: Optional[int] = typer.Option(None, help="Research runs only: deal from this public seed "
+                                       "instead of a fresh secret key (bots could derive the "
+                                       "deals)."),
     workers: Optional[int] = typer.Option(None, "--workers", "-w", help="Worker processes of a "
                                           "local run (default: all cores; on a cluster, each "
                                           "Dask worker's threads)."),
@@ -372,6 +391,8 @@ def tournament(
         err_console.print(f"note: --workers {workers} does not apply on a cluster: each Dask worker "
                           "runs as many matches at once as it has threads (dask worker --nthreads)",
                           soft_wrap=True)
+    if config.seed is not None:
+        err_console.print(SEED_WARNING.format(seed=config.seed), soft_wrap=True)
     try:
         console.print(describe_sandbox(), soft_wrap=True)
     except SandboxUnavailable as err:

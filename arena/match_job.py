@@ -25,6 +25,7 @@ log = logging.getLogger("arena.tournament")
 @dataclass(frozen=True)
 class MatchJob:
     entry: ScheduledMatch
+    deal_secret: str    # deal_keys.deal_secret of the entry's deal set: workers never see the key
     bots: tuple[BotSpec, BotSpec]
     rules: Rules
     limits: Limits
@@ -36,7 +37,7 @@ class MatchJob:
 def play_job(job: MatchJob) -> MatchResult:
     """Runs in a worker process: one match, its record written by the referee as it goes."""
     entry = job.entry
-    config = MatchConfig(rules=job.rules, seed=entry.seed, first_dealer=entry.first_dealer,
+    config = MatchConfig(rules=job.rules, seed=job.deal_secret, first_dealer=entry.first_dealer,
                          match_id=entry.match_id, limits=job.limits, max_deals=job.max_deals,
                          private=(job.log_dir.parent,))  # the tournament's folder: its database
     result = run_match(job.bots, config, record_path=job.record, log_dir=job.log_dir)

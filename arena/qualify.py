@@ -17,6 +17,7 @@ from typing import Any
 
 from arena.bot_process import Limits
 from arena.bot_specs import resolve_bot
+from arena.deal_keys import deal_secret, deal_set_label, new_key
 from arena.game import Rules, profile
 from arena.records import RecordError, read_record
 from arena.referee import MatchConfig, run_match
@@ -52,7 +53,7 @@ RULES: dict[Fault | ExitFault, str] = {
 class Failure:
     match: int
     seat: int
-    seed: int
+    deals: int          # which of the qualification's deal sets (1 or 2): each is played twice
     fault: Fault | ExitFault
     detail: str
     rule: str
@@ -83,7 +84,8 @@ class QualificationReport:
         out = [f"qualification of {self.bot}: {'PASSED' if self.passed else 'FAILED'}",
                f"  {self.sandbox}"]
         for m in self.matches:
-            out.append(f"  match {m['match']} (seat {m['seat']}, seed {m['seed']}): {m['outcome']}")
+            out.append(f"  match {m['match']} (seat {m['seat']}, deals {m['deals']}): "
+                       f"{m['outcome']}")
         f = self.failure
         if f is not None:
             out.append(f"  broke a rule in match {f.match} (seat {f.seat}): {f.fault}: {f.detail}")
@@ -109,21 +111,24 @@ def qualify(bot: BotSpec, limits: Limits = Limits(), rules: Rules | None = None,
     opponent = resolve_bot("random", name="random")
     if opponent.name == bot.name:
         opponent = resolve_bot("random", name="random-opponent")
+    # A fresh secret key for each qualification (deal_keys.py), kept in memory only: a bot that
+    # learnt the deals of one qualification could otherwise pass any later one by knowing them.
+    key = new_key()
     with tempfile.TemporaryDirectory(prefix="sixtysix-qualify-") as scratch:
         folder = work or Path(scratch)
         for n in range(matches):
-            seat, seed = n % 2, 1 + n // 2
+            seat, deals = n % 2, 1 + n // 2
             bots = [opponent, opponent]
             bots[seat] = bot
             match_id = f"qualify-{n + 1}"
-            config = MatchConfig(rules=rules, seed=seed, first_dealer=n % 2, match_id=match_id,
-                                 limits=limits)
+            config = MatchConfig(rules=rules, seed=deal_secret(key, deal_set_label(deals)),
+                                 first_dealer=n % 2, match_id=match_id, limits=limits)
             record = folder / f"{match_id}.jsonl"
             result = run_match(bots, config, record_path=record, log_dir=folder / "logs")
             stderr_log = folder / "logs" / f"{match_id}.seat{seat}.stderr.log"
-            report.matches.append({"match": n + 1, "seat": seat, "seed": seed,
+            report.matches.append({"match": n + 1, "seat": seat, "deals": deals,
                                    "outcome": _outcome(result, seat)})
-            report.failure = _failure(result, n + 1, seat, seed, record, stderr_log)
+            report.failure = _failure(result, n + 1, seat, deals, record, stderr_log)
             if report.failure is not None:
                 break
             if _stderr_overflowed(stderr_log):
@@ -142,7 +147,7 @@ def _outcome(result: MatchResult, seat: int) -> str:
             f"{result.game_points[1 - seat]} in {len(result.deals)} deals")
 
 
-def _failure(result: MatchResult, match: int, seat: int, seed: int, record: Path,
+def _failure(result: MatchResult, match: int, seat: int, deals: int, record: Path,
              stderr_log: Path) -> Failure | None:
     stats = result.seats[seat]
     if result.reason in (MatchEnding.FORFEIT, MatchEnding.NO_CONTEST) \
@@ -162,7 +167,7 @@ def _failure(result: MatchResult, match: int, seat: int, seed: int, record: Path
         detail = "still running 1 s after match_end; it was killed"
     else:
         return None
-    return Failure(match, seat, seed, fault, detail, RULES.get(fault, "PROTOCOL.md §5"), line,
+    return Failure(match, seat, deals, fault, detail, RULES.get(fault, "PROTOCOL.md §5"), line,
                    _transcript(record, seat), _tail(stderr_log))
 
 

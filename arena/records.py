@@ -2,12 +2,14 @@
 
 A record is written line by line while the match runs (a crash keeps everything up to it). Types:
 
-- ``header``: format version, match id, seed, first dealer, the full rules, both bots, the limits;
+- ``header``: format version, match id, first dealer, the full rules, both bots, the limits (never
+  the seed or key the deals came from: records are published, and the key must stay secret while
+  its tournament runs; version 1 records held a seed);
 - ``msg``: one protocol line, ``dir`` "out" (referee to bot) or "in" (bot to referee), with ``t``, the
   milliseconds since the match started, and the ``seat``;
 - ``action``: an action accepted by the referee, with the bot's thinking time;
 - ``fault``: a protocol fault, its word (PROTOCOL.md §5), detail and offending line;
-- ``deal_start``: a deal's number, dealer and pack order (so it replays without the seed);
+- ``deal_start``: a deal's number, dealer and pack order (so it replays without any seed or key);
 - ``deal``: a settled deal and its settlement;
 - ``result``: the outcome, claim statistics and decision-time figures.
 
@@ -25,7 +27,8 @@ from typing import IO, Any, Iterator
 from arena.game import Action, Card, MatchState, Rules
 
 RECORD_FORMAT = "sixtysix-record"
-RECORD_VERSION = 1
+RECORD_VERSION = 2           # 2: no seed in the header
+READABLE_VERSIONS = (1, 2)
 
 
 class RecordError(ValueError):
@@ -94,9 +97,10 @@ def read_record(path: Path) -> Record:
     header = next(items, None)
     if header is None or header.get("type") != "header" or header.get("format") != RECORD_FORMAT:
         raise RecordError(f"{path} is not a match record (no '{RECORD_FORMAT}' header line)")
-    if header.get("version") != RECORD_VERSION:
+    if header.get("version") not in READABLE_VERSIONS:
         raise RecordError(f"{path}: record version {header.get('version')} is not supported "
-                          f"(this arena reads version {RECORD_VERSION})")
+                          f"(this arena reads versions "
+                          f"{', '.join(map(str, READABLE_VERSIONS))})")
     record = Record(header)
     for item in items:
         kind = item["type"]
@@ -121,9 +125,10 @@ def replay_record(record: Record) -> MatchState:
     header = record.header
     try:
         orders = [tuple(Card.parse(c) for c in d["order"]) for d in record.deal_starts]
-        # A match that ended in the handshake dealt nothing: its first deal comes from the seed.
-        state = MatchState.new(record.rules, header["seed"], header["first_dealer"],
-                               orders=orders or None)
+        # A match that ended in the handshake dealt nothing, and none of its deals is replayed:
+        # any order will do for the deal the engine sets up (version 1 headers had the seed).
+        state = MatchState.new(record.rules, header.get("seed", 0), header["first_dealer"],
+                               orders=orders or [record.rules.pack.cards])
     except (KeyError, ValueError) as err:
         raise RecordError(f"record's header or deal orders are unusable: {err}") from err
     for item in record.actions:

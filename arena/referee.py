@@ -11,11 +11,12 @@ from __future__ import annotations
 import functools
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
 from arena.bot_process import EXIT_GRACE_S, BotFault, BotProcess, Limits
+from arena.deal_keys import deal_secret, new_key
 from arena.game import CLAIM, Action, DealResult, DealState, MatchState, Rules
 from arena.game.rules import CLAIM_TARGET
 from arena.records import RECORD_FORMAT, RECORD_VERSION, RecordWriter
@@ -29,7 +30,10 @@ from protocol.codec import PROTOCOL_VERSION, ProtocolError, decode_from_bot, enc
 @dataclass(frozen=True)
 class MatchConfig:
     rules: Rules
-    seed: int | str = 0
+    # The engine's seed of the match's deals: a deal-set secret (deal_keys.deal_secret) in every
+    # match the arena runs. It never reaches a bot or the record, which stores each deal's order.
+    # Left out, it is a fresh secret: forgetting it must not deal from a guessable seed.
+    seed: int | str = field(default_factory=lambda: deal_secret(new_key(), "match"))
     first_dealer: int = 0
     match_id: str = ""
     limits: Limits = Limits()
@@ -100,8 +104,9 @@ class _Match:
 
     def run(self) -> MatchResult:
         config = self.config
+        # No seed in the header (deal_keys.py): the deal_start lines hold the pack orders instead.
         self._record("header", format=RECORD_FORMAT, version=RECORD_VERSION, match_id=self.match_id,
-                     seed=config.seed, first_dealer=config.first_dealer, rules=config.rules.to_dict(),
+                     first_dealer=config.first_dealer, rules=config.rules.to_dict(),
                      bots=[{"seat": s, "name": b.name, "command": list(b.argv)}
                            for s, b in enumerate(self.bots)],
                      limits={"decision_ms": self.limits.decision_ms,

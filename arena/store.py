@@ -14,16 +14,23 @@ import time
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from arena.deal_keys import check_key
 from arena.types import MatchResult
 from arena.schedule import ScheduledMatch
 
 DB_NAME = "results.sqlite"  # in the tournament's folder
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: deals from a secret key (deal_key table, matches.deal_set); 1 had seeds
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
     key TEXT PRIMARY KEY,
     value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS deal_key (
+    -- The tournament's secret (deal_keys.py), kept here only: resumed matches deal the same cards.
+    -- Hex text, so a scan of this file for it finds it wherever a copy of the file went.
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    key TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS tournament (
     name TEXT PRIMARY KEY,
@@ -40,7 +47,7 @@ CREATE TABLE IF NOT EXISTS matches (
     sched_order INTEGER NOT NULL UNIQUE,
     seat0 TEXT NOT NULL REFERENCES bots(name),
     seat1 TEXT NOT NULL REFERENCES bots(name),
-    seed INTEGER NOT NULL,
+    deal_set TEXT NOT NULL,          -- public label of its deals (a duplicate pair shares one)
     first_dealer INTEGER NOT NULL,
     pair_index INTEGER NOT NULL,
     swapped INTEGER NOT NULL,
@@ -114,13 +121,23 @@ class Store:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: committed data survives a kill
             db.execute("PRAGMA foreign_keys=ON")
-            db.executescript(_SCHEMA)
+            # The version first: an older store is refused before anything is added to it.
+            db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            version = row[0] if row else None
+            if version is None or int(version) == SCHEMA_VERSION:
+                db.executescript(_SCHEMA)
         except sqlite3.DatabaseError as err:
             raise StoreError(f"{path} is not a usable results database: {err}") from err
         store = cls(db, path)
-        version = store._meta("schema_version")
         if version is None:
             db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        elif int(version) == 1:
+            db.close()
+            raise StoreError(f"{path} was made by an earlier arena, whose deals came from a seed "
+                             "that bots could guess; it cannot be resumed (start a new "
+                             "tournament), but arena leaderboard and arena report still read it "
+                             "and its records replay")
         elif int(version) != SCHEMA_VERSION:
             db.close()
             raise StoreError(f"{path} has schema version {version}; this arena reads version "
@@ -133,6 +150,19 @@ class Store:
     def _meta(self, key: str) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
+
+    # -- the deal key (deal_keys.py) ---------------------------------------------------------------
+
+    def deal_key(self) -> bytes | None:
+        row = self.db.execute("SELECT key FROM deal_key WHERE id = 1").fetchone()
+        return bytes.fromhex(row[0]) if row else None
+
+    def set_deal_key(self, key: bytes) -> None:
+        """Keep the tournament's key; a store holds one key for good (its matches were dealt by it)."""
+        with self._transaction():
+            if self.db.execute("SELECT 1 FROM deal_key").fetchone() is not None:
+                raise StoreError(f"{self.path} already holds a deal key")
+            self.db.execute("INSERT INTO deal_key VALUES (1, ?)", (check_key(key).hex(),))
 
     # -- the tournament and its bots ------------------------------------------------------------
 
@@ -179,9 +209,10 @@ class Store:
         with self._transaction():
             self.db.execute(
                 "INSERT INTO matches VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (scheduled.match_id, scheduled.order, scheduled.seat0, scheduled.seat1, scheduled.seed,
-                 scheduled.first_dealer, scheduled.pair_index, int(scheduled.swapped), result.winner,
-                 result.reason, result.game_points[0], result.game_points[1], result.offender,
+                (scheduled.match_id, scheduled.order, scheduled.seat0, scheduled.seat1,
+                 scheduled.deal_set, scheduled.first_dealer, scheduled.pair_index,
+                 int(scheduled.swapped), result.winner, result.reason, result.game_points[0],
+                 result.game_points[1], result.offender,
                  result.fault, result.detail, record, result.play_ms,
                  time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())))
             self.db.executemany(

@@ -22,6 +22,7 @@ from typing import Any, Callable, Generator, Mapping
 
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
 from arena.bot_specs import BotSpecError, check_bot_paths, resolve_bot
+from arena.deal_keys import deal_secret, key_from_seed, new_key
 from arena.game import Rules, RulesError, load_rules
 from arena.registry import data_dir
 # One match job, played here or on a cluster, lives in match_job.py (below cluster.py).
@@ -45,7 +46,7 @@ class TournamentConfig:
     profile: str = "sixty_six"
     rules: Mapping[str, Any] = field(default_factory=dict)  # flag overrides (RULES.md §11)
     matches_per_pairing: int = 4               # even: matches come in duplicate pairs
-    seed: int = 1
+    seed: int | None = None                    # research runs only: deals from a public key
     workers: int = 0                           # 0: all cores
     decision_ms: int = DEFAULT_DECISION_MS
     startup_ms: int = DEFAULT_STARTUP_MS
@@ -69,6 +70,8 @@ class TournamentConfig:
         data["rules"] = dict(self.rules)
         for key in ("workers", "output", "cluster", "isolation", "data"):
             data.pop(key)
+        if self.seed is None:
+            del data["seed"]  # deals from the secret key in the store (deal_keys.py): no seed shown
         data["sandbox"] = dict(self.sandbox)
         if not self.sandbox:
             del data["sandbox"]  # as stored before limits could be set: such runs still resume
@@ -120,6 +123,8 @@ def _check(config: TournamentConfig) -> None:
          "name or command")
     for key in ("matches_per_pairing", "seed", "workers", "decision_ms", "startup_ms", "max_deals"):
         value = getattr(config, key)
+        if key == "seed" and value is None:
+            continue
         need(isinstance(value, int) and not isinstance(value, bool) and value >= 0,
              f"{key} must be a whole number >= 0, not {value!r}")
     need(config.matches_per_pairing >= 2 and config.matches_per_pairing % 2 == 0,
@@ -197,8 +202,7 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
     rules = rules_of(config)
     specs = resolve_bots(config)
     by_name = {s.name: s for s in specs}
-    schedule = round_robin(config.name, [s.name for s in specs], config.matches_per_pairing // 2,
-                           config.seed)
+    schedule = round_robin(config.name, [s.name for s in specs], config.matches_per_pairing // 2)
     with ExitStack() as cleanup:
         cluster = None
         if config.cluster:
@@ -210,6 +214,14 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
         cleanup.callback(store.close)
         store.begin_tournament(config.name, config.to_dict())
         store.register_bots([(s.name, list(s.argv), s.version) for s in specs])
+        key = store.deal_key()
+        if key is None and store.finished_ids():
+            raise ConfigError(f"{db_path} holds matches but no deal key: its remaining matches "
+                              "cannot be dealt like the others; start a new tournament")
+        if key is None:
+            # A fresh secret, kept in the store before any match is played with it (deal_keys.py).
+            key = new_key() if config.seed is None else key_from_seed(config.seed)
+            store.set_deal_key(key)
         done = store.finished_ids()
         todo = [m for m in schedule if m.match_id not in done]
         log.info("tournament %s: %d matches scheduled, %d stored, %d to play on %s", config.name,
@@ -221,8 +233,10 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
         limits = Limits(decision_ms=config.decision_ms, startup_ms=config.startup_ms,
                         sandbox=sandbox_limits(config))
         log.info("%s", describe_sandbox())  # probed once here; the forked workers inherit it
-        jobs = [_Job(m, (by_name[m.seat0], by_name[m.seat1]), rules, limits, config.max_deals,
-                     out / "records" / f"{m.match_id}.jsonl", out / "logs") for m in todo]
+        secrets = {m.deal_set: deal_secret(key, m.deal_set) for m in todo}
+        jobs = [_Job(m, secrets[m.deal_set], (by_name[m.seat0], by_name[m.seat1]), rules, limits,
+                     config.max_deals, out / "records" / f"{m.match_id}.jsonl", out / "logs")
+                for m in todo]
         finished = cleanup.enter_context(closing(
             cluster.play(jobs, out) if cluster else _play_locally(jobs, config.worker_count())))
         for job, result in finished:

@@ -89,8 +89,7 @@ def main() -> None:
     config = load_config(None, {"name": "bench", "bots": args.bots.split(","),
                                 "matches_per_pairing": args.matches_per_pairing, "seed": 11})
     specs = resolve_bots(config)
-    n = len(round_robin("bench", [s.name for s in specs], config.matches_per_pairing // 2,
-                        config.seed))
+    n = len(round_robin("bench", [s.name for s in specs], config.matches_per_pairing // 2))
     tasks = len(cluster.batch_sizes(n, THREADS))
     print(f"# python {sys.version.split()[0]}, {os.cpu_count()} cores; bots {args.bots}; {n} "
           f"matches per run ({tasks} tasks with arena's batches); {THREADS} local processes vs a "

@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.bot_process import Limits  # noqa: E402
 from arena.cli import DEMO_BOTS  # noqa: E402
+from arena.deal_keys import deal_secret, key_from_seed  # noqa: E402
 from arena.referee import MatchConfig, run_match  # noqa: E402
 from arena.schedule import round_robin  # noqa: E402
 from arena.tournament import load_config, resolve_bots, rules_of, run_tournament  # noqa: E402
@@ -59,12 +60,13 @@ def bare(config, folder: Path) -> float:  # noqa: ANN001
     """Seconds to play the schedule's matches one by one through the referee alone."""
     rules = rules_of(config)
     specs = {s.name: s for s in resolve_bots(config)}
-    schedule = round_robin(config.name, list(specs), config.matches_per_pairing // 2, config.seed)
+    schedule = round_robin(config.name, list(specs), config.matches_per_pairing // 2)
+    key = key_from_seed(config.seed)  # the same deals as the tournaments it is compared with
     limits = Limits(decision_ms=config.decision_ms, startup_ms=config.startup_ms)
     start = time.perf_counter()
     for m in schedule:
         run_match((specs[m.seat0], specs[m.seat1]),
-                  MatchConfig(rules=rules, seed=m.seed, first_dealer=m.first_dealer,
+                  MatchConfig(rules=rules, seed=deal_secret(key, m.deal_set), first_dealer=m.first_dealer,
                               match_id=m.match_id, limits=limits, max_deals=config.max_deals),
                   record_path=folder / "records" / f"{m.match_id}.jsonl", log_dir=folder / "logs")
     return time.perf_counter() - start
@@ -87,7 +89,7 @@ def main() -> None:
     config = load_config(None, {"name": "bench", "bots": args.bots.split(","),
                                 "matches_per_pairing": args.matches_per_pairing, "seed": 11})
     n = len(round_robin("bench", [b.name for b in resolve_bots(config)],
-                        config.matches_per_pairing // 2, config.seed))
+                        config.matches_per_pairing // 2))
     print(f"# python {sys.version.split()[0]}, {os.cpu_count()} cores; bots {args.bots}; {n} matches "
           f"per run; {args.rounds} interleaved rounds, medians")
     rows: dict[str, list[float]] = {}

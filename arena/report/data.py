@@ -91,7 +91,7 @@ def read_report_data(db: sqlite3.Connection) -> ReportData:
     bots["command"] = bots["command"].map(lambda argv: public_command(json.loads(argv)))
     bots = bots.set_index("name").reindex(order).reset_index()
     matches = pd.read_sql_query(
-        "SELECT match_id, sched_order, seat0, seat1, seed, winner, reason, points0, points1, "
+        "SELECT match_id, sched_order, seat0, seat1, winner, reason, points0, points1, "
         "offender, fault, detail, record, play_ms, finished FROM matches ORDER BY sched_order", db)
     deals = pd.read_sql_query(
         "SELECT m.seat0, m.seat1, d.reason, d.winner, d.points FROM deals d "
@@ -138,7 +138,7 @@ def _per_bot(matches: pd.DataFrame) -> pd.DataFrame:
         side.loc[side["winner"] == other, "result"] = "lost"
         sides.append(side)
     both = pd.concat(sides, ignore_index=True).sort_values(["sched_order", "seat"])
-    return both[["bot", "opponent", "seat", "match_id", "sched_order", "seed", "result", "reason",
+    return both[["bot", "opponent", "seat", "match_id", "sched_order", "result", "reason",
                  "points_for", "points_against", "forfeited", "fault", "detail", "record",
                  "play_ms", "finished"]].reset_index(drop=True)
 

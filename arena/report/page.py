@@ -69,8 +69,8 @@ def _settings(config: dict[str, Any]) -> list[tuple[str, str]]:
     rows = []
     for key in ("profile", "rules", "matches_per_pairing", "seed", "decision_ms", "startup_ms",
                 "max_deals"):
-        if key == "seed":
-            rows.append(("deals", f"from base seed {config['seed']} (anyone who knows it can "
+        if key == "seed":  # deal_keys.py: a tournament without --seed deals from a secret key
+            rows.append(("deals", f"from research seed {config['seed']} (bots that know it can "
                          "derive every deal)") if _seeded(config) else
                         ("deals", "from a secret key (not published)"))
             continue

@@ -60,7 +60,7 @@ def fill(path: Path, bots: int = 30, matches_per_pairing: int = 2, seed: int = 7
                                              "matches_per_pairing": matches_per_pairing,
                                              "seed": seed})
         store.register_bots([(n, ["./" + n], "") for n in names])
-        for entry in round_robin("synthetic", names, matches_per_pairing // 2, seed):
+        for entry in round_robin("synthetic", names, matches_per_pairing // 2):
             seats = (entry.seat0, entry.seat1)
             edge = strength[seats[0]] - strength[seats[1]]
             p0 = 1 / (1 + 10 ** (-edge / 2))

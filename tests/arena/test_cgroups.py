@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from arena import cgroups
-from arena.bot_process import BotFault, BotProcess, Limits
+from arena.bot_process import BotProcess, Limits
 from arena.bot_specs import resolve_bot
 from arena.game import profile
 from arena.referee import BotSpec, MatchConfig, run_match

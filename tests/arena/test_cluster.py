@@ -121,7 +121,7 @@ def outcome(db_path: Path) -> dict[str, list]:
     try:
         return {
             "matches": db.execute(
-                "SELECT match_id, sched_order, seat0, seat1, seed, first_dealer, pair_index, "
+                "SELECT match_id, sched_order, seat0, seat1, deal_set, first_dealer, pair_index, "
                 "swapped, winner, reason, points0, points1, offender, fault, detail, record "
                 "FROM matches ORDER BY sched_order").fetchall(),
             "deals": db.execute("SELECT * FROM deals ORDER BY match_id, deal_no").fetchall(),
@@ -298,7 +298,7 @@ def test_a_worker_killed_mid_run_has_its_batches_played_again_elsewhere(tmp_path
                     os.killpg(proc.pid, signal.SIGKILL)
                     proc.wait()
     assert outcome(out / "results.sqlite") == outcome(reference / "results.sqlite")
-    scheduled = [m.match_id for m in round_robin("k", ["greedy", "c-counter", "random"], 3, 4)]
+    scheduled = [m.match_id for m in round_robin("k", ["greedy", "c-counter", "random"], 3)]
     stored = [row[0] for row in outcome(out / "results.sqlite")["matches"]]
     assert sorted(stored) == sorted(scheduled)  # every match exactly once
     # The batches the killed worker had were played again, by the one left.

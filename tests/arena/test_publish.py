@@ -211,7 +211,7 @@ def test_publish_refuses_another_tournaments_publish(tournament, published, tmp_
 
 
 @pytest.mark.parametrize("config, shown", [
-    ({"seed": 7}, "from base seed 7"),
+    ({"seed": 7}, "from research seed 7"),
     ({"seed": None}, "from a secret key (not published)"),
     ({}, "from a secret key (not published)"),
     ({"seed": 7, "seeded": False}, "from a secret key (not published)"),

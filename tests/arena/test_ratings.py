@@ -7,6 +7,7 @@ import random
 import pytest
 
 from arena.bot_specs import resolve_bot
+from arena.deal_keys import deal_secret, key_from_seed
 from arena.game import profile
 from arena.ratings import ENV, MU, rate, leaderboard
 from arena.referee import MatchConfig, run_match
@@ -47,9 +48,10 @@ def store(tmp_path_factory):
     names = ["random", "greedy", "c-counter"]
     specs = {n: resolve_bot(n) for n in names}
     store.register_bots([(n, list(specs[n].argv), "") for n in names])
-    for entry in round_robin("t", names, pairs_per_pairing=2, base_seed=5):
+    key = key_from_seed(5)
+    for entry in round_robin("t", names, pairs_per_pairing=2):
         result = run_match([specs[entry.seat0], specs[entry.seat1]],
-                           MatchConfig(rules=profile("sixty_six"), seed=entry.seed,
+                           MatchConfig(rules=profile("sixty_six"), seed=deal_secret(key, entry.deal_set),
                                        first_dealer=entry.first_dealer, match_id=entry.match_id))
         store.record_match(entry, result)
     return store

@@ -12,7 +12,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import threading
 from dataclasses import replace
 from pathlib import Path
 

@@ -26,7 +26,7 @@ runner = CliRunner()
 def outcome(db_path: Path) -> tuple[list, list]:
     """What a tournament decided, without timings: matches and deals, in schedule order."""
     db = sqlite3.connect(db_path)
-    matches = db.execute("SELECT match_id, sched_order, seat0, seat1, seed, first_dealer, winner, "
+    matches = db.execute("SELECT match_id, sched_order, seat0, seat1, deal_set, first_dealer, winner, "
                          "reason, points0, points1, offender, fault FROM matches "
                          "ORDER BY sched_order").fetchall()
     deals = db.execute("SELECT * FROM deals ORDER BY match_id, deal_no").fetchall()
@@ -44,7 +44,7 @@ def config(tmp_path: Path, name: str = "t", **kw):
 def test_the_store_holds_exactly_the_scheduled_matches(tmp_path):
     cfg = config(tmp_path)
     db_path = run_tournament(cfg)
-    scheduled = round_robin("t", ["random", "greedy", "c-counter"], 1, 3)
+    scheduled = round_robin("t", ["random", "greedy", "c-counter"], 1)
     matches, deals = outcome(db_path)
     assert [m[0] for m in matches] == [s.match_id for s in scheduled]
     assert all(m[7] == "target" for m in matches) and deals
