@@ -63,7 +63,7 @@ def test_play_finds_a_submitted_bot_and_replay_finds_its_record(data, tmp_path, 
     assert played.returncode == 0, played.stdout + played.stderr
     # The record goes into the data folder, not into results/ under the working folder.
     assert not (tmp_path / "results").exists()
-    records = sorted((data / "play").glob("*-example-vs-random-seed5.jsonl"))
+    records = sorted((data / "play").glob("*-example-vs-random-play-seeded.jsonl"))
     assert records, played.stdout
     header = json.loads(records[-1].read_text().splitlines()[0])
     assert header["bots"][0]["name"] == "example"

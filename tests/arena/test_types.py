@@ -78,7 +78,7 @@ def _stored_rows(tmp_path: Path, results: list[MatchResult]) -> list[tuple[objec
         store.register_bots([("a", ["a"], ""), ("b", ["b"], "")])
         for order, result in enumerate(results):
             scheduled = ScheduledMatch(order=order, match_id=result.match_id, seat0="a",
-                                       seat1="b", seed=1, first_dealer=0, pairing=("a", "b"),
+                                       seat1="b", deal_set="d1", first_dealer=0, pairing=("a", "b"),
                                        pair_index=order, swapped=False)
             store.record_match(scheduled, result)
         return store.db.execute(
