@@ -9,6 +9,7 @@ from typing import Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from arena import __version__
 from arena.game import PROFILES, MatchState, RulesError, load_rules
@@ -243,24 +244,6 @@ def replay(
         console.print("[bold]the record ends before the match did[/]")
 
 
-def _setup_tournament_log(out: Path) -> None:
-    """One log file for the coordinator and every worker (multiprocessing-logging forwards the
-    workers' records through a queue, so lines never interleave mid-record)."""
-    import logging
-
-    import multiprocessing_logging
-
-    out.mkdir(parents=True, exist_ok=True)
-    root = logging.getLogger()
-    root.setLevel(logging.INFO)
-    for handler in list(root.handlers):
-        root.removeHandler(handler)
-    handler = logging.FileHandler(out / "tournament.log")
-    handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(name)s: %(message)s"))
-    root.addHandler(handler)
-    multiprocessing_logging.install_mp_handler(root)
-
-
 @app.command()
 def tournament(
     config_file: Optional[Path] = typer.Argument(None, metavar="[CONFIG.toml]",
@@ -288,18 +271,33 @@ def tournament(
 ) -> None:
     """Run a round-robin tournament on all cores (or a Dask cluster), store every result, print
     the leaderboard."""
-    from arena.tournament import ConfigError, Progress, load_config, run_tournament
+    from arena.tournament import ConfigError, Progress, Stopped, TournamentError, load_config, \
+        run_tournament
     from arena.sandbox import describe as describe_sandbox, parse_limits
     from arena.store import Store, StoreError
 
     try:
         if resume is not None:
+            # The stored settings define the tournament; a flag that would change them is refused
+            # rather than silently ignored. Where and how fast it runs may change.
+            given = {"CONFIG.toml": config_file, "--bot": bot, "--name": name, "--profile": profile,
+                     "--matches": matches_per_pairing, "--seed": seed, "--decision-ms": decision_ms,
+                     "--startup-ms": startup_ms, "--output": output, "--limit": limit}
+            changing = [flag for flag, value in given.items() if value not in (None, [], ())]
+            if changing:
+                raise ConfigError(f"--resume continues the tournament stored in {resume} with its "
+                                  f"own settings; these would change it: {', '.join(changing)} "
+                                  "(only --workers and --cluster may be given with --resume)")
             db = resume / "results.sqlite"
             if not db.is_file():
                 raise ConfigError(f"{resume} holds no tournament (no results.sqlite)")
-            store = Store.open(db)
-            stored = store.tournament_config()
-            store.close()
+            from arena.store import connect_read_only
+
+            reader = connect_read_only(db)  # checked, and never written: another run may own it
+            try:
+                stored = Store(reader, db).tournament_config()
+            finally:
+                reader.close()
             if stored is None:
                 raise ConfigError(f"{db} holds no tournament settings")
             config = load_config(None, {**stored, "output": str(resume), "workers": workers,
@@ -319,7 +317,6 @@ def tournament(
                           soft_wrap=True)
     console.print(describe_sandbox(), soft_wrap=True)
     out = config.out_dir()
-    _setup_tournament_log(out)
     interactive = console.is_terminal
     bar = None
     if interactive:
@@ -353,6 +350,15 @@ def tournament(
         db_path = run_tournament(config, resume=resume is not None, on_progress=report)
     except (ConfigError, StoreError) as err:
         raise _fail(str(err)) from None
+    except TournamentError as err:
+        err_console.print(f"[bold red]error:[/] {escape(str(err))}", soft_wrap=True)
+        raise typer.Exit(code=1) from None
+    except Stopped as stop:
+        # stderr: stdout may be a pipe nobody reads any more (| head)
+        err_console.print(f"stopped: {stop.done} of {stop.total} matches stored; resume with: "
+                          f"arena tournament --resume {out}", soft_wrap=True,
+                          markup=False)
+        raise typer.Exit(code=stop.exit_code) from None
     finally:
         if bar is not None:
             bar.stop()
@@ -401,10 +407,21 @@ def leaderboard(
     """Print a tournament's leaderboard, rebuilt from its stored results."""
     if fmt not in ("table", "csv", "json", "markdown"):
         raise _fail(f"unknown format {fmt!r}: use table, csv, json or markdown")
+    from arena.store import StoreError
+
     db_path = folder / "results.sqlite"
     if not db_path.is_file():
         raise _fail(f"{folder} holds no tournament (no results.sqlite)")
-    _print_leaderboard(db_path, fmt)
+    import sqlite3
+
+    from pandas.errors import DatabaseError as PandasDatabaseError
+
+    try:
+        _print_leaderboard(db_path, fmt)
+    except StoreError as err:
+        raise _fail(str(err)) from None
+    except (sqlite3.Error, PandasDatabaseError) as err:  # (pandas wraps sqlite3's errors)
+        raise _fail(f"{db_path} is not a results database this arena can read: {err}") from None
 
 
 def _write_report(folder: Path, hint: bool = True) -> Path:
