@@ -1,0 +1,377 @@
+"""A tournament never hangs, leaks processes or corrupts a record; files give clear errors (issue 14).
+
+Everything here is real: the `arena` command as a subprocess, its spawned workers, sandboxed bots,
+SQLite files, signals. Processes are counted by a tag each test gives the processes it starts
+(``bot_procs.processes_of``), so another arena running on the machine does not disturb the count.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from arena.records import read_record, replay_record
+from arena.store import APPLICATION_ID
+from bot_procs import ENV_TAG, processes_of
+
+ARENA = [sys.executable, "-m", "arena.cli"]
+FIRST_LEGAL = Path(__file__).resolve().parents[2] / "bots" / "minimal" / "first_legal.py"
+IS_ROOT = os.geteuid() == 0
+
+
+def tagged_env(tag: str) -> dict[str, str]:
+    return {**os.environ, ENV_TAG: tag}
+
+
+def quick_bots(tag: str) -> list[str]:
+    """Three fast bots carrying ``tag`` in their command lines (first_legal.py ignores arguments)."""
+    return [f"python3 {FIRST_LEGAL} {tag}", f"python3 {FIRST_LEGAL} {tag} b", "random"]
+
+
+def bot_flags(bots: list[str]) -> list[str]:
+    return [arg for bot in bots for arg in ("-b", bot)]
+
+
+def wait_gone(tag: str, timeout_s: float) -> list[int]:
+    deadline = time.monotonic() + timeout_s
+    while (left := processes_of(tag)) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return left
+
+
+def assert_store_whole(folder: Path) -> int:
+    """Every stored match has its deals and seats, and its record replays to the same deals."""
+    db = sqlite3.connect(f"file:{folder / 'results.sqlite'}?mode=ro", uri=True)
+    try:
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        matches = db.execute("SELECT match_id, record, reason FROM matches").fetchall()
+        for match_id, record, reason in matches:
+            deals = db.execute("SELECT deal_no, winner, awarded FROM deals WHERE match_id = ? "
+                               "ORDER BY deal_no", (match_id,)).fetchall()
+            assert db.execute("SELECT COUNT(*) FROM seats WHERE match_id = ?",
+                              (match_id,)).fetchone()[0] == 2
+            state = replay_record(read_record(folder / record))
+            assert [(r.deal_no, r.settlement.winner, r.awarded) for r in state.results] == deals
+            assert reason != "target" or state.is_over
+        return len(matches)
+    finally:
+        db.close()
+
+
+# -- stopping ------------------------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_int_or_term_at_20_random_moments_of_a_piped_run_stops_cleanly(tmp_path):
+    """Observed: `timeout -s INT 4 arena tournament ... | cat` hung at exit in 4 of 10 tries."""
+    rng = random.Random(14)
+    started = time.monotonic()
+    for attempt in range(20):
+        tag = uuid.uuid4().hex
+        out = tmp_path / f"run{attempt}"
+        signum = (signal.SIGINT, signal.SIGTERM)[attempt % 2]
+        proc = subprocess.Popen(
+            ARENA + ["tournament", *bot_flags(quick_bots(tag)), "-n", "4", "-w", "2", "--name",
+                     f"r{attempt}", "-o", str(out)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=tagged_env(tag))
+        # The lock file appears once the bots passed the pre-flight: the run is under way.
+        deadline = time.monotonic() + 20
+        while not (out / "tournament.lock").exists() and proc.poll() is None:
+            assert time.monotonic() < deadline, "the run did not start"
+            time.sleep(0.01)
+        time.sleep(rng.uniform(0.0, 1.2))
+        proc.send_signal(signum)
+        sent = time.monotonic()
+        try:
+            stdout, stderr = proc.communicate(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            pytest.fail(f"attempt {attempt}: no exit within 5 s of {signum.name}")
+        assert time.monotonic() - sent < 2.5, f"attempt {attempt}: slow to stop"
+        text = stderr.decode()
+        assert "Traceback" not in text, text
+        if proc.returncode == 0:  # the signal came after the last match was stored
+            assert "stopped:" not in text
+        else:
+            assert proc.returncode == 128 + signum, (proc.returncode, text)
+            assert f"matches stored; resume with: arena tournament --resume {out}" in text, text
+        assert wait_gone(tag, 2.0) == [], f"attempt {attempt}: processes left"
+        stored = assert_store_whole(out)
+        if proc.returncode:
+            assert f"stopped: {stored} of 6 matches stored" in text
+    assert time.monotonic() - started < 60
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM])
+def test_workers_and_bots_end_when_the_coordinator_alone_dies(tmp_path, signum):
+    """Observed: after `kill -9` or `kill -TERM` of the coordinator alone, both workers stayed
+    alive forever with parent 1."""
+    tag = uuid.uuid4().hex
+    out = tmp_path / "t"
+    bots = [f"python3 {FIRST_LEGAL} {tag}", f"{sys.executable} {FIRST_LEGAL.parent.parent.parent}"
+            f"/tests/arena/fixtures/bad_bot.py slow {tag}"]
+    proc = subprocess.Popen(ARENA + ["tournament", *bot_flags(bots), "-n", "20", "-w", "2", "-o",
+                                     str(out)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=tagged_env(tag))
+    deadline = time.monotonic() + 30
+    while len(processes_of(tag)) < 4:  # workers and bots are up (the slow bot keeps them busy)
+        assert time.monotonic() < deadline and proc.poll() is None, "the run did not start"
+        time.sleep(0.05)
+    time.sleep(0.3)
+    os.kill(proc.pid, signum)  # the coordinator only, not its process group
+    proc.wait(timeout=5)
+    assert wait_gone(tag, 2.0) == []
+    assert_store_whole(out)
+    # and the rest can be played
+    result = subprocess.run(ARENA + ["tournament", "--resume", str(out), "-w", "2"],
+                            capture_output=True, text=True, env=tagged_env(tag), timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert assert_store_whole(out) == 20
+
+
+# -- one coordinator per folder ---------------------------------------------------------------------
+
+def test_a_second_run_on_a_locked_folder_is_refused_naming_the_holder(tmp_path):
+    from arena.folder_lock import FolderLock
+
+    out = tmp_path / "t"
+    subprocess.run(ARENA + ["tournament", "-b", "random", "-b", "greedy", "-n", "2", "-o", str(out)],
+                   check=True, capture_output=True)
+    before = (out / "results.sqlite").read_bytes()
+    with FolderLock(out):  # as a running coordinator holds it
+        result = subprocess.run(ARENA + ["tournament", "--resume", str(out)], capture_output=True,
+                                text=True)
+    assert result.returncode == 2
+    assert f"process {os.getpid()}" in result.stderr and "in use by another" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert (out / "results.sqlite").read_bytes() == before
+
+
+def test_resume_refuses_flags_that_change_the_tournament_and_accepts_run_time_ones(tmp_path):
+    out = tmp_path / "t"
+    subprocess.run(ARENA + ["tournament", "-b", "random", "-b", "greedy", "-n", "2", "-o", str(out)],
+                   check=True, capture_output=True)
+    bad = subprocess.run(ARENA + ["tournament", "--resume", str(out), "-b", "random", "-n", "4",
+                                  "--seed", "9", "--name", "x", "--profile", "schnapsen",
+                                  "--limit", "cpu_s=5", "--decision-ms", "5"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    for flag in ("--bot", "--matches", "--seed", "--name", "--profile", "--limit", "--decision-ms"):
+        assert flag in bad.stderr
+    good = subprocess.run(ARENA + ["tournament", "--resume", str(out), "--workers", "1"],
+                          capture_output=True, text=True)
+    assert good.returncode == 0, good.stderr
+
+
+# -- bots that cannot start -------------------------------------------------------------------------
+
+def test_a_bot_that_cannot_start_stops_the_tournament_before_anything_is_stored(tmp_path):
+    """Observed: the README's settings file ("python3 /home/me/mybot.py", a file that does not
+    exist) ran 120 matches, 80 forfeited by that bot, and exited 0."""
+    out = tmp_path / "t"
+    missing = tmp_path / "no-such-dir" / "mybot.py"
+    result = subprocess.run(ARENA + ["tournament", "-b", "greedy", "-b", f"python3 {missing}",
+                                     "-b", "random", "-o", str(out)],
+                            capture_output=True, text=True)
+    assert result.returncode == 2, result.stderr
+    assert "bot 'mybot'" in result.stderr and "did not start" in result.stderr
+    assert "No such file or directory" in result.stderr  # the end of its stderr
+    assert "Traceback" not in result.stderr
+    assert not (out / "results.sqlite").exists()
+
+
+def test_a_bot_that_does_not_greet_is_refused(tmp_path):
+    bad_bot = Path(__file__).parent / "fixtures" / "bad_bot.py"
+    out = tmp_path / "t"
+    result = subprocess.run(ARENA + ["tournament", "-b", "random", "-b",
+                                     f"{sys.executable} {bad_bot} bad_ready", "-o", str(out)],
+                            capture_output=True, text=True)
+    assert result.returncode == 2 and "bad_bot" in result.stderr and "malformed" in result.stderr
+    assert not (out / "results.sqlite").exists()
+
+
+def test_a_bot_in_a_private_folder_runs_or_is_refused_with_the_reason(tmp_path):
+    """Observed: a script directly inside a 0700 folder (what mktemp -d makes) forfeited every
+    match when bots run as other users (root's sandbox), in silence."""
+    folder = tmp_path / "private"
+    folder.mkdir(mode=0o700)
+    shutil.copy(FIRST_LEGAL, folder / "bot.py")
+    out = tmp_path / "t"
+    result = subprocess.run(ARENA + ["tournament", "-b", "random", "-b", f"python3 {folder}/bot.py",
+                                     "-n", "2", "-o", str(out)], capture_output=True, text=True)
+    if result.returncode == 0:
+        assert assert_store_whole(out) == 2
+        board = sqlite3.connect(out / "results.sqlite").execute(
+            "SELECT COUNT(*) FROM matches WHERE reason = 'forfeit'").fetchone()[0]
+        assert board == 0
+    else:
+        assert result.returncode == 2
+        assert "is in a folder only its owner can read (mode 0700)" in result.stderr
+        assert f"chmod o+rx {folder}" in result.stderr
+        assert not (out / "results.sqlite").exists()
+
+
+# -- settings files ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("content,words", [
+    (b'bots = ["random", "greedy"]\noutput = 7\n', ["'output'", "7"]),
+    (b'bots = "greedy"\n', ["'bots'", "a list"]),
+    (b'bots = ["random", 3]\n', ["'bots'"]),
+    (b'bots = ["random", "greedy"]\nseed = "x"\n', ["'seed'", "whole number"]),
+    (b'bots = ["random", "greedy"]\nrules = 5\n', ["'rules'", "table"]),
+    (b'bots = ["random", "greedy"]\nmatches_per_pairing = true\n', ["'matches_per_pairing'"]),
+    (b'bots = ["random", "greedy"]\ncolour = "red"\n', ["colour", "unknown setting"]),
+    (b'bots = ["random", "greedy"]\n[rules]\nmatch_target = "many"\n', ["match_target"]),
+    (bytes(range(256)) * 4, ["not a text file"]),
+    (b'bots = ["random", "greedy"\n', ["not valid TOML"]),
+])
+def test_a_bad_settings_file_is_one_clear_line_naming_file_and_key(tmp_path, content, words):
+    settings = tmp_path / "t.toml"
+    settings.write_bytes(content)
+    # No -o: it would override the file's output; the default folder is under cwd.
+    result = subprocess.run(ARENA + ["tournament", str(settings)], capture_output=True, text=True,
+                            cwd=tmp_path)
+    assert result.returncode == 2 and result.stdout == "", result.stdout
+    assert "Traceback" not in result.stderr
+    assert str(settings) in result.stderr.replace("\n", "")
+    for word in words:
+        assert word in result.stderr
+    assert not (tmp_path / "results").exists()
+
+
+# -- files: clear errors, nothing lost --------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("finished") / "t"
+    subprocess.run(ARENA + ["tournament", "-b", "random", "-b", "greedy", "-n", "4", "-o", str(out)],
+                   check=True, capture_output=True)
+    return out
+
+
+def copy_of(folder: Path, where: Path) -> Path:
+    target = where / folder.name
+    shutil.copytree(folder, target)
+    return target
+
+
+def test_the_arena_marks_its_databases(finished):
+    db = sqlite3.connect(finished / "results.sqlite")
+    assert db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    db.close()
+
+
+def test_resume_on_another_programs_sqlite_file_leaves_it_untouched(tmp_path):
+    """Observed: --resume on another program's SQLite file added the arena's six tables to it."""
+    folder = tmp_path / "foreign"
+    folder.mkdir()
+    db = sqlite3.connect(folder / "results.sqlite")
+    db.execute("CREATE TABLE notes (text TEXT)")
+    db.execute("INSERT INTO notes VALUES ('mine')")
+    db.commit()
+    db.close()
+    before = (folder / "results.sqlite").read_bytes()
+    for command in (["tournament", "--resume", str(folder)], ["leaderboard", str(folder)],
+                    ["report", str(folder)]):
+        result = subprocess.run(ARENA + command, capture_output=True, text=True)
+        assert result.returncode == 2, (command, result.stderr)
+        assert "not a results database of this arena" in result.stderr
+        assert "Traceback" not in result.stderr
+    assert (folder / "results.sqlite").read_bytes() == before
+    assert sorted(p.name for p in folder.iterdir()) == ["results.sqlite"]
+
+
+@pytest.mark.parametrize("damage", ["empty", "truncated", "junk_in_the_middle"])
+def test_a_damaged_database_is_named_with_what_to_do(finished, tmp_path, damage):
+    """Observed: leaderboard on a truncated or empty database printed a traceback, and on one with
+    junk in the middle exited 0 silently."""
+    folder = copy_of(finished, tmp_path)
+    path = folder / "results.sqlite"
+    data = path.read_bytes()
+    assert len(data) >= 8 * 4096, "the test needs a database of several pages"
+    if damage == "empty":
+        path.write_bytes(b"")
+    elif damage == "truncated":
+        path.write_bytes(data[:len(data) // 2 + 100])
+    else:
+        middle = len(data) // 2 // 4096 * 4096
+        path.write_bytes(data[:middle] + os.urandom(4096 * 2) + data[middle + 4096 * 2:])
+    for command in (["leaderboard", str(folder)], ["report", str(folder)],
+                    ["tournament", "--resume", str(folder)]):
+        result = subprocess.run(ARENA + command, capture_output=True, text=True)
+        assert result.returncode == 2, (command, result.stdout, result.stderr)
+        assert "Traceback" not in result.stderr
+        assert str(path) in result.stderr.replace("\n", "")
+        assert "empty" in result.stderr or "damaged" in result.stderr
+        assert "new folder" in result.stderr or "backup" in result.stderr
+
+
+def test_a_database_in_a_read_only_folder_can_be_read(finished, tmp_path):
+    """Observed: a database in a read-only folder could not be read (WAL needs -shm), and the
+    message said it was "not a usable results database"."""
+    folder = copy_of(finished, tmp_path)
+    shutil.rmtree(folder / "report")
+    if IS_ROOT:  # root ignores folder modes: a read-only mount, as a CD or a shared export
+        mounted = subprocess.run(["mount", "--bind", "-o", "ro", str(folder), str(folder)],
+                                 capture_output=True)
+        if mounted.returncode != 0:
+            pytest.skip(f"cannot bind-mount read-only: {mounted.stderr.decode().strip()}")
+        subprocess.run(["mount", "-o", "remount,bind,ro", str(folder)], check=True)
+    else:
+        folder.chmod(0o555)
+    try:
+        assert not list(folder.glob("*-shm"))
+        result = subprocess.run(ARENA + ["leaderboard", str(folder), "-f", "csv"],
+                                capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr
+        assert "greedy" in result.stdout and "random" in result.stdout
+    finally:
+        if IS_ROOT:
+            subprocess.run(["umount", str(folder)], check=True)
+        else:
+            folder.chmod(0o755)
+
+
+@pytest.mark.slow
+def test_a_full_disk_ends_with_a_clear_message_and_resume_completes_afterwards(tmp_path):
+    """Observed: a full disk ended in a traceback with nothing in the log."""
+    if not IS_ROOT:
+        pytest.skip("mounting a small file system needs root")
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(disk)],
+                             capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs: {mounted.stderr.decode().strip()}")
+    try:
+        out = disk / "t"
+        filler = disk / "filler"
+        # Leave room for the database's first pages and some records, not for the whole run.
+        free = os.statvfs(disk).f_bavail * os.statvfs(disk).f_frsize
+        filler.write_bytes(b"\0" * (free - 300_000))
+        result = subprocess.run(ARENA + ["tournament", "-b", "random", "-b", "greedy", "-b",
+                                         "first-legal", "-n", "8", "-w", "2", "-o", str(out)],
+                                capture_output=True, text=True, timeout=180)
+        assert result.returncode == 1, (result.stdout, result.stderr)
+        assert "Traceback" not in result.stderr and "Logging error" not in result.stderr
+        assert "is full" in result.stderr and f"arena tournament --resume {out}" in result.stderr
+        stored = assert_store_whole(out)
+        assert stored < 24
+        filler.unlink()
+        result = subprocess.run(ARENA + ["tournament", "--resume", str(out), "-w", "2"],
+                                capture_output=True, text=True, timeout=180)
+        assert result.returncode == 0, result.stderr
+        assert assert_store_whole(out) == 24
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
