@@ -44,6 +44,7 @@ Result = TypeVar("Result")
 STOP_GRACE_S = 0.5      # after SIGTERM, a worker has this long to kill its bots and exit
 _PR_SET_PDEATHSIG = 1   # <linux/prctl.h>
 MAX_DEATHS_PER_JOB = 2  # a match whose worker died this many times is an error, not a retry
+_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
 
 class WorkerError(RuntimeError):
@@ -82,12 +83,16 @@ class Pool(Generic[Job, Result]):
 
     def __enter__(self) -> Pool[Job, Result]:
         self._context = multiprocessing.get_context("spawn")
-        for index in range(self.workers):
-            self._workers.append(self._start(index))
+        try:
+            for index in range(self.workers):
+                self._start(index)
+        except BaseException:
+            self.close(graceful=False)
+            raise
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: object, *exc: object) -> None:
+        self.close(graceful=kind is None)
 
     def _start(self, index: int) -> _Worker:
         conn, child_conn = self._context.Pipe(duplex=True)
@@ -96,10 +101,19 @@ class Pool(Generic[Job, Result]):
         process = self._context.Process(
             target=_worker_main, name=f"worker-{index + 1}",
             args=(self.play, child_conn, watch, os.getpid(), level), daemon=False)
-        process.start()
-        child_conn.close()
-        watch.close()
-        return _Worker(process, conn, lifeline)
+        # A stop signal while the worker is being started would leave it half-told (it printed
+        # a traceback on the missing start data) and unknown to close(): the signals wait until
+        # it is on the list. The worker inherits the mask and clears it in _worker_main.
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+        try:
+            process.start()
+            worker = _Worker(process, conn, lifeline)
+            self._workers[index:index + 1] = [worker]
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+            child_conn.close()
+            watch.close()
+        return worker
 
     def run(self, jobs: Iterable[Job]) -> Generator[tuple[Job, Result], None, None]:
         queue: deque[_Pending[Job]] = deque(_Pending(job) for job in jobs)
@@ -154,16 +168,18 @@ class Pool(Generic[Job, Result]):
         log.error("%s died (%s) while playing %s", worker.process.name, how, pending.job)
         _end(worker)
         if pending.deaths >= MAX_DEATHS_PER_JOB:
+            del self._workers[index]  # ended: close() must not touch it
             raise WorkerError(f"a worker process died twice playing the same match ({how}); "
                               "see tournament.log")
         queue.appendleft(pending)
-        self._workers[index] = self._start(index)
-        self._give(self._workers[index], queue)
+        self._give(self._start(index), queue)
 
-    def close(self) -> None:
-        """End every worker now (matches in flight are dropped) and wait for them."""
+    def close(self, graceful: bool = True) -> None:
+        """End every worker now (matches in flight are dropped) and wait for them. ``graceful``:
+        an idle worker is asked to exit (and removes its bots' folders); otherwise (a stop, an
+        error) every worker is ended at once, and later runs sweep the folders."""
         for worker in self._workers:
-            if worker.process.is_alive() and not worker.busy:
+            if worker.process.is_alive() and not worker.busy and graceful:
                 try:
                     worker.conn.send(None)  # idle: let it exit normally (its bot folders go)
                 except OSError:
@@ -200,10 +216,11 @@ def _end(worker: _Worker) -> None:
 
 def _worker_main(play: Callable[[Any], Any], conn: Connection, watch: Connection, parent: int,
                  level: int) -> None:
-    _die_with_parent(parent)
     # Ctrl-C reaches the whole foreground process group: the coordinator decides what stops.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, lambda signum, frame: _die(128 + signum))
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)  # blocked by Pool._start
+    _die_with_parent(parent)
     threading.Thread(target=_watch_lifeline, args=(watch,), name="lifeline", daemon=True).start()
     lock = threading.Lock()
     root = logging.getLogger()
