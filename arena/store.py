@@ -330,9 +330,9 @@ class _Transaction:
             except BaseException as err:
                 _rollback(self.db)
                 if is_disk_full(err):
-                    raise DiskFullError(f"the disk is full: {err}") from err
+                    raise DiskFullError(str(err)) from err
                 raise
         else:
             _rollback(self.db)
             if isinstance(error, BaseException) and is_disk_full(error):
-                raise DiskFullError(f"the disk is full: {error}") from error
+                raise DiskFullError(str(error)) from error

@@ -280,7 +280,8 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
     """Play every scheduled match the store does not hold yet; returns the database path.
 
     Before anything is written, every bot is started once (``preflight``); then the folder is
-    locked for this run (``FolderLock``). SIGINT and SIGTERM raise ``Stopped`` (matches in flight are
+    locked for this run (``FolderLock``). Matches run in spawned processes (``pool.py``): a script
+    calling this must guard its entry point with ``if __name__ == "__main__":``. SIGINT and SIGTERM raise ``Stopped`` (matches in flight are
     dropped, their bots killed); a full disk raises ``TournamentError``. Either way, every match
     in the store is whole and ``--resume`` plays the rest."""
     out = config.out_dir()
@@ -305,17 +306,22 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
             from arena.cluster import Cluster
             cluster = cleanup.enter_context(Cluster.connect(config.cluster,
                                                             list(zip(config.bots, specs))))
-        try:
-            preflight(specs, limits, hide=[out, *map(Path, data_folders())])
-        except PreflightError as err:
-            raise ConfigError(f"not every bot can start, so nothing was played:\n{err}") from None
+        if cluster is None:  # a cluster's workers are checked where they run (cluster.py)
+            try:
+                preflight(specs, limits, hide=[out, *map(Path, data_folders())])
+            except PreflightError as err:
+                raise ConfigError(f"not every bot can start, so nothing was played:\n{err}") \
+                    from None
         try:
             cleanup.enter_context(FolderLock(out))
         except FolderLockedError as err:
             raise ConfigError(str(err)) from None
         except OSError as err:
             raise ConfigError(f"cannot use the folder {out}: {err.strerror or err}") from None
-        cleanup.enter_context(_tournament_log(out))
+        try:
+            cleanup.enter_context(_tournament_log(out))
+        except OSError as err:
+            raise ConfigError(f"cannot write {out / LOG_NAME}: {err.strerror or err}") from None
         store = Store.open(db_path, create=not resume)
         cleanup.callback(store.close)
         progress = Progress(0, len(schedule), time.monotonic())
