@@ -78,6 +78,7 @@ class Pool(Generic[Job, Result]):
 
     play: Callable[[Job], Result]
     workers: int
+    name_of: Callable[[Job], str] = str  # a job in the log
     _workers: list[_Worker] = field(default_factory=list)
     _context: Any = None
 
@@ -155,7 +156,10 @@ class Pool(Generic[Job, Result]):
         if queue:
             pending = queue.popleft()
             worker.job, worker.busy = pending, True
-            worker.conn.send(pending.job)
+            try:
+                worker.conn.send(pending.job)
+            except OSError:
+                pass  # it died: run() sees its sentinel and plays the job elsewhere
 
     def _replace_dead(self, index: int, queue: deque[_Pending[Job]]) -> None:
         worker = self._workers[index]
@@ -165,7 +169,8 @@ class Pool(Generic[Job, Result]):
             else f"exit status {code}"
         pending: _Pending[Job] = worker.job
         pending.deaths += 1
-        log.error("%s died (%s) while playing %s", worker.process.name, how, pending.job)
+        log.error("%s died (%s) while playing %s", worker.process.name, how,
+                  self.name_of(pending.job))
         _end(worker)
         if pending.deaths >= MAX_DEATHS_PER_JOB:
             del self._workers[index]  # ended: close() must not touch it

@@ -435,5 +435,5 @@ def _play_locally(jobs: list[_Job],
     """Finished matches from a pool of processes on this machine, in the order they finish."""
     # Each worker holds one match at a time: a stop or a kill loses at most one per worker, and
     # a stopped run has played the schedule's early matches (every pairing about equally).
-    with Pool(_play, min(workers, len(jobs))) as pool:
+    with Pool(_play, min(workers, len(jobs)), name_of=lambda job: job.entry.match_id) as pool:
         yield from pool.run(jobs)

@@ -161,6 +161,32 @@ def test_workers_and_bots_end_when_the_coordinator_alone_dies(tmp_path, signum):
     assert assert_store_whole(out) == 6
 
 
+@pytest.mark.slow
+def test_a_worker_killed_mid_match_is_replaced_and_its_match_played_again(tmp_path):
+    """Observed: a dead pool worker broke the whole pool (BrokenProcessPool, a traceback)."""
+    tag = uuid.uuid4().hex
+    out = tmp_path / "t"
+    bots = [f"python3 {FIRST_LEGAL} {tag}", f"{sys.executable} {FIRST_LEGAL.parent.parent.parent}"
+            f"/tests/arena/fixtures/bad_bot.py slow {tag}"]
+    proc = subprocess.Popen(ARENA + ["tournament", *bot_flags(bots), "-n", "4", "-w", "2", "-o",
+                                     str(out)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=tagged_env(tag))
+    deadline = time.monotonic() + 30
+    records = out / "records"
+    while not (records.exists() and any(records.iterdir())):
+        assert time.monotonic() < deadline and proc.poll() is None, "the run did not start"
+        time.sleep(0.05)
+    workers = [pid for pid in processes_of(tag)
+               if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+    assert workers
+    os.kill(workers[0], signal.SIGKILL)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 0, stderr.decode()
+    assert assert_store_whole(out) == 4
+    assert "died (signal SIGKILL)" in (out / "tournament.log").read_text()
+    assert wait_gone(tag, 2.0) == []
+
+
 # -- one coordinator per folder ---------------------------------------------------------------------
 
 def test_a_second_run_on_a_locked_folder_is_refused_naming_the_holder(tmp_path):
