@@ -84,13 +84,14 @@ def assert_store_whole(folder: Path) -> int:
 
 # -- stopping ------------------------------------------------------------------------------------
 
-def interrupt_once(out: Path, signum: signal.Signals, anchor: str, delay_s: float) -> tuple:
+def interrupt_once(out: Path, signum: signal.Signals, anchor: str, delay_s: float,
+                   workers: int) -> tuple:
     """Start a piped tournament, send ``signum`` ``delay_s`` after ``anchor`` (the folder lock:
     the bots passed the pre-flight; or the first match record: matches are being played and
     stored), and check how it ended. Returns (exit status, matches stored)."""
     tag = uuid.uuid4().hex
     proc = subprocess.Popen(
-        ARENA + ["tournament", *bot_flags(quick_bots(tag)), "-n", "4", "-w", "2", "--name",
+        ARENA + ["tournament", *bot_flags(quick_bots(tag)), "-n", "4", "-w", str(workers), "--name",
                  out.name, "-o", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=tagged_env(tag))
     try:
@@ -124,7 +125,7 @@ def interrupt_once(out: Path, signum: signal.Signals, anchor: str, delay_s: floa
         assert proc.returncode == 128 + signum, (proc.returncode, text)
         assert f"stopped: {stored} of 12 matches stored; resume with: arena tournament " \
                f"--resume {out}" in text, text
-    return signum.name, anchor, round(delay_s, 2), proc.returncode, stored, round(took, 2)
+    return signum.name, anchor, workers, round(delay_s, 2), proc.returncode, stored, round(took, 2)
 
 
 @pytest.mark.slow
@@ -136,12 +137,13 @@ def test_int_or_term_at_20_random_moments_of_a_piped_run_stops_cleanly(tmp_path)
     rng = random.Random(14)
     started = time.monotonic()
     plans = [(tmp_path / f"run{i}", (signal.SIGINT, signal.SIGTERM)[i % 2],
-              ("lock", "record")[i // 2 % 2], rng.uniform(0.0, 1.0)) for i in range(20)]
+              ("lock", "record")[i // 2 % 2], rng.uniform(0.0, 1.0), 1 + i // 4 % 2)
+             for i in range(20)]
     with ThreadPoolExecutor(2) as pool:
         outcomes = list(pool.map(lambda plan: interrupt_once(*plan), plans))
-    print(f"{time.monotonic() - started:.0f} s; signal, anchor, delay, exit status, matches "
-          "stored, seconds to stop:", outcomes)
-    assert any(o[4] > 0 for o in outcomes), "no stop landed after a stored match"
+    print(f"{time.monotonic() - started:.0f} s; signal, anchor, workers, delay, exit status, "
+          "matches stored, seconds to stop:", outcomes)
+    assert any(o[5] > 0 for o in outcomes), "no stop landed after a stored match"
 
 
 @pytest.mark.slow
