@@ -41,7 +41,7 @@ log = logging.getLogger("arena.pool")
 Job = TypeVar("Job")
 Result = TypeVar("Result")
 
-STOP_GRACE_S = 0.2      # after SIGTERM, a worker has this long to kill its bots and exit (ms suffice)
+STOP_GRACE_S = 0.2      # after SIGTERM, a worker has this long to kill its bots and exit
 _PR_SET_PDEATHSIG = 1   # <linux/prctl.h>
 MAX_DEATHS_PER_JOB = 2  # a match whose worker died this many times is an error, not a retry
 _STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}

@@ -281,9 +281,10 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
 
     Before anything is written, every bot is started once (``preflight``); then the folder is
     locked for this run (``FolderLock``). Matches run in spawned processes (``pool.py``): a script
-    calling this must guard its entry point with ``if __name__ == "__main__":``. SIGINT and SIGTERM raise ``Stopped`` (matches in flight are
-    dropped, their bots killed); a full disk raises ``TournamentError``. Either way, every match
-    in the store is whole and ``--resume`` plays the rest."""
+    calling this must guard its entry point with ``if __name__ == "__main__":``. SIGINT and
+    SIGTERM raise ``Stopped`` (matches in flight are dropped, their bots killed); a full disk
+    raises ``TournamentError``. Either way, every match in the store is whole and ``--resume``
+    plays the rest."""
     out = config.out_dir()
     db_path = out / DB_NAME
     if db_path.exists() and not resume:
