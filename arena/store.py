@@ -144,9 +144,9 @@ def check_database(db: sqlite3.Connection, path: Path) -> None:
         app_id = db.execute("PRAGMA application_id").fetchone()[0]
         tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     except sqlite3.DatabaseError as err:
-        raise StoreError(f"{path} is not an SQLite database, or its first page is damaged "
-                         f"({err}); restore it from a backup, or start again in a new folder") \
-            from None
+        raise StoreError(f"{path} is not a results database: not an SQLite file, or its first "
+                         f"page is damaged ({err}); restore it from a backup, or start again in a "
+                         "new folder") from None
     if app_id != APPLICATION_ID and not (app_id == 0 and _ARENA_TABLES <= tables):
         # app_id 0 with the arena's tables: a database made before the mark existed.
         raise StoreError(f"{path} is not a results database of this arena (another program's "

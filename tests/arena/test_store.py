@@ -79,7 +79,7 @@ def test_a_changed_bot_is_refused(tmp_path):
 def test_a_file_that_is_not_a_database_is_a_clear_error(tmp_path):
     path = tmp_path / "results.sqlite"
     path.write_text("not a database at all, just text" * 100)
-    with pytest.raises(StoreError, match="is not an SQLite database"):
+    with pytest.raises(StoreError, match="is not a results database: not an SQLite file"):
         Store.open(path)
 
 

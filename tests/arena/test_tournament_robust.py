@@ -169,7 +169,8 @@ def test_workers_and_bots_end_when_the_coordinator_alone_dies(tmp_path, signum):
     proc.wait(timeout=5)
     assert wait_gone(tag, 2.0) == []
     assert_store_whole(out)
-    # and the rest can be played
+    if signum == signal.SIGTERM:
+        return  # the resume below is the same after either death
     result = subprocess.run(ARENA + ["tournament", "--resume", str(out), "-w", "2"],
                             capture_output=True, text=True, env=tagged_env(tag), timeout=120)
     assert result.returncode == 0, result.stderr
