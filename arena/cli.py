@@ -355,9 +355,12 @@ def tournament(
         raise typer.Exit(code=1) from None
     except Stopped as stop:
         # stderr: stdout may be a pipe nobody reads any more (| head)
-        err_console.print(f"stopped: {stop.done} of {stop.total} matches stored; resume with: "
-                          f"arena tournament --resume {out}", soft_wrap=True,
-                          markup=False)
+        if (out / "results.sqlite").exists():
+            err_console.print(f"stopped: {stop.done} of {stop.total} matches stored; resume "
+                              f"with: arena tournament --resume {out}", soft_wrap=True,
+                              markup=False)
+        else:
+            err_console.print("stopped before anything was stored", markup=False)
         raise typer.Exit(code=stop.exit_code) from None
     finally:
         if bar is not None:

@@ -104,7 +104,16 @@ class Pool(Generic[Job, Result]):
             args=(self.play, child_conn, watch, os.getpid(), level), daemon=False)
         # A stop signal while the worker is being started would leave it half-told (it printed
         # a traceback on the missing start data) and unknown to close(): the signals wait until
-        # it is on the list. The worker inherits the mask and clears it in _worker_main.
+        # it is on the list. Blocking them in this thread is not enough (the kernel hands a
+        # process's signal to any thread that accepts it, and Python runs the handler in the main
+        # thread anyway), so their handlers only note them meanwhile. The mask matters to the
+        # worker, which inherits it: a Ctrl-C to the process group cannot interrupt its start
+        # (it clears the mask in _worker_main).
+        noted: list[int] = []
+        handlers = {}
+        if threading.current_thread() is threading.main_thread():
+            handlers = {sig: signal.signal(sig, lambda signum, frame: noted.append(signum))
+                        for sig in _STOP_SIGNALS}
         blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
         try:
             process.start()
@@ -112,8 +121,12 @@ class Pool(Generic[Job, Result]):
             self._workers[index:index + 1] = [worker]
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+            for sig, handler in handlers.items():
+                signal.signal(sig, handler)
             child_conn.close()
             watch.close()
+        for signum in noted[:1]:
+            signal.raise_signal(signum)  # now the run's own handler sees it
         return worker
 
     def run(self, jobs: Iterable[Job]) -> Generator[tuple[Job, Result], None, None]:

@@ -30,7 +30,7 @@ from arena.preflight import PreflightError, preflight
 from arena.referee import BotSpec, MatchConfig, MatchResult, run_match
 from arena.sandbox import SandboxLimits, data_folders, describe as describe_sandbox
 from arena.schedule import ScheduledMatch, round_robin
-from arena.store import DiskFullError, Store, StoreError, is_disk_full
+from arena.store import DiskFullError, Store, StoreError, connect_read_only, is_disk_full
 
 log = logging.getLogger("arena.tournament")
 
@@ -301,6 +301,9 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
                     sandbox=sandbox_limits(config))
     with ExitStack() as cleanup:
         stop = cleanup.enter_context(_stop_on_signals())
+        progress = Progress(_stored_count(db_path) if resume else 0, len(schedule),
+                            time.monotonic())
+        stop.progress, stop.out = progress, out
         cluster = None
         if config.cluster:
             # Connected and checked before anything is written; Dask is imported only here.
@@ -325,8 +328,6 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
             raise ConfigError(f"cannot write {out / LOG_NAME}: {err.strerror or err}") from None
         store = Store.open(db_path, create=not resume)
         cleanup.callback(store.close)
-        progress = Progress(0, len(schedule), time.monotonic())
-        stop.progress, stop.out = progress, out
         store.begin_tournament(config.name, config.to_dict())
         store.register_bots([(s.name, list(s.argv), s.version) for s in specs])
         done = store.finished_ids()
@@ -365,6 +366,18 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
             raise TournamentError(f"storing a match in {db_path} failed: {err}; "
                                   f"{progress.done} of {progress.total} matches stored") from None
         return db_path
+
+
+def _stored_count(db_path: Path) -> int:
+    """Matches already stored, read (and the file checked) before any bot starts."""
+    db = connect_read_only(db_path)
+    try:
+        return int(db.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
+    except sqlite3.Error as err:
+        raise StoreError(f"{db_path} is not a results database this arena can read: {err}") \
+            from None
+    finally:
+        db.close()
 
 
 def _disk_full(out: Path, progress: Progress, detail: str) -> TournamentError:
