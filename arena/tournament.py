@@ -322,6 +322,8 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
             raise ConfigError(str(err)) from None
         except OSError as err:
             raise ConfigError(f"cannot use the folder {out}: {err.strerror or err}") from None
+        if db_path.exists() and not resume:  # another run made it since the check above
+            raise ConfigError(f"{out} already holds a tournament; resume it with --resume {out}")
         try:
             cleanup.enter_context(_tournament_log(out))
         except OSError as err:
