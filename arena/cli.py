@@ -365,10 +365,19 @@ def tournament(
     finally:
         if bar is not None:
             bar.stop()
-    _print_leaderboard(db_path, "table")
-    console.print(f"results: {out} (database {db_path.name}, records in records/, log "
-                  "tournament.log)", soft_wrap=True)
-    _write_report(out)
+    from arena.tournament import stop_on_signals
+
+    try:
+        with stop_on_signals():
+            _print_leaderboard(db_path, "table")
+            console.print(f"results: {out} (database {db_path.name}, records in records/, log "
+                          "tournament.log)", soft_wrap=True)
+            _write_report(out)
+    except Stopped as stop:
+        # Every match is stored: only the table or the report was cut short.
+        err_console.print(f"stopped after the last match: the tournament in {out} is complete; "
+                          f"its report: arena report {out}", soft_wrap=True, markup=False)
+        raise typer.Exit(code=stop.exit_code) from None
 
 
 def _read_leaderboard(db_path: Path):  # noqa: ANN202 - a pandas DataFrame

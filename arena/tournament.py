@@ -300,7 +300,7 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
     limits = Limits(decision_ms=config.decision_ms, startup_ms=config.startup_ms,
                     sandbox=sandbox_limits(config))
     with ExitStack() as cleanup:
-        stop = cleanup.enter_context(_stop_on_signals())
+        stop = cleanup.enter_context(stop_on_signals())
         progress = Progress(_stored_count(db_path) if resume else 0, len(schedule),
                             time.monotonic())
         stop.progress, stop.out = progress, out
@@ -398,7 +398,7 @@ class _StopState:
 
 
 @contextmanager
-def _stop_on_signals() -> Iterator[_StopState]:
+def stop_on_signals() -> Iterator[_StopState]:
     """SIGINT and SIGTERM raise ``Stopped`` in the coordinator's main thread, once: a second signal
     while the run cleans up is ignored, so the clean-up (ending workers and bots, closing the
     store) always finishes. Outside the main thread (a library caller's thread) signals are left
