@@ -311,24 +311,6 @@ def replay(
         console.print("[bold]the record ends before the match did[/]")
 
 
-def _setup_tournament_log(out: Path) -> None:
-    """One log file for the coordinator and every worker (multiprocessing-logging forwards the
-    workers' records through a queue, so lines never interleave mid-record)."""
-    import logging
-
-    import multiprocessing_logging
-
-    out.mkdir(parents=True, exist_ok=True)
-    root = logging.getLogger()
-    root.setLevel(logging.INFO)
-    for handler in list(root.handlers):
-        root.removeHandler(handler)
-    handler = logging.FileHandler(out / "tournament.log")
-    handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(name)s: %(message)s"))
-    root.addHandler(handler)
-    multiprocessing_logging.install_mp_handler(root)
-
-
 @app.command()
 def tournament(
     config_file: Optional[Path] = typer.Argument(None, metavar="[CONFIG.toml]",
@@ -361,18 +343,34 @@ def tournament(
 ) -> None:
     """Run a round-robin tournament on all cores (or a Dask cluster), store every result, print
     the leaderboard."""
-    from arena.tournament import ConfigError, Progress, load_config, run_tournament
+    from arena.tournament import ConfigError, Progress, Stopped, TournamentError, load_config, \
+        run_tournament
     from arena.sandbox import SandboxUnavailable, describe as describe_sandbox, parse_limits
     from arena.store import Store, StoreError
 
     try:
         if resume is not None:
+            # The stored settings define the tournament; a flag that would change them is refused
+            # rather than silently ignored. Where and how fast it runs may change.
+            given = {"CONFIG.toml": config_file, "--bot": bot, "--name": name, "--profile": profile,
+                     "--matches": matches_per_pairing, "--seed": seed, "--decision-ms": decision_ms,
+                     "--startup-ms": startup_ms, "--output": output, "--limit": limit}
+            changing = [flag for flag, value in given.items() if value not in (None, [], ())]
+            if changing:
+                raise ConfigError(f"--resume continues the tournament stored in {resume} with its "
+                                  f"own settings; these would change it: {', '.join(changing)} "
+                                  "(only --workers, --cluster, --isolation and --data may be given with "
+                                  "--resume)")
             db = resume / "results.sqlite"
             if not db.is_file():
                 raise ConfigError(f"{resume} holds no tournament (no results.sqlite)")
-            store = Store.open(db)
-            stored = store.tournament_config()
-            store.close()
+            from arena.store import connect_read_only
+
+            reader = connect_read_only(db)  # checked, and never written: another run may own it
+            try:
+                stored = Store(reader, db).tournament_config()
+            finally:
+                reader.close()
             if stored is None:
                 raise ConfigError(f"{db} holds no tournament settings")
             config = load_config(None, {**stored, "output": str(resume), "workers": workers,
@@ -398,7 +396,6 @@ def tournament(
     except SandboxUnavailable as err:
         raise _fail(str(err)) from None
     out = config.out_dir()
-    _setup_tournament_log(out)
     interactive = console.is_terminal
     bar = None
     if interactive:
@@ -432,13 +429,34 @@ def tournament(
         db_path = run_tournament(config, resume=resume is not None, on_progress=report)
     except (ConfigError, StoreError) as err:
         raise _fail(str(err)) from None
+    except TournamentError as err:
+        raise term.fail(str(err), code=1) from None
+    except Stopped as stop:
+        # stderr: stdout may be a pipe nobody reads any more (| head)
+        if (out / "results.sqlite").exists():
+            err_console.print(f"stopped: {stop.done} of {stop.total} matches stored; resume "
+                              f"with: arena tournament --resume {out}", soft_wrap=True,
+                              markup=False)
+        else:
+            err_console.print("stopped before anything was stored", markup=False)
+        raise typer.Exit(code=stop.exit_code) from None
     finally:
         if bar is not None:
             bar.stop()
-    _print_leaderboard(db_path, "table")
-    console.print(f"results: {safe(out, limit=None)} (database {db_path.name}, records in records/, log "
-                  "tournament.log)", soft_wrap=True)
-    _write_report(out)
+    from arena.tournament import stop_on_signals
+
+    try:
+        with stop_on_signals():
+            _print_leaderboard(db_path, "table")
+            console.print(f"results: {safe(out, limit=None)} (database {db_path.name}, records in "
+                          "records/, log tournament.log)", soft_wrap=True)
+            _write_report(out)
+    except Stopped as stop:
+        # Every match is stored: only the table or the report was cut short.
+        err_console.print(f"stopped after the last match: the tournament in {safe(out, limit=None)} "
+                          f"is complete; its report: arena report {safe(out, limit=None)}",
+                          soft_wrap=True)
+        raise typer.Exit(code=stop.exit_code) from None
 
 
 def _read_leaderboard(db_path: Path):  # noqa: ANN202 - a pandas DataFrame
@@ -481,10 +499,21 @@ def leaderboard(
     """Print a tournament's leaderboard, rebuilt from its stored results."""
     if fmt not in ("table", "csv", "json", "markdown"):
         raise _fail(f"unknown format {fmt!r}: use table, csv, json or markdown")
+    from arena.store import StoreError
+
     db_path = folder / "results.sqlite"
     if not db_path.is_file():
         raise _fail(f"{folder} holds no tournament (no results.sqlite)")
-    _print_leaderboard(db_path, fmt)
+    import sqlite3
+
+    from pandas.errors import DatabaseError as PandasDatabaseError
+
+    try:
+        _print_leaderboard(db_path, fmt)
+    except StoreError as err:
+        raise _fail(str(err)) from None
+    except (sqlite3.Error, PandasDatabaseError) as err:  # (pandas wraps sqlite3's errors)
+        raise _fail(f"{db_path} is not a results database this arena can read: {err}") from None
 
 
 def _write_report(folder: Path, hint: bool = True) -> Path:

@@ -8,9 +8,12 @@ store holds derived data; the JSON Lines records it points to remain the raw tru
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import sqlite3
 import time
+import urllib.parse
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -20,6 +23,9 @@ from arena.schedule import ScheduledMatch
 
 DB_NAME = "results.sqlite"  # in the tournament's folder
 SCHEMA_VERSION = 2  # 2: deals from a secret key (deal_key table, matches.deal_set); 1 had seeds
+# PRAGMA application_id of every database the arena creates ("66AR"): a SQLite file without it is
+# another program's, and the arena neither writes nor adds tables to it.
+APPLICATION_ID = 0x36364152
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -98,12 +104,81 @@ class StoreError(ValueError):
     """A results database that cannot be used as asked (another tournament, newer schema, ...)."""
 
 
+class DiskFullError(StoreError):
+    """The disk holding the tournament is full: what was stored is whole, the rest can resume."""
+
+
 def connect_read_only(path: Path) -> sqlite3.Connection:
     """A connection for readers (leaderboard, report) that cannot change the file: a running
-    tournament may be writing it, and a reader must never create or alter a database."""
+    tournament may be writing it, and a reader must never create or alter a database.
+
+    A database in a folder we cannot write (a read-only mount, a folder of another user) is opened
+    ``immutable``: SQLite then needs no ``-shm`` file beside it, which it could not create there
+    (a WAL database otherwise refuses to open). The file is checked as ``Store.open`` checks it."""
     if not path.is_file():
         raise StoreError(f"{path} does not exist")
-    return sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    writable = os.access(path.parent, os.W_OK) and os.access(path, os.W_OK) \
+        and not _read_only_mount(path)
+    uri = f"file:{urllib.parse.quote(str(path.resolve()))}?mode=ro" + ("" if writable
+                                                                         else "&immutable=1")
+    try:
+        db = sqlite3.connect(uri, uri=True)
+    except sqlite3.Error as err:
+        raise StoreError(f"cannot open {path}: {err}") from None
+    try:
+        check_database(db, path)
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _read_only_mount(path: Path) -> bool:
+    """Whether ``path`` is on a file system mounted read-only (root passes ``os.access`` there)."""
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+def check_database(db: sqlite3.Connection, path: Path) -> None:
+    """Refuse a file that is not the arena's results database, or one that is damaged, with what to
+    do about it. Reads only: a foreign file stays byte for byte as it was."""
+    if path.stat().st_size == 0:
+        raise StoreError(f"{path} is empty (0 bytes): it holds no results. It was truncated or "
+                         "never written; restore it from a backup, or start the tournament again "
+                         "in a new folder")
+    try:
+        app_id = db.execute("PRAGMA application_id").fetchone()[0]
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    except sqlite3.DatabaseError as err:
+        raise StoreError(f"{path} is not a results database: not an SQLite file, or its first "
+                         f"page is damaged ({err}); restore it from a backup, or start again in a "
+                         "new folder") from None
+    if app_id != APPLICATION_ID and not (app_id == 0 and _ARENA_TABLES <= tables):
+        # app_id 0 with the arena's tables: a database made before the mark existed.
+        raise StoreError(f"{path} is not a results database of this arena (another program's "
+                         f"SQLite file, application_id {app_id:#x}); it was left untouched: give "
+                         "the folder of an arena tournament")
+    try:
+        problems = [row[0] for row in db.execute("PRAGMA quick_check(5)")]
+    except sqlite3.DatabaseError as err:
+        problems = [str(err)]
+    if problems != ["ok"]:
+        raise StoreError(f"{path} is damaged ({'; '.join(problems)[:300]}); restore it from a "
+                         "backup, or play the tournament again in a new folder (the match "
+                         "records in records/ are intact)")
+
+
+_ARENA_TABLES = {"meta", "tournament", "bots", "matches", "deals", "seats"}
+
+
+def is_disk_full(err: BaseException) -> bool:
+    """SQLite's "database or disk is full", or an ``OSError`` for a full disk or quota."""
+    if isinstance(err, sqlite3.Error):
+        return getattr(err, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or \
+            "disk is full" in str(err)
+    return isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EDQUOT)
 
 
 class Store:
@@ -114,31 +189,39 @@ class Store:
         self.path = path
 
     @classmethod
-    def open(cls, path: Path) -> Store:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    def open(cls, path: Path, create: bool = True) -> Store:
+        """Open a results database for writing; with ``create``, a missing one is made (and marked
+        with ``APPLICATION_ID``). An existing file is checked first (``check_database``): a
+        foreign or damaged file is refused before anything is written to it."""
+        existed = path.exists()
+        if not existed and not create:
+            raise StoreError(f"{path} does not exist")
         try:
+            path.parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(path, isolation_level=None)  # transactions are explicit below
+        except (OSError, sqlite3.Error) as err:
+            raise StoreError(f"cannot open {path}: {getattr(err, 'strerror', None) or err}") \
+                from None
+        try:
+            if existed:
+                check_database(db, path)
+                _refuse_other_versions(db, path)  # before anything is added to an older store
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: committed data survives a kill
             db.execute("PRAGMA foreign_keys=ON")
-            # The version first: an older store is refused before anything is added to it.
-            db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-            row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-            version = row[0] if row else None
-            if version is None or int(version) == SCHEMA_VERSION:
-                db.executescript(_SCHEMA)
-        except sqlite3.DatabaseError as err:
-            raise StoreError(f"{path} is not a usable results database: {err}") from err
-        store = cls(db, path)
-        if version is None:
-            db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-        elif int(version) == 1:
+            _create_schema(db)
+        except BaseException as err:
             db.close()
-            raise StoreError(f"{path} was made by an earlier arena, whose deals came from a seed "
-                             "that bots could guess; it cannot be resumed (start a new "
-                             "tournament), but arena leaderboard and arena report still read it "
-                             "and its records replay")
-        elif int(version) != SCHEMA_VERSION:
+            if isinstance(err, StoreError):
+                raise
+            if isinstance(err, sqlite3.Error) and is_disk_full(err):
+                raise DiskFullError(f"the disk holding {path} is full") from None
+            if isinstance(err, sqlite3.DatabaseError):
+                raise StoreError(f"{path} is not a usable results database: {err}") from None
+            raise
+        store = cls(db, path)
+        version = store._meta("schema_version")
+        if version is None or int(version) != SCHEMA_VERSION:
             db.close()
             raise StoreError(f"{path} has schema version {version}; this arena reads version "
                              f"{SCHEMA_VERSION}")
@@ -231,6 +314,46 @@ class Store:
         return _Transaction(self.db)
 
 
+def _refuse_other_versions(db: sqlite3.Connection, path: Path) -> None:
+    """An arena database of another schema version is refused as it is: nothing is added to it."""
+    try:
+        row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    except sqlite3.OperationalError:
+        return  # no meta table: an empty file the arena made, about to get its schema
+    version = row[0] if row else None
+    if version is None or int(version) == SCHEMA_VERSION:
+        return
+    if int(version) == 1:
+        raise StoreError(f"{path} was made by an earlier arena, whose deals came from a seed that "
+                         "bots could guess; it cannot be resumed (start a new tournament), but "
+                         "arena leaderboard and arena report still read it and its records replay")
+    raise StoreError(f"{path} has schema version {version}; this arena reads version "
+                     f"{SCHEMA_VERSION}")
+
+
+def _create_schema(db: sqlite3.Connection) -> None:
+    """The mark, the tables and the schema version in one transaction: a run stopped while
+    creating the file leaves a database that is whole (or empty), never half a schema."""
+    try:
+        # One script (one call): the transaction is the script's own, since executescript()
+        # commits any transaction opened before it.
+        db.executescript(f"BEGIN IMMEDIATE; PRAGMA application_id = {APPLICATION_ID}; {_SCHEMA}; "
+                         f"INSERT OR IGNORE INTO meta VALUES ('schema_version', "
+                         f"'{SCHEMA_VERSION}'); COMMIT;")
+    except BaseException:
+        if db.in_transaction:
+            _rollback(db)
+        raise
+
+
+def _rollback(db: sqlite3.Connection) -> None:
+    """ROLLBACK that never hides the error that made it necessary (on a full disk it may fail)."""
+    try:
+        db.execute("ROLLBACK")
+    except sqlite3.Error:
+        pass
+
+
 class _Transaction:
     """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on any error: a match is stored whole or not at all."""
 
@@ -242,6 +365,14 @@ class _Transaction:
 
     def __exit__(self, kind: object, error: object, tb: object) -> None:
         if kind is None:
-            self.db.execute("COMMIT")
+            try:
+                self.db.execute("COMMIT")
+            except BaseException as err:
+                _rollback(self.db)
+                if is_disk_full(err):
+                    raise DiskFullError(str(err)) from err
+                raise
         else:
-            self.db.execute("ROLLBACK")
+            _rollback(self.db)
+            if isinstance(error, BaseException) and is_disk_full(error):
+                raise DiskFullError(str(error)) from error

@@ -10,31 +10,57 @@ the matches run on a Dask cluster instead (``cluster.py``); the coordinator's pa
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import os
+import signal
+import sqlite3
+import threading
 import time
 import tomllib
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from contextlib import ExitStack, closing
+from contextlib import ExitStack, closing, contextmanager
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Callable, Generator, Mapping
+from typing import Any, Callable, Generator, Iterator, Mapping
 
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
 from arena.bot_specs import BotSpecError, check_bot_paths, resolve_bot
 from arena.deal_keys import deal_secret, key_from_seed, new_key
+from arena.folder_lock import FolderLock, FolderLockedError
 from arena.game import Rules, RulesError, load_rules
+from arena.pool import Pool, WorkerError
+from arena.preflight import PreflightError, preflight
 from arena.registry import data_dir
 # One match job, played here or on a cluster, lives in match_job.py (below cluster.py).
 from arena.match_job import MatchJob as _Job, play_job as _play
 from arena.types import BotSpec, ConfigError, MatchResult
-from arena.sandbox import SandboxLimits, check_level, describe as describe_sandbox
+from arena.sandbox import SandboxLimits, check_level, data_folders, describe as describe_sandbox
 from arena.schedule import round_robin
-from arena.store import DB_NAME, Store
+from arena.store import DB_NAME, DiskFullError, Store, StoreError, connect_read_only, is_disk_full
 
 log = logging.getLogger("arena.tournament")
 
 CONFIG_NAME = "tournament.toml"
+LOG_NAME = "tournament.log"
+
+
+class TournamentError(RuntimeError):
+    """A run that had to end early (a full disk, a worker that kept dying): what was stored is
+    whole, and ``--resume`` finishes the rest. The message says what happened and what to do."""
+
+
+class Stopped(BaseException):
+    """SIGINT or SIGTERM ended the run (like ``KeyboardInterrupt``, not an ``Exception``, so that
+    no ``except Exception`` swallows it). Matches in flight were dropped; stored ones are whole."""
+
+    def __init__(self, signum: int, done: int = 0, total: int = 0, out: Path | None = None):
+        super().__init__(f"stopped by {signal.Signals(signum).name}")
+        self.signum = signum
+        self.done = done
+        self.total = total
+        self.out = out
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signum  # what a shell reports for a process ended by the signal
 
 
 @dataclass(frozen=True)
@@ -82,33 +108,79 @@ class TournamentConfig:
 _KEYS = {f.name for f in fields(TournamentConfig)} - {"data"}
 
 
+# What each setting must be (the file is TOML; a wrong type was a traceback, or worse, silently
+# wrong: bots = "greedy" was read as the bots "g", "r", ...).
+_TYPES: dict[str, tuple[Any, str]] = {
+    "name": (str, "a string"),
+    "bots": ((list, tuple), 'a list of bot names or commands, like ["greedy", "python3 bot.py"]'),
+    "profile": (str, "a rules profile name (a string)"),
+    "rules": (Mapping, "a table of flag = value"),
+    "matches_per_pairing": (int, "a whole number"),
+    "seed": (int, "a whole number"),
+    "workers": (int, "a whole number"),
+    "decision_ms": (int, "a whole number of milliseconds"),
+    "startup_ms": (int, "a whole number of milliseconds"),
+    "max_deals": (int, "a whole number"),
+    "output": (str, "a folder path (a string)"),
+    "sandbox": (Mapping, "a table of limit = number"),
+    "cluster": (str, "an address like tcp://HOST:8786 (a string)"),
+    "isolation": (str, "a sandbox level: isolated, namespaces or limits (a string)"),
+}
+
+
 def load_config(path: Path | None, overrides: Mapping[str, Any]) -> TournamentConfig:
     """Settings from a TOML file (optional), then from ``overrides`` (command-line flags; None values
-    are ignored). Every problem is a ``ConfigError`` naming the setting."""
+    are ignored). Every problem is a ``ConfigError`` naming the setting (and the file)."""
     data: dict[str, Any] = {}
     if path is not None:
-        try:
-            with open(path, "rb") as fh:
-                data = tomllib.load(fh)
-        except OSError as err:
-            raise ConfigError(f"cannot read tournament file {path}: {err.strerror}") from None
-        except tomllib.TOMLDecodeError as err:
-            raise ConfigError(f"tournament file {path} is not valid TOML: {err}") from None
-        unknown = sorted(set(data) - _KEYS)
-        if unknown:
-            raise ConfigError(f"unknown setting(s) in {path}: {', '.join(unknown)}; known settings: "
-                              f"{', '.join(sorted(_KEYS))}")
+        data = _read_settings_file(path)
     if isinstance(data.get("sandbox"), Mapping) and overrides.get("sandbox"):
         # --limit flags override single limits of the file's [sandbox] table, not the whole table
         overrides = {**overrides, "sandbox": {**data["sandbox"], **overrides["sandbox"]}}
-    data.update({k: v for k, v in overrides.items() if v is not None and v != () and v != []})
+    flags = {k: v for k, v in overrides.items() if v is not None and v != () and v != []}
+    data.update(flags)
+    where = f"{path}: " if path is not None else ""
+    for key, value in data.items():
+        _check_type(key, value, "" if key in flags else where)
     try:
         values: dict[str, Any] = {k: (tuple(v) if k == "bots" else v) for k, v in data.items()}
         config = TournamentConfig(**values)
     except TypeError as err:
-        raise ConfigError(str(err)) from None
-    _check(config)
+        raise ConfigError(f"{where}{err}") from None
+    try:
+        _check(config)
+    except ConfigError as err:
+        raise ConfigError(f"{where}{err}") from None
     return config
+
+
+def _read_settings_file(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except OSError as err:
+        raise ConfigError(f"cannot read tournament file {path}: {err.strerror or err}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"tournament file {path} is not a text file (not UTF-8): give a TOML "
+                          "settings file") from None
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"tournament file {path} is not valid TOML: {err}") from None
+    unknown = sorted(set(data) - _KEYS)
+    if unknown:
+        raise ConfigError(f"unknown setting(s) in {path}: {', '.join(unknown)}; known settings: "
+                          f"{', '.join(sorted(_KEYS))}")
+    return data
+
+
+def _check_type(key: str, value: Any, where: str) -> None:
+    if key not in _TYPES:
+        return  # unknown keys are named by _read_settings_file or TournamentConfig itself
+    kind, what = _TYPES[key]
+    if isinstance(value, bool) and kind is int or not isinstance(value, kind):
+        raise ConfigError(f"{where}setting {key!r} must be {what}, not {value!r}"[:400])
+    if key == "bots" and not all(isinstance(b, str) for b in list(value)):
+        raise ConfigError(f"{where}setting 'bots' must be {what}; {value!r} holds a "
+                          f"non-string"[:400])
 
 
 def _check(config: TournamentConfig) -> None:
@@ -193,24 +265,57 @@ class Progress:
 
 def run_tournament(config: TournamentConfig, resume: bool = False,
                    on_progress: Callable[[Progress], None] | None = None) -> Path:
-    """Play every scheduled match the store does not hold yet; returns the database path."""
+    """Play every scheduled match the store does not hold yet; returns the database path.
+
+    Before anything is written, every bot is started once (``preflight``); then the folder is
+    locked for this run (``FolderLock``). Matches run in spawned processes (``pool.py``): a script
+    calling this must guard its entry point with ``if __name__ == "__main__":``. SIGINT and
+    SIGTERM raise ``Stopped`` (matches in flight are dropped, their bots killed); a full disk
+    raises ``TournamentError``. Either way, every match in the store is whole and ``--resume``
+    plays the rest."""
     out = config.out_dir()
     db_path = out / DB_NAME
     if db_path.exists() and not resume:
         raise ConfigError(f"{out} already holds a tournament; resume it with --resume {out}, or "
                           "choose another name or --output")
+    if resume and not db_path.is_file():
+        raise ConfigError(f"{out} holds no tournament (no {DB_NAME})")
     rules = rules_of(config)
     specs = resolve_bots(config)
     by_name = {s.name: s for s in specs}
     schedule = round_robin(config.name, [s.name for s in specs], config.matches_per_pairing // 2)
+    limits = Limits(decision_ms=config.decision_ms, startup_ms=config.startup_ms,
+                    sandbox=sandbox_limits(config))
     with ExitStack() as cleanup:
+        stop = cleanup.enter_context(stop_on_signals())
+        progress = Progress(_stored_count(db_path) if resume else 0, len(schedule),
+                            time.monotonic())
+        stop.progress, stop.out = progress, out
         cluster = None
         if config.cluster:
             # Connected and checked before anything is written; Dask is imported only here.
             from arena.cluster import Cluster
             cluster = cleanup.enter_context(Cluster.connect(config.cluster,
                                                             list(zip(config.bots, specs))))
-        store = Store.open(db_path)
+        if cluster is None:  # a cluster's workers are checked where they run (cluster.py)
+            try:
+                preflight(specs, limits, hide=[out, *map(Path, data_folders())])
+            except PreflightError as err:
+                raise ConfigError(f"not every bot can start, so nothing was played:\n{err}") \
+                    from None
+        try:
+            cleanup.enter_context(FolderLock(out))
+        except FolderLockedError as err:
+            raise ConfigError(str(err)) from None
+        except OSError as err:
+            raise ConfigError(f"cannot use the folder {out}: {err.strerror or err}") from None
+        if db_path.exists() and not resume:  # another run made it since the check above
+            raise ConfigError(f"{out} already holds a tournament; resume it with --resume {out}")
+        try:
+            cleanup.enter_context(_tournament_log(out))
+        except OSError as err:
+            raise ConfigError(f"cannot write {out / LOG_NAME}: {err.strerror or err}") from None
+        store = Store.open(db_path, create=not resume)
         cleanup.callback(store.close)
         store.begin_tournament(config.name, config.to_dict())
         store.register_bots([(s.name, list(s.argv), s.version) for s in specs])
@@ -224,59 +329,124 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
             store.set_deal_key(key)
         done = store.finished_ids()
         todo = [m for m in schedule if m.match_id not in done]
+        progress.done = len(schedule) - len(todo)
         log.info("tournament %s: %d matches scheduled, %d stored, %d to play on %s", config.name,
                  len(schedule), len(done), len(todo),
                  f"cluster {config.cluster}" if cluster else f"{config.worker_count()} workers")
-        progress = Progress(len(schedule) - len(todo), len(schedule), time.monotonic())
         if on_progress:
             on_progress(progress)
-        limits = Limits(decision_ms=config.decision_ms, startup_ms=config.startup_ms,
-                        sandbox=sandbox_limits(config))
-        log.info("%s", describe_sandbox())  # probed once here; the forked workers inherit it
+        log.info("%s", describe_sandbox())
         secrets = {m.deal_set: deal_secret(key, m.deal_set) for m in todo}
         jobs = [_Job(m, secrets[m.deal_set], (by_name[m.seat0], by_name[m.seat1]), rules, limits,
                      config.max_deals, out / "records" / f"{m.match_id}.jsonl", out / "logs")
                 for m in todo]
-        finished = cleanup.enter_context(closing(
-            cluster.play(jobs, out) if cluster else _play_locally(jobs, config.worker_count())))
-        for job, result in finished:
-            if job.entry.match_id in done:
-                continue  # a match played twice (a cluster's retried batch) is stored once
-            store.record_match(job.entry, result, record=str(job.record.relative_to(out)))
-            done.add(job.entry.match_id)
-            progress.done += 1
-            progress.last = result
-            if on_progress:
-                on_progress(progress)
+        try:
+            finished = cleanup.enter_context(closing(
+                cluster.play(jobs, out) if cluster else _play_locally(jobs, config.worker_count())))
+            for job, result in finished:
+                if job.entry.match_id in done:
+                    continue  # a match played twice (a cluster's retried batch) is stored once
+                store.record_match(job.entry, result, record=str(job.record.relative_to(out)))
+                done.add(job.entry.match_id)
+                progress.done += 1
+                progress.last = result
+                if on_progress:
+                    on_progress(progress)
+        except DiskFullError as err:
+            raise _disk_full(out, progress, str(err)) from None
+        except WorkerError as err:
+            if err.errno is not None and is_disk_full(OSError(err.errno, "")):
+                raise _disk_full(out, progress, str(err).splitlines()[0]) from None
+            log.error("a worker failed: %s", err)
+            raise TournamentError(f"{str(err).splitlines()[0]}; {progress.done} of "
+                                  f"{progress.total} matches stored; see {out / LOG_NAME}, then: "
+                                  f"arena tournament --resume {out}") from None
+        except sqlite3.Error as err:
+            raise TournamentError(f"storing a match in {db_path} failed: {err}; "
+                                  f"{progress.done} of {progress.total} matches stored") from None
         return db_path
+
+
+def _stored_count(db_path: Path) -> int:
+    """Matches already stored, read (and the file checked) before any bot starts."""
+    db = connect_read_only(db_path)
+    try:
+        return int(db.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
+    except sqlite3.Error as err:
+        raise StoreError(f"{db_path} is not a results database this arena can read: {err}") \
+            from None
+    finally:
+        db.close()
+
+
+def _disk_full(out: Path, progress: Progress, detail: str) -> TournamentError:
+    log.error("disk full: %s", detail)
+    return TournamentError(f"the disk holding {out} is full ({detail}); {progress.done} of "
+                           f"{progress.total} matches stored, each whole. Free some space, "
+                           f"then: arena tournament --resume {out}")
+
+
+class _StopState:
+    """What the signal handler reports: the run's progress, once there is one."""
+
+    progress: Progress | None = None
+    out: Path | None = None
+    fired = False
+
+
+@contextmanager
+def stop_on_signals() -> Iterator[_StopState]:
+    """SIGINT and SIGTERM raise ``Stopped`` in the coordinator's main thread, once: a second signal
+    while the run cleans up is ignored, so the clean-up (ending workers and bots, closing the
+    store) always finishes. Outside the main thread (a library caller's thread) signals are left
+    as they are."""
+    state = _StopState()
+    if threading.current_thread() is not threading.main_thread():
+        yield state
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        if state.fired:
+            return
+        state.fired = True
+        p = state.progress
+        raise Stopped(signum, p.done if p else 0, p.total if p else 0, state.out)
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield state
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+@contextmanager
+def _tournament_log(out: Path) -> Iterator[None]:
+    """The run's log file, for the coordinator and (through ``pool.py``) every worker. A log that
+    cannot be written (a full disk) never ends the run: its records are dropped."""
+    root = logging.getLogger()
+    handler = _QuietFileHandler(out / LOG_NAME)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(name)s: %(message)s"))
+    old_level = root.level
+    root.addHandler(handler)
+    root.setLevel(min(old_level or logging.INFO, logging.INFO))
+    try:
+        yield
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(old_level)
+        handler.close()
+
+
+class _QuietFileHandler(logging.FileHandler):
+    def handleError(self, record: logging.LogRecord) -> None:
+        pass  # logging's default prints a traceback to stderr: a full disk is reported once, plainly
 
 
 def _play_locally(jobs: list[_Job],
                   workers: int) -> Generator[tuple[_Job, MatchResult], None, None]:
     """Finished matches from a pool of processes on this machine, in the order they finish."""
-    # fork: workers inherit the multiprocessing-logging queue installed by the CLI.
-    context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        pending: dict[Future[MatchResult], _Job] = {}
-        queue = iter(jobs)
-        # Keep only a few matches in flight per worker: a kill then loses little, and a stopped
-        # run has played the schedule's early matches (every pairing about equally).
-        for job in _take(queue, 2 * workers):
-            pending[pool.submit(_play, job)] = job
-        while pending:
-            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in finished:
-                job = pending.pop(future)
-                yield job, future.result()
-                for nxt in _take(queue, 1):
-                    pending[pool.submit(_play, nxt)] = nxt
-
-
-def _take(iterator: Any, n: int) -> list[Any]:
-    out = []
-    for _ in range(n):
-        try:
-            out.append(next(iterator))
-        except StopIteration:
-            break
-    return out
+    # Each worker holds one match at a time: a stop or a kill loses at most one per worker, and
+    # a stopped run has played the schedule's early matches (every pairing about equally).
+    with Pool(_play, min(workers, len(jobs)), name_of=lambda job: job.entry.match_id) as pool:
+        yield from pool.run(jobs)

@@ -114,6 +114,9 @@ def main() -> None:
         rows.setdefault(key, []).append(value)
 
     with tempfile.TemporaryDirectory() as tmp:
+        # The SDK bot's script lives here; as root the sandbox runs bots as unprivileged users,
+        # who cannot enter a folder of mode 0700 (what mkdtemp makes).
+        os.chmod(tmp, 0o755)
         c_echo = c_echo_binary(Path(tmp))
         script = Path(tmp) / "sdk_first_legal.py"
         script.write_text(SDK_FIRST_LEGAL)

@@ -70,3 +70,63 @@ def sandbox_user_processes(tag: str = TAG) -> list[int]:
         if UID_BASE <= uid < UID_BASE + UID_COUNT and _ours(int(entry), tag):
             found.append(int(entry))
     return found
+
+
+# -- the processes a test started, and only those ---------------------------------------------------
+# Other arenas may run on the same machine (other users, other checkouts): their bots have sandbox
+# user ids too. A test's processes are told apart by a tag: in the environment of every process it
+# starts (ENV_TAG, inherited by coordinators and workers), in the command line of its hostile bots,
+# and, for a sandboxed bot (whose environment is the sandbox's own), through its referee: the bot's
+# folder, its TMPDIR, names the referee's PID (sandbox.FOLDER_PREFIX).
+
+ENV_TAG = "ARENA_TEST_TAG"
+
+
+def _state(pid: str) -> bytes:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return b"X"
+
+
+def _environ(pid: str) -> dict[bytes, bytes]:
+    try:
+        data = Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return {}
+    return dict(item.partition(b"=")[::2] for item in data.split(b"\0") if item)
+
+
+def _carries(pid: str, tag: str) -> bool:
+    try:
+        if tag.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+            return True
+    except OSError:
+        return False
+    return _environ(pid).get(ENV_TAG.encode()) == tag.encode()
+
+
+def processes_of(tag: str = TAG) -> list[int]:
+    """Live (not zombie) processes carrying ``tag`` in their command line or environment, and
+    sandboxed bots whose referee does; never this process."""
+    from arena.sandbox import FOLDER_PREFIX
+
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid() or _state(entry) in (b"Z", b"X"):
+            continue
+        if _carries(entry, tag):
+            found.append(int(entry))
+            continue
+        try:
+            uid = os.stat(f"/proc/{entry}").st_uid
+        except OSError:
+            continue
+        if UID_BASE <= uid < UID_BASE + UID_COUNT:
+            folder = Path(_environ(entry).get(b"TMPDIR", b"").decode(errors="replace"))
+            names = [p.name for p in (folder, *folder.parents) if p.name.startswith(FOLDER_PREFIX)]
+            referee = names[0][len(FOLDER_PREFIX):].split("-", 1)[0] if names else ""
+            if referee.isdigit() and (int(referee) == os.getpid() or _carries(referee, tag)):
+                found.append(int(entry))
+    return found

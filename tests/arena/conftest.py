@@ -16,7 +16,12 @@ import pytest
 import synthetic_store
 from arena import sandbox
 from arena.tournament import load_config, run_tournament
-from bot_procs import sandbox_user_processes, tagged_processes
+from bot_procs import ENV_TAG, TAG, processes_of
+
+# Every process the suite starts inherits the tag (bots get the sandbox's environment instead, and
+# are found through their referee): the check below then sees this session's processes only, not
+# those of another arena running on the machine.
+os.environ[ENV_TAG] = TAG
 
 # The arena refuses to run bots below the level asked for (default isolated, which needs root). The
 # suite runs its bots, the arena's own and its test fixtures, at the strongest level the machine
@@ -28,14 +33,29 @@ BAD_BOT = Path(__file__).parent / "fixtures" / "bad_bot.py"
 RESULTS = Path(__file__).resolve().parents[2] / "results"
 
 
+def _left_over() -> list[tuple[int, str]]:
+    """This session's processes, less multiprocessing's resource tracker: a spawned pool starts
+    one per process that ends with it (the tests run tournaments in this process)."""
+    out = []
+    for pid in processes_of(TAG):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            ppid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == os.getpid() and "multiprocessing.resource_tracker" in cmdline:
+            continue
+        out.append((pid, cmdline))
+    return out
+
+
 @pytest.fixture(scope="session", autouse=True)
 def no_bot_outlives_the_suite():
     yield
     deadline = time.monotonic() + 2  # the kernel may still be ending a namespace killed just now
-    while (tagged_processes() or sandbox_user_processes()) and time.monotonic() < deadline:
+    while _left_over() and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert tagged_processes() == [], "hostile bot processes outlived the test session"
-    assert sandbox_user_processes() == [], "processes of sandbox users outlived the test session"
+    assert _left_over() == [], "processes started by the test session outlived it"
 
 
 @pytest.fixture

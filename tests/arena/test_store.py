@@ -80,7 +80,7 @@ def test_a_changed_bot_is_refused(tmp_path):
 def test_a_file_that_is_not_a_database_is_a_clear_error(tmp_path):
     path = tmp_path / "results.sqlite"
     path.write_text("not a database at all, just text" * 100)
-    with pytest.raises(StoreError, match="not a usable results database"):
+    with pytest.raises(StoreError, match="is not a results database: not an SQLite file"):
         Store.open(path)
 
 
@@ -127,3 +127,40 @@ def test_kill_9_during_writes_keeps_every_committed_match_whole(tmp_path, played
     seats = db.execute("SELECT COUNT(*) FROM seats").fetchone()[0]
     assert seats == 2 * stored
 
+
+
+def test_a_new_database_is_marked_and_an_unmarked_arena_database_is_still_opened(tmp_path):
+    from arena.store import APPLICATION_ID, _SCHEMA
+
+    open_store(tmp_path).close()
+    db = sqlite3.connect(tmp_path / "results.sqlite")
+    assert db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    db.close()
+    # A database made before the mark existed: the arena's tables, application_id 0.
+    legacy = tmp_path / "legacy.sqlite"
+    db = sqlite3.connect(legacy)
+    db.executescript(_SCHEMA + "; INSERT INTO meta VALUES ('schema_version', '1');")
+    db.close()
+    Store.open(legacy, create=False).close()
+    db = sqlite3.connect(legacy)
+    assert db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    db.close()
+
+
+def test_another_programs_sqlite_file_is_refused_and_left_byte_for_byte(tmp_path):
+    path = tmp_path / "results.sqlite"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE meta (key TEXT, value TEXT)")  # even a table of the same name
+    db.commit()
+    db.close()
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match="not a results database of this arena"):
+        Store.open(path)
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results.sqlite"]
+
+
+def test_resuming_a_missing_database_does_not_create_one(tmp_path):
+    with pytest.raises(StoreError, match="does not exist"):
+        Store.open(tmp_path / "results.sqlite", create=False)
+    assert not (tmp_path / "results.sqlite").exists()

@@ -1,0 +1,62 @@
+"""One coordinator per tournament folder: a lock held while a run owns the folder.
+
+Two ``--resume`` runs of one folder at once both played the missing matches: one failed on the
+store's primary key, and their referees wrote the same match records at the same time, corrupting
+them (issue 14). The lock is ``flock`` on ``tournament.lock`` in the folder, holding the owner's PID
+for the error message: the kernel drops it however the owner dies, so a killed run never leaves the
+folder locked.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from pathlib import Path
+from types import TracebackType
+
+LOCK_NAME = "tournament.lock"
+
+
+class FolderLockedError(ValueError):
+    """Another process runs a tournament in this folder."""
+
+
+class FolderLock:
+    """``with FolderLock(folder):`` holds the folder (creating it) or raises ``FolderLockedError``
+    at once; ``OSError`` when the folder cannot be created or written."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.path = folder / LOCK_NAME
+        self._fd = -1
+
+    def __enter__(self) -> FolderLock:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        # O_CLOEXEC: neither the workers nor the bots may inherit (and so prolong) the lock.
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 32).decode(errors="replace").strip()
+            os.close(fd)
+            who = f"process {holder}" if holder.isdigit() else "another process"
+            raise FolderLockedError(
+                f"{self.folder} is in use by another tournament run ({who} holds "
+                f"{self.path}); wait for it to finish or stop it (kill {holder or 'PID'}), "
+                "then resume") from None
+        except BaseException:
+            os.close(fd)
+            raise
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self._fd = fd
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.release()
+
+    def release(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)  # the file stays: removing it would race with a run taking it
+            self._fd = -1

@@ -1,0 +1,329 @@
+"""Worker processes that play a tournament's matches on this machine, and never outlive it.
+
+``concurrent.futures.ProcessPoolExecutor`` with ``fork`` left workers alive with parent 1 after the
+coordinator was killed, and hung at exit in multiprocessing's exit handler after a Ctrl-C (issue 14):
+it forked while threads ran, and a worker never learns that its coordinator is gone. This pool is
+small enough to hold every guarantee itself:
+
+- **Spawned, not forked**: each worker is a fresh interpreter, started from the coordinator's main
+  thread, so no lock held by another thread (logging, the bot-folder remover) is copied half-taken.
+- **Dies with the coordinator**, however that dies: the kernel sends each worker ``SIGTERM`` when
+  the coordinator's main thread ends (``PR_SET_PDEATHSIG``; it fires on the death of the parent
+  *thread*, hence the main thread), and a thread in each worker watches a pipe whose only writing
+  end the coordinator holds (end of file: the coordinator is gone, on any system).
+- **Takes its bots with it**: a dying worker kills the process group of each of its children (each
+  bot, or its sandbox launcher, runs in a session of its own) before it exits.
+- **Stops at once**: ``close()`` ends every worker (``SIGTERM``, ``SIGKILL`` after a grace) and
+  drops the matches in flight; nothing of them was stored.
+- **Logging** travels on the worker's own connection to the coordinator, which hands each record
+  to its loggers: no queue thread, no shared lock.
+- A worker that dies mid-match is replaced and its match played again, once; twice is an error.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import multiprocessing
+import os
+import signal
+import threading
+import time
+import traceback
+from collections import deque
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
+from typing import Any, Callable, Generator, Generic, Iterable, TypeVar
+
+log = logging.getLogger("arena.pool")
+
+Job = TypeVar("Job")
+Result = TypeVar("Result")
+
+STOP_GRACE_S = 0.2      # after SIGTERM, a worker has this long to kill its bots and exit
+_PR_SET_PDEATHSIG = 1   # <linux/prctl.h>
+MAX_DEATHS_PER_JOB = 2  # a match whose worker died this many times is an error, not a retry
+_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+class WorkerError(RuntimeError):
+    """A worker failed in a way a match cannot absorb (the referee raised, or a worker kept dying).
+    ``errno`` is set when the cause was an ``OSError`` (a full disk, say)."""
+
+    def __init__(self, message: str, errno: int | None = None):
+        super().__init__(message)
+        self.errno = errno
+
+
+@dataclass
+class _Worker:
+    process: BaseProcess
+    conn: Connection
+    lifeline: Connection          # the writing end the worker watches; never written
+    job: Any = None
+    busy: bool = False
+
+
+@dataclass
+class _Pending(Generic[Job]):
+    job: Job
+    deaths: int = 0
+
+
+@dataclass
+class Pool(Generic[Job, Result]):
+    """``workers`` processes each running ``play(job)`` one job at a time. Use as a context manager;
+    ``run(jobs)`` yields ``(job, result)`` in the order jobs finish."""
+
+    play: Callable[[Job], Result]
+    workers: int
+    name_of: Callable[[Job], str] = str  # a job in the log
+    _workers: list[_Worker] = field(default_factory=list)
+    _context: Any = None
+
+    def __enter__(self) -> Pool[Job, Result]:
+        self._context = multiprocessing.get_context("spawn")
+        try:
+            for index in range(self.workers):
+                self._start(index)
+        except BaseException:
+            self.close(graceful=False)
+            raise
+        return self
+
+    def __exit__(self, kind: object, *exc: object) -> None:
+        self.close(graceful=kind is None)
+
+    def _start(self, index: int) -> _Worker:
+        conn, child_conn = self._context.Pipe(duplex=True)
+        watch, lifeline = self._context.Pipe(duplex=False)
+        level = logging.getLogger().getEffectiveLevel()
+        process = self._context.Process(
+            target=_worker_main, name=f"worker-{index + 1}",
+            args=(self.play, child_conn, watch, os.getpid(), level), daemon=False)
+        # A stop signal while the worker is being started would leave it half-told (it printed
+        # a traceback on the missing start data) and unknown to close(): the signals wait until
+        # it is on the list. Blocking them in this thread is not enough (the kernel hands a
+        # process's signal to any thread that accepts it, and Python runs the handler in the main
+        # thread anyway), so their handlers only note them meanwhile. The mask matters to the
+        # worker, which inherits it: a Ctrl-C to the process group cannot interrupt its start
+        # (it clears the mask in _worker_main).
+        noted: list[int] = []
+        handlers = {}
+        if threading.current_thread() is threading.main_thread():
+            handlers = {sig: signal.signal(sig, lambda signum, frame: noted.append(signum))
+                        for sig in _STOP_SIGNALS}
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+        try:
+            process.start()
+            worker = _Worker(process, conn, lifeline)
+            self._workers[index:index + 1] = [worker]
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+            for sig, handler in handlers.items():
+                signal.signal(sig, handler)
+            child_conn.close()
+            watch.close()
+        for signum in noted[:1]:
+            signal.raise_signal(signum)  # now the run's own handler sees it
+        return worker
+
+    def run(self, jobs: Iterable[Job]) -> Generator[tuple[Job, Result], None, None]:
+        queue: deque[_Pending[Job]] = deque(_Pending(job) for job in jobs)
+        for worker in self._workers:
+            self._give(worker, queue)
+        while any(w.busy for w in self._workers):
+            ready = set(wait([w.conn for w in self._workers if w.busy] +
+                             [w.process.sentinel for w in self._workers if w.busy]))
+            for index, worker in enumerate(self._workers):
+                if not worker.busy or not ready & {worker.conn, worker.process.sentinel}:
+                    continue
+                try:
+                    while worker.busy and worker.conn.poll():
+                        outcome = self._receive(worker)
+                        if outcome is not None:
+                            self._give(worker, queue)
+                            yield outcome
+                except (EOFError, OSError):
+                    pass  # it died: its connection ended
+                if worker.busy and not worker.process.is_alive():
+                    self._replace_dead(index, queue)
+
+    def _receive(self, worker: _Worker) -> tuple[Job, Result] | None:
+        kind, payload = worker.conn.recv()
+        if kind == "log":
+            record: logging.LogRecord = payload
+            logger = logging.getLogger(record.name)
+            if logger.isEnabledFor(record.levelno):
+                logger.handle(record)
+            return None
+        pending: _Pending[Job] = worker.job
+        worker.job, worker.busy = None, False
+        if kind == "error":
+            message, errno = payload
+            raise WorkerError(message, errno)
+        return pending.job, payload
+
+    def _give(self, worker: _Worker, queue: deque[_Pending[Job]]) -> None:
+        if queue:
+            pending = queue.popleft()
+            worker.job, worker.busy = pending, True
+            try:
+                worker.conn.send(pending.job)
+            except OSError:
+                pass  # it died: run() sees its sentinel and plays the job elsewhere
+
+    def _replace_dead(self, index: int, queue: deque[_Pending[Job]]) -> None:
+        worker = self._workers[index]
+        worker.process.join(STOP_GRACE_S)
+        code = worker.process.exitcode
+        how = f"signal {signal.Signals(-code).name}" if code is not None and code < 0 \
+            else f"exit status {code}"
+        pending: _Pending[Job] = worker.job
+        pending.deaths += 1
+        log.error("%s died (%s) while playing %s", worker.process.name, how,
+                  self.name_of(pending.job))
+        _end(worker)
+        if pending.deaths >= MAX_DEATHS_PER_JOB:
+            del self._workers[index]  # ended: close() must not touch it
+            raise WorkerError(f"a worker process died twice playing the same match ({how}); "
+                              "see tournament.log")
+        queue.appendleft(pending)
+        self._give(self._start(index), queue)
+
+    def close(self, graceful: bool = True) -> None:
+        """End every worker now (matches in flight are dropped) and wait for them. ``graceful``:
+        an idle worker is asked to exit (and removes its bots' folders); otherwise (a stop, an
+        error) every worker is ended at once, and later runs sweep the folders."""
+        for worker in self._workers:
+            if worker.process.is_alive() and not worker.busy and graceful:
+                try:
+                    worker.conn.send(None)  # idle: let it exit normally (its bot folders go)
+                except OSError:
+                    pass
+            elif worker.process.is_alive():
+                _signal(worker.process, signal.SIGTERM)
+        deadline = time.monotonic() + STOP_GRACE_S
+        for worker in self._workers:
+            worker.process.join(max(0.0, deadline - time.monotonic()))
+        for worker in self._workers:
+            if worker.process.is_alive():
+                _signal(worker.process, signal.SIGKILL)
+                worker.process.join(1.0)
+            _end(worker)
+        self._workers.clear()
+
+
+def _signal(process: BaseProcess, signum: int) -> None:
+    if process.pid is not None:
+        try:
+            os.kill(process.pid, signum)
+        except ProcessLookupError:
+            pass
+
+
+def _end(worker: _Worker) -> None:
+    for conn in (worker.conn, worker.lifeline):
+        conn.close()
+    if worker.process.exitcode is not None:
+        worker.process.close()
+
+
+# -- in the worker ---------------------------------------------------------------------------------
+
+def _worker_main(play: Callable[[Any], Any], conn: Connection, watch: Connection, parent: int,
+                 level: int) -> None:
+    # Ctrl-C reaches the whole foreground process group: the coordinator decides what stops.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, lambda signum, frame: _die(128 + signum))
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)  # blocked by Pool._start
+    _die_with_parent(parent)
+    threading.Thread(target=_watch_lifeline, args=(watch,), name="lifeline", daemon=True).start()
+    lock = threading.Lock()
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+    root.addHandler(_SendHandler(conn, lock))
+    root.setLevel(level)
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):
+            return
+        if job is None:
+            return
+        try:
+            result = ("done", play(job))
+        except Exception as err:  # the referee never raises for a bot; this is the arena's fault
+            result = ("error", (f"{type(err).__name__}: {err}\n{traceback.format_exc()}",
+                                err.errno if isinstance(err, OSError) else None))
+        with lock:
+            conn.send(result)
+
+
+def _die_with_parent(parent: int) -> None:
+    """Ask for SIGTERM when the coordinator's thread that started us ends (Linux)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # not Linux: the lifeline alone
+    if os.getppid() != parent:  # it died before we asked
+        _die(1)
+
+
+def _watch_lifeline(watch: Connection) -> None:
+    try:
+        watch.recv_bytes()  # never sent: returns only at end of file, when the coordinator is gone
+    except (EOFError, OSError):
+        pass
+    _die(1)
+
+
+def _die(status: int) -> None:
+    """Kill every child's process group (the bots, or their sandbox launchers, which take their
+    namespaces with them) and exit at once: a match in flight is dropped, never stored."""
+    for child in _children():
+        try:
+            os.killpg(child, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            os.kill(child, signal.SIGKILL)  # one not (yet) leading its own group
+        except (ProcessLookupError, PermissionError):
+            pass
+    os._exit(status)
+
+
+def _children() -> list[int]:
+    pids: list[int] = []
+    try:
+        for task in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{task}/children") as fh:
+                pids += [int(p) for p in fh.read().split()]
+    except OSError:
+        pass
+    return pids
+
+
+class _SendHandler(logging.Handler):
+    """Sends each record to the coordinator, formatted so that it pickles (no args, no traceback
+    object)."""
+
+    def __init__(self, conn: Connection, lock: threading.Lock):
+        super().__init__()
+        self.conn = conn
+        self.send_lock = lock
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            record.msg = record.getMessage()
+            record.args = None
+            if record.exc_info:
+                record.exc_text = logging.Formatter().formatException(record.exc_info)
+                record.exc_info = None
+            with self.send_lock:
+                self.conn.send(("log", record))
+        except Exception:  # the coordinator is gone, or the record cannot travel: never fatal
+            pass

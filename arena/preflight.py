@@ -1,0 +1,125 @@
+"""Before a tournament: every bot is started once and must answer the greeting (PROTOCOL.md §3).
+
+A bot whose program is missing, or that cannot read its own script, used to forfeit every match of
+a tournament that then exited 0, with the reason only in a stderr log (issue 14). As cutechess
+refuses to start a tournament with an engine that fails to start, the arena starts each bot once,
+through the same sandbox and limits as a match, sends ``sixtysix 1`` and waits for ``ready`` within
+the start-up limit. A bot that fails is an error naming it, with its fault and the last lines of
+its stderr; nothing is played or stored. Faults after this check stay forfeits, as before.
+
+In the ``isolated`` sandbox a bot runs as an unprivileged user of its own, so a script in a folder
+only its owner may enter (``mktemp -d`` makes mode 0700) cannot be read: the error then says so and
+how to fix it, instead of the bot's bare "permission denied".
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+import time
+from pathlib import Path
+from typing import Sequence
+
+from arena.bot_process import BotFault, BotProcess, Limits
+from arena.types import BotSpec, Fault
+from arena.sandbox import support
+from protocol import messages as m
+from protocol.codec import PROTOCOL_VERSION, ProtocolError, decode_from_bot, encode
+
+STDERR_LINES = 8  # lines of a failed bot's stderr shown in the error
+
+
+class PreflightError(ValueError):
+    """One or more bots cannot start; the message names each, with why."""
+
+
+def preflight(bots: Sequence[BotSpec], limits: Limits, hide: Sequence[Path] = ()) -> None:
+    """Start every bot at once, greet it, and end it. Raises ``PreflightError`` for those that do
+    not answer ``ready`` within ``limits.startup_ms``."""
+    problems: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="sixtysix-preflight-") as logs:
+        procs: list[BotProcess] = []
+        try:
+            faults: dict[int, BotFault] = {}
+            for i, bot in enumerate(bots):
+                proc = BotProcess(bot.argv, limits, stderr_log=Path(logs) / f"{i}.stderr.log",
+                                  files=Path(bot.folder) if bot.folder else None,
+                                  subdir=bot.workdir, hide=hide)
+                procs.append(proc)
+                try:
+                    proc.start()
+                    proc.send(encode(m.Hello(PROTOCOL_VERSION)))
+                except BotFault as fault:
+                    faults[i] = fault
+            for i, proc in enumerate(procs):
+                if i not in faults:
+                    try:
+                        _read_ready(proc, limits)
+                    except BotFault as fault:
+                        faults[i] = fault
+        finally:
+            for proc in procs:
+                proc.close(grace_s=0.0)  # it said ready, or it failed: either way it is done
+        for i, failure in sorted(faults.items()):
+            bot = bots[i]
+            text = f"bot {bot.name!r} ({' '.join(bot.argv)}) did not start: {failure.fault}: " \
+                   f"{failure.detail}"
+            reason = private_path_reason(bot)
+            if reason:
+                text += f"; {reason}"
+            tail = _tail(Path(logs) / f"{i}.stderr.log")
+            if tail:
+                text += "\n  last lines of its stderr:\n" + "\n".join(f"    {line}"
+                                                                      for line in tail)
+            problems.append(text)
+    if problems:
+        raise PreflightError("\n".join(problems))
+
+
+def _read_ready(proc: BotProcess, limits: Limits) -> None:
+    remaining = proc.started_at + limits.startup_ms / 1000 - time.monotonic()
+    try:
+        line = proc.read_line(max(remaining, 0.0))
+    except BotFault as fault:
+        if fault.fault == Fault.TIMEOUT:
+            raise BotFault(Fault.TIMEOUT, f"no 'ready' within the start-up limit of "
+                                      f"{limits.startup_ms} ms", fault.line) from None
+        raise
+    try:
+        decode_from_bot(line, expect="ready")
+    except ProtocolError as err:
+        shown = line[:80].decode("utf-8", "replace")
+        raise BotFault(Fault(err.fault), f"bad answer to the greeting ({err.reason}): {shown!r}",
+                       line) from None
+
+
+def private_path_reason(bot: BotSpec) -> str:
+    """Why the bot's user cannot read one of the bot's files, when the sandbox runs bots as users
+    of their own; '' when nothing is in the way. The sandbox makes the folders leading to a file
+    passable (``--expose``), but not the file's own folder, nor the file itself."""
+    if support().mode != "isolated":
+        return ""
+    for arg in bot.argv:
+        if not os.path.isabs(arg) or not os.path.exists(arg):
+            continue
+        path = os.path.realpath(arg)
+        folder = path if os.path.isdir(path) else os.path.dirname(path)
+        mode = os.stat(folder).st_mode
+        if not mode & stat.S_IXOTH:
+            return (f"{arg} is in a folder only its owner can read (mode "
+                    f"{stat.S_IMODE(mode):04o}); bots run as an unprivileged user: chmod o+rx "
+                    f"{folder}")
+        mode = os.stat(path).st_mode
+        if not os.path.isdir(path) and not mode & stat.S_IROTH:
+            return (f"{arg} can be read only by its owner (mode {stat.S_IMODE(mode):04o}); bots "
+                    f"run as an unprivileged user: chmod o+r {path}")
+    return ""
+
+
+def _tail(path: Path) -> list[str]:
+    try:
+        text = path.read_bytes()[-4096:].decode("utf-8", "replace")
+    except OSError:
+        return []
+    return [line.rstrip()[:300] for line in text.splitlines() if line.strip()][-STDERR_LINES:]
