@@ -268,8 +268,10 @@ def test_an_old_store_is_refused_for_resume_but_still_reported(tmp_path):
         header = {**json.loads(lines[0]), "version": 1, "seed": 123}
         record.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
         replay_record(read_record(record))  # old records still replay
+    before = (out / "results.sqlite").read_bytes()
     with pytest.raises(StoreError, match="made by an earlier arena.*cannot be resumed"):
         Store.open(out / "results.sqlite")
+    assert (out / "results.sqlite").read_bytes() == before  # refused as it was: nothing added
     runner = CliRunner()
     done = runner.invoke(app, ["tournament", "--resume", str(out)])
     assert done.exit_code == 2 and "earlier arena" in done.stderr

@@ -130,7 +130,7 @@ def test_kill_9_during_writes_keeps_every_committed_match_whole(tmp_path, played
 
 
 def test_a_new_database_is_marked_and_an_unmarked_arena_database_is_still_opened(tmp_path):
-    from arena.store import APPLICATION_ID, _SCHEMA
+    from arena.store import APPLICATION_ID, SCHEMA_VERSION, _SCHEMA
 
     open_store(tmp_path).close()
     db = sqlite3.connect(tmp_path / "results.sqlite")
@@ -139,7 +139,7 @@ def test_a_new_database_is_marked_and_an_unmarked_arena_database_is_still_opened
     # A database made before the mark existed: the arena's tables, application_id 0.
     legacy = tmp_path / "legacy.sqlite"
     db = sqlite3.connect(legacy)
-    db.executescript(_SCHEMA + "; INSERT INTO meta VALUES ('schema_version', '1');")
+    db.executescript(_SCHEMA + f"; INSERT INTO meta VALUES ('schema_version', '{SCHEMA_VERSION}');")
     db.close()
     Store.open(legacy, create=False).close()
     db = sqlite3.connect(legacy)
