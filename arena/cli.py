@@ -527,7 +527,8 @@ def _write_report(folder: Path, hint: bool = True) -> Path:
     if hint:
         console.print(f"  open {safe(page.resolve().as_uri(), limit=None)} in a browser, or serve "
                       f"it on localhost: arena report {safe(folder, limit=None)} --serve; to put it "
-                      "on a web server: arena publish DIR OUT", soft_wrap=True)
+                      f"on a web server: arena publish {safe(folder, limit=None)} OUT (the page, "
+                      "charts and records, nothing private)", soft_wrap=True)
     return page
 
 
