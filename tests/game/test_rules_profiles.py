@@ -57,8 +57,10 @@ SECTION_11 = [
     (33, "dealer_after_draw", {"alternate", "same_dealer"}, "alternate"),
     (34, "illegal_move_policy", {"forfeit_match", "forfeit_deal"}, "forfeit_match"),
 ]
-# §8 names one more two-player flag outside the table.
-EXTRA_FLAGS = {"shutout_double": False}
+# §8 names one more two-player flag outside the table; §11 row 35 and §10.4 the N-player ones.
+EXTRA_FLAGS = {"shutout_double": False, "players": 2, "claim_target": 66, "must_beat_partner": True}
+# Values §10.4 adds to a §11 flag (the three- and four-player deal pattern).
+SECTION_10_VALUES = {"deal_pattern": {"3_4"}}
 
 RULES_MD = Path(__file__).resolve().parents[3] / "shared" / "rules" / "RULES.md"
 
@@ -73,8 +75,8 @@ def test_profiles_carry_every_section_11_flag() -> None:
 def test_flag_values_and_default(row: int, name: str, values: set[str] | None, default: object) -> None:
     assert FLAG_FIELDS[name].metadata["row"] == row
     if values is not None:
-        assert set(allowed_values(name).split(" | ")) == values
-        for value in values:  # each listed value is accepted (except combinations §10 leaves unbuilt)
+        assert set(allowed_values(name).split(" | ")) == values | SECTION_10_VALUES.get(name, set())
+        for value in values:  # each listed value is accepted (except combinations of other profiles)
             if (name, value) in {("deck_size", "48"), ("hand_size", "5"), ("hand_size", "7"),
                                  ("deal_pattern", "3_up_2")}:
                 continue
@@ -282,7 +284,7 @@ def test_bad_value_names_flag_and_allowed_values(name: str, value: object, allow
 
 
 def test_deck_48_is_refused_clearly() -> None:
-    with pytest.raises(RulesError, match=r"deck_size 48.*§10"):
+    with pytest.raises(RulesError, match=r"deck_size 48.*four-player.*§10.3"):
         SIXTY_SIX.with_overrides({"deck_size": 48})
 
 
