@@ -115,12 +115,12 @@ for line in open(sys.argv[1], encoding="utf-8"):
         survivors.append(name)
 done = sum(n for s, n in statuses.items() if s not in ("not checked",))
 killed = statuses["killed"] + statuses["timeout"] + statuses["segfault"]
-print("# status counts:", ", ".join(f"{s} {n}" for s, n in statuses.most_common()))
-if done:
-    print(f"# killed (timeouts included) {killed} of {done} checked mutants: {100 * killed / done:.1f}%")
 print("# survivors:")
 for name in survivors:
     print(name)
+print("# status counts:", ", ".join(f"{s} {n}" for s, n in statuses.most_common()))
+if done:
+    print(f"# killed (timeouts included) {killed} of {done} checked mutants: {100 * killed / done:.1f}%")
 EOF
 if [[ "${MUTATION_KEEP:-0}" == 1 ]]; then
     echo "# kept $WORK: cd there and run $ROOT/.venv/bin/mutmut show NAME"

@@ -232,7 +232,7 @@ class Pack:
     sets of cards are counted masks (``LOW_MASK``).
     """
 
-    __slots__ = ("size", "ranks", "exchange_rank", "cards", "mask", "copies", "indices")
+    __slots__ = ("size", "ranks", "exchange_rank", "cards", "mask", "copies", "sorted_indices")
 
     def __init__(self, size: int, ranks: tuple[Rank, ...], copies: int = 1):
         self.size = size
@@ -245,7 +245,7 @@ class Pack:
         # deal, so it is part of the replay contract.
         self.cards = tuple(Card(suit, rank) for suit in Suit for rank in ranks) * copies
         self.mask = mask_of(self.cards)  # the distinct cards
-        self.indices = frozenset(card.index for card in self.cards)
+        self.sorted_indices = sorted(card.index for card in self.cards)
 
     def exchange_card(self, trump: Suit) -> Card:
         return Card(trump, self.exchange_rank)

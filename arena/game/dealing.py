@@ -44,12 +44,8 @@ def check_order(rules: Rules, order: Sequence[Card]) -> tuple[int, ...]:
     card twice in the 48-card double pack, RULES.md §10.3)."""
     indices = tuple([c.index for c in order])
     pack = rules.pack
-    copies = pack.copies
-    distinct = set(indices)
-    if len(indices) != pack.size or not distinct <= pack.indices or (
-            len(distinct) != pack.size if copies == 1 else
-            any(indices.count(i) != copies for i in distinct)):
-        times = "exactly once" if copies == 1 else "exactly twice"
+    if sorted(indices) != pack.sorted_indices:  # the same cards, each as often as in the pack
+        times = "exactly once" if pack.copies == 1 else "exactly twice"
         raise ValueError(f"a deal order must hold each card of the {pack.size}-card pack {times}; "
                          f"got {' '.join(str(c) for c in order)}")
     return indices

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.game import (CARDS, PACKS, Action, Card, DealState, MatchState, Rank, RulesError, Suit,
+from arena.game import (CARDS, PACKS, Action, Card, DealState, MatchState, Rank, Rules, RulesError, Suit,
                         load_rules, profile)
 from arena.game.cards import beats
 from arena.game.rules import FLAG_FIELDS, allowed_values
@@ -423,3 +423,62 @@ def test_trick_resolution_in_play() -> None:
     assert (trick.kind, trick.seat) == ("trick", 0)
     state = play(deal("TS AC KC QC JC 9C", "KS AS JS 9S AD TD", "JH"), "TS AS")
     assert state.events()[-1].seat == 1
+
+
+# -- §10.4: the three- and four-player profiles ---------------------------------------------------
+
+THREE_DIFF = {
+    "players": 3, "deck_size": 32, "hand_size": 7, "deal_pattern": "3_4", "close_enabled": False,
+    "exchange_who": "leader_only", "exchange_on_opponent_close": False,
+    "end_without_claim": "higher_total", "wrong_claim_award": "two",
+}
+# §10.3: "2 if the other side's total x 2 < 101" is schneider_below 51 with claim_target 101.
+FOUR_DIFF = {**THREE_DIFF, "players": 4, "deck_size": 48, "claim_target": 101, "schneider_below": 51}
+
+
+@pytest.mark.parametrize("name,expected", [("three_player", THREE_DIFF), ("four_player", FOUR_DIFF)])
+def test_n_player_profiles_differ_exactly_as_section_10_4(name: str, expected: dict) -> None:
+    base, other = SIXTY_SIX.to_dict(), profile(name).to_dict()
+    diff = {k: other[k] for k in other if k != "name" and other[k] != base.get(k, EXTRA_FLAGS.get(k))}
+    assert diff == expected
+    assert other["last_trick_bonus"] == 10 and other["match_target"] == 7 and other["must_beat_partner"] is True
+    assert Rules.from_dict(other) == profile(name)
+
+
+def test_two_player_rules_leave_the_section_10_flags_out_of_records() -> None:
+    """The protocol's rules line and the records of two-player matches stay what they were."""
+    data = SIXTY_SIX.to_dict()
+    assert not {"players", "claim_target", "must_beat_partner"} & set(data)
+    changed = SIXTY_SIX.with_overrides({"must_beat_partner": False})
+    assert changed.to_dict()["must_beat_partner"] is False
+    assert Rules.from_dict(changed.to_dict()) == changed and Rules.from_dict(data) == SIXTY_SIX
+
+
+@pytest.mark.parametrize("name,overrides,needle", [
+    ("three_player", {"close_enabled": True}, r"3 players have no closing.*close_enabled = false"),
+    ("four_player", {"exchange_who": "leader_or_follower"}, r"4 players exchange as leader only"),
+    ("three_player", {"next_dealer": "winner_deals"}, r"pass the deal clockwise"),
+    ("three_player", {"deal_pattern": "3_3", "hand_size": 6}, r"3 players need deal_pattern 3_4"),
+    ("sixty_six", {"deal_pattern": "3_4", "hand_size": 7}, r"2 players need deal_pattern"),
+    ("three_player", {"deck_size": 48}, r"deck_size 48 .* four-player"),
+    ("four_player", {"deck_size": 24}, r"leaves no stock for 4 players"),
+])
+def test_n_player_flag_combinations_refused_clearly(name: str, overrides: dict, needle: str) -> None:
+    with pytest.raises(RulesError, match=needle):
+        profile(name).with_overrides(overrides)
+
+
+def test_n_player_derived_tables() -> None:
+    three, four = profile("three_player"), profile("four_player")
+    assert (three.sides, three.side_of, three.next_seat) == (3, (0, 1, 2), (1, 2, 0))
+    assert three.draw_orders == ((0, 1, 2), (1, 2, 0), (2, 0, 1))
+    assert three.other_sides == ((1, 2), (0, 2), (0, 1)) and three.partner(1) is None
+    assert (four.sides, four.side_of, four.next_seat) == (2, (0, 1, 0, 1), (1, 2, 3, 0))
+    assert four.draw_orders[3] == (3, 0, 1, 2) and four.other_sides == ((1,), (0,))
+    assert (SIXTY_SIX.sides, SIXTY_SIX.side_of, SIXTY_SIX.next_seat) == (2, (0, 1), (1, 0))
+    assert (three.stock_size, three.dead_size, four.stock_size, four.dead_size) == (9, 2, 20, 0)
+
+
+def test_rules_list_names_the_n_player_profiles() -> None:
+    from arena.game import PROFILES
+    assert {"three_player", "four_player"} <= set(PROFILES)
