@@ -22,8 +22,8 @@ from typing import Callable, Iterator, Sequence
 from arena.game import scoring
 from arena.game.actions import (CLAIM, CLOSE, EXCHANGE, MARRY_ACTIONS, PASS, PLAY_ACTIONS, Action,
                                 ActionKind, Decision)
-from arena.game.cards import (CARDS, LOW_MASK, POINTS_BY_INDEX, SUIT_MASKS, Card, Rank, Suit, add_card,
-                              beats, cards_of_mask, remove_card)
+from arena.game.cards import (CARDS, LOW_MASK, SUIT_MASKS, Card, Rank, Suit, add_card, cards_of_mask,
+                              remove_card)
 from arena.game.dealing import deal_layout
 from arena.game.errors import IllegalActionError
 from arena.game.events import Event, EventKind
