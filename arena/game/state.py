@@ -712,8 +712,8 @@ def _why_illegal(s: DealState, action: Action) -> tuple[str, str]:
             return (f"after declaring a marriage the leader must lead its "
                     f"{'king' if s.rules.marriage_lead_card is MarriageLeadCard.KING_ONLY else 'king or queen'}"
                     ), "RULES.md §5.4"
-        return ("in phase 2 the follower must follow suit and beat the led card if he can, else trump "
-                "(RULES.md §6)"), "RULES.md §6"
+        return ("in phase 2 a follower must follow suit and beat the card now winning if he can, else "
+                "trump if that wins (RULES.md §6)"), "RULES.md §6"
     if kind is _MARRY:
         if d is not _LEAD:
             return "only the leader may declare a marriage, before leading", "RULES.md §5.4"
@@ -728,6 +728,8 @@ def _why_illegal(s: DealState, action: Action) -> tuple[str, str]:
         return ("no claim window: a claim is allowed only between winning a trick and leading the next "
                 "card, or right after declaring a marriage"), "RULES.md §7.2"
     if kind is _CLOSE:
+        if not s.rules.close_enabled:
+            return "this profile has no closing", "RULES.md §11 row 14"
         if d not in (_LEAD, _AFTER):
             return "only the player entitled to lead may close", "RULES.md §5.5"
         if s.closer >= 0 or s.stock_state != OPEN:

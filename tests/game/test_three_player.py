@@ -198,7 +198,7 @@ def test_three_player_exchange_by_the_leader_only() -> None:
 def test_three_player_has_no_closing() -> None:
     state = deal_n(THREE, *MARRY)
     assert "close" not in legal(state)
-    with pytest.raises(ValueError, match="close"):
+    with pytest.raises(ValueError, match="this profile has no closing"):
         state.apply(Action.parse("close"))
     state = play(state, "AS 9S 9H")
     assert legal(state) == {"claim", "pass"}
