@@ -327,3 +327,12 @@ def test_four_player_observation_names_the_partner_and_hides_other_hands() -> No
     assert obs.hand_sizes == (6, 6, 7, 7) and [str(c) for c in obs.table] == ["AC", "9C"]
     assert obs.tricks_won == (0, 0) and obs.my_turn
     assert sorted(obs.hand) == sorted(cards(HANDS[2]))
+
+
+def test_four_player_exchange_with_both_nines_gives_one() -> None:
+    hands = ["AC TC KC QC 9H 9H 9D"] + HANDS[1:]
+    state = deal_n(FOUR, hands, DEALER, "KH", "AS AS AH TH TH TS QH JH KH KS TS AD QH JS JH TD AH KD QD")
+    state = play(state, "AC 9C TC 9C pass")
+    state = state.apply(Action.parse("exchange"))
+    assert sorted(str(c) for c in state.hand(0) if c.suit == 2) == ["9H", "KH"]
+    assert state.up_card == Card.parse("9H") and len(state.hand(0)) == 7

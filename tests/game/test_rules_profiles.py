@@ -482,3 +482,39 @@ def test_n_player_derived_tables() -> None:
 def test_rules_list_names_the_n_player_profiles() -> None:
     from arena.game import PROFILES
     assert {"three_player", "four_player"} <= set(PROFILES)
+
+
+# -- counted masks (cards.LOW_MASK) and the card helpers -------------------------------------------
+
+
+def test_counted_masks_hold_a_card_twice() -> None:
+    from arena.game.cards import LOW_MASK, add_card, card_count, cards_of_mask, mask_of, mask_points, \
+        remove_card
+    ac, ts = Card.parse("AC"), Card.parse("TS")
+    one = add_card(0, ac.index)
+    two = add_card(one, ac.index)
+    assert one == ac.bit and two == ac.bit | (ac.bit << 32) and two & LOW_MASK == ac.bit
+    assert cards_of_mask(two) == [ac, ac] and card_count(two) == 2 and mask_points(two) == 22
+    both = add_card(two, ts.index)
+    assert cards_of_mask(both) == [ac, ac, ts] and mask_points(both) == 32
+    assert remove_card(both, ac.index) == add_card(ac.bit, ts.index)       # the second copy goes first
+    assert remove_card(remove_card(both, ac.index), ac.index) == ts.bit
+    assert remove_card(one, ac.index) == 0
+    assert mask_of([ac, ts]) == ac.bit | ts.bit and mask_of([]) == 0
+    assert mask_of(CARDS) == (1 << 32) - 1
+
+
+def test_identical_cards_do_not_beat_each_other_and_order_strictly() -> None:
+    for card in CARDS:
+        assert not beats(card.index, card.index, card.suit)
+        assert not beats(card.index, card.index, (card.suit + 1) % 4)
+        assert not card < card
+    assert Card.parse("AC") < Card.parse("TC") and not Card.parse("TC") < Card.parse("AC")
+
+
+def test_double_pack() -> None:
+    pack = PACKS[48]
+    assert pack.copies == 2 and pack.size == 48 and len(pack.cards) == 48
+    assert pack.cards[:24] == pack.cards[24:] == PACKS[24].cards
+    assert pack.exchange_card(Suit.HEARTS) == Card.parse("9H") and pack.mask == PACKS[24].mask
+    assert pack.sorted_indices == sorted(PACKS[24].sorted_indices * 2)
