@@ -358,3 +358,19 @@ def test_three_player_observation_shows_every_hand_size_and_the_trick_so_far() -
     assert obs.hand_sizes == (6, 6, 7) and [str(c) for c in obs.table] == ["AC", "8S"]
     assert obs.my_turn and obs.tricks_won == (0, 0, 0)
     assert not hasattr(obs, "totals")
+
+
+def test_three_player_forfeit_of_the_match_has_no_single_winner() -> None:
+    out = _match(game_points=(1, 2, 3)).forfeit(1, "timeout")
+    assert out.outcome is not None and out.outcome.winner is None and out.outcome.offender == 1
+    assert out.outcome.reason == "forfeit" and out.outcome.game_points == (1, 2, 3)
+
+
+def test_three_player_forfeit_deal_pays_3_to_each_other_player_and_the_pot_waits() -> None:
+    rules = THREE.with_overrides({"illegal_move_policy": "forfeit_deal"})
+    match = dataclasses.replace(MatchState.new(rules, orders=[order_n(THREE, *MARRY)] * 2,
+                                               first_dealer=DEALER), pot=1)
+    out = match.forfeit(0, "revoke", illegal_action=True)
+    s = out.results[-1].settlement
+    assert (s.reason, s.winner, s.game_points, s.awards) == (SettleReason.FORFEIT, None, 0, (0, 3, 3))
+    assert out.game_points == (0, 3, 3) and out.pot == 1 and not out.is_over and out.deal_no == 2
