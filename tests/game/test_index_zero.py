@@ -220,3 +220,37 @@ def test_vu_compat_match_ends_after_one_deal_even_for_one_game_point() -> None:
 def test_profiles_are_distinct_objects_with_their_names() -> None:
     for name in ("sixty_six", "schnapsen", "vu_compat"):
         assert profile(name).name == name
+
+
+# -- the last-trick bonus when the last card led is AC (card index 0) -------------------------------
+
+# ALL_MINE, but seat 0 keeps AC for the very last lead: he wins every trick.
+AC_LAST = ("TC 9S pass KC JS pass QC QS pass JC KS pass 9C TS pass JH AS pass "
+           "AH 9H pass TH TD pass KH KD pass QH QD pass AD JD pass AC")
+
+
+def test_last_trick_bonus_only_once_the_last_trick_is_complete_when_ac_is_led() -> None:
+    """§7.1: the 10 is for winning the last trick; with AC (index 0) on the table it is not won yet
+    (kills ``n.led < 0`` -> ``<= 0`` / ``< 1`` in the bonus test)."""
+    state = play(deal(*ALL_MINE), AC_LAST)
+    assert state.led == 0 and state.hand(A) == [] and state.stock_status == "exhausted"
+    assert state.total(A) == state.card_points[0] == 120 - 11   # AC not yet won, no bonus yet
+    state = state.apply(Action.play("9D"))
+    assert state.total(A) == 120 + 10
+
+
+def test_match_defaults_seed_0_and_dealer_0() -> None:
+    m = MatchState.new(SIXTY_SIX)
+    same = MatchState.new(SIXTY_SIX, seed=0, first_dealer=0)
+    assert (m.seed, m.first_dealer, m.dealer, m.order) == (0, 0, 0, same.order)
+    assert MatchState.new(SIXTY_SIX, first_dealer=1).first_dealer == 1
+
+
+@pytest.mark.parametrize("rules,bad", [(SIXTY_SIX, 2), (SIXTY_SIX, -1), (profile("three_player"), 3),
+                                       (profile("four_player"), 4)])
+def test_first_dealer_must_be_a_seat(rules, bad: int) -> None:  # noqa: ANN001
+    top = rules.players - 1
+    with pytest.raises(ValueError, match=f"^first_dealer must be a seat from 0 to {top}, not {bad}$"):
+        MatchState.new(rules, first_dealer=bad)
+    with pytest.raises(ValueError, match=f"^dealer must be a seat from 0 to {top}, not {bad}$"):
+        DealState.new(rules, bad, rules.pack.cards)
