@@ -254,3 +254,14 @@ def test_first_dealer_must_be_a_seat(rules, bad: int) -> None:  # noqa: ANN001
         MatchState.new(rules, first_dealer=bad)
     with pytest.raises(ValueError, match=f"^dealer must be a seat from 0 to {top}, not {bad}$"):
         DealState.new(rules, bad, rules.pack.cards)
+
+
+def test_undeclared_66_draw_records_the_claimant() -> None:
+    """§11 row 30: a correct claim against an undeclared 66 is a draw; the claim is still recorded."""
+    rules = SIXTY_SIX.with_overrides({"undeclared_66_voids_claim": True})
+    state = play(deal(*SKEL, rules=rules), "AC 9S")
+    n = state._derive()
+    n.card_points, n.tricks = (70, 66), (3, 3)
+    n.__class__ = DealState
+    s = n.apply(CLAIM).settlement  # type: ignore[attr-defined]
+    assert s is not None and (s.reason, s.winner, s.claimant, s.game_points) == (SettleReason.DRAW, None, A, 0)

@@ -344,3 +344,27 @@ def test_replay_defaults_to_dealer_0() -> None:
     assert replay(SIXTY_SIX, 4, taken).deal.events() == m.apply(taken[0]).deal.events()
     assert replay(SIXTY_SIX, 4, taken).dealer == 0
     assert [s.dealer for s in replay_states(SIXTY_SIX, 4, taken)] == [0, 0]
+
+
+@pytest.mark.parametrize("points,winner", [((3, 1), A), ((1, 3), B), ((2, 2), None)])
+def test_stop_at_deal_limit(points: tuple[int, int], winner: int | None) -> None:
+    import dataclasses
+
+    m = dataclasses.replace(MatchState.new(SIXTY_SIX, seed=2), game_points=points)
+    out = m.stop_at_deal_limit()
+    assert out.outcome is not None and out.is_over and out.legal_actions() == ()
+    assert (out.outcome.winner, out.outcome.reason, out.outcome.game_points) == (winner, "deal_limit", points)
+    assert out.deal is m.deal and out.game_points == points
+
+
+def test_forfeited_match_offers_nothing_though_its_deal_was_running() -> None:
+    m = MatchState.new(SIXTY_SIX, seed=2)
+    out = m.forfeit(A, "timeout")
+    assert out.deal.legal_actions() != () and out.legal_actions() == ()
+
+
+def test_match_won_with_the_pot_leaves_it_empty() -> None:
+    m = play_to_draw(MatchState.new(SIXTY_SIX.with_overrides({"match_target": 3}), seed=1))
+    assert m.pot == 1 and not m.is_over
+    m = quick_wrong_claim(m)
+    assert m.is_over and m.results[-1].awarded == 3 + 1 and m.pot == 0
