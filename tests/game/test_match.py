@@ -368,3 +368,13 @@ def test_match_won_with_the_pot_leaves_it_empty() -> None:
     assert m.pot == 1 and not m.is_over
     m = quick_wrong_claim(m)
     assert m.is_over and m.results[-1].awarded == 3 + 1 and m.pot == 0
+
+
+def test_match_apply_unchecked_is_apply_without_the_check() -> None:
+    checked = unchecked = MatchState.new(SIXTY_SIX, seed=6)
+    while not checked.is_over and len(checked.results) < 3:
+        action = checked.legal_actions()[0]
+        checked, unchecked = checked.apply(action), unchecked.apply_unchecked(action)
+        assert unchecked.deal.events() == checked.deal.events()
+        assert (unchecked.game_points, unchecked.deal_no) == (checked.game_points, checked.deal_no)
+    assert len(checked.results) == 3 and unchecked.results == checked.results
