@@ -266,15 +266,15 @@ class Rules:
         """Every flag with its value, in RULES.md §11 order."""
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "name"}
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, *, compact: bool = False) -> dict[str, Any]:
         """Plain values (str/int/bool), for records, TOML and the protocol's rules line.
 
-        A two-player profile leaves out the §10 flags while they hold their defaults: the rules line
-        and the records of two-player matches stay byte for byte what they were before those flags
-        existed (issue 15), and ``from_dict`` restores the defaults."""
+        ``compact``: a two-player profile leaves out the §10 flags while they hold their defaults,
+        so that the protocol's rules line of a two-player match stays byte for byte what it was
+        before those flags existed (issue 15); ``from_dict`` restores the defaults."""
         out: dict[str, Any] = {"name": self.name}
         for key, value in self.flags().items():
-            if self.players == 2 and key in N_PLAYER_FLAGS and value == N_PLAYER_FLAGS[key]:
+            if compact and self.players == 2 and key in N_PLAYER_FLAGS and value == N_PLAYER_FLAGS[key]:
                 continue
             out[key] = str(value) if isinstance(value, StrEnum) else value
         return out

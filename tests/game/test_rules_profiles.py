@@ -445,12 +445,14 @@ def test_n_player_profiles_differ_exactly_as_section_10_4(name: str, expected: d
     assert Rules.from_dict(other) == profile(name)
 
 
-def test_two_player_rules_leave_the_section_10_flags_out_of_records() -> None:
-    """The protocol's rules line and the records of two-player matches stay what they were."""
-    data = SIXTY_SIX.to_dict()
+def test_two_player_compact_rules_leave_the_section_10_flags_out() -> None:
+    """The protocol's rules line of a two-player match stays what it was (to_dict(compact=True))."""
+    data = SIXTY_SIX.to_dict(compact=True)
     assert not {"players", "claim_target", "must_beat_partner"} & set(data)
+    assert {"players", "claim_target", "must_beat_partner"} <= set(SIXTY_SIX.to_dict())
+    assert set(profile("four_player").to_dict(compact=True)) == set(profile("four_player").to_dict())
     changed = SIXTY_SIX.with_overrides({"must_beat_partner": False})
-    assert changed.to_dict()["must_beat_partner"] is False
+    assert changed.to_dict(compact=True)["must_beat_partner"] is False
     assert Rules.from_dict(changed.to_dict()) == changed and Rules.from_dict(data) == SIXTY_SIX
 
 
