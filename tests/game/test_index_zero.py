@@ -265,3 +265,18 @@ def test_undeclared_66_draw_records_the_claimant() -> None:
     n.__class__ = DealState
     s = n.apply(CLAIM).settlement  # type: ignore[attr-defined]
     assert s is not None and (s.reason, s.winner, s.claimant, s.game_points) == (SettleReason.DRAW, None, A, 0)
+
+
+def test_is_legal_and_iter_states() -> None:
+    from arena.game.state import iter_states
+
+    state = deal(*SKEL)
+    assert state.is_legal(Action.play("AC")) and not state.is_legal(Action.play("AS"))
+    assert not state.is_legal(CLAIM)
+    script = [Action.play("AC"), Action.play("9S"), Action.parse("pass")]
+    states = list(iter_states(state, script))
+    assert len(states) == 4 and states[0] is state
+    assert states[-1].events() == play(state, "AC 9S pass").events()
+    assert [s.trick_no for s in states] == [0, 0, 1, 1]
+    with pytest.raises(ValueError):
+        list(iter_states(state, [Action.play("AS")]))
