@@ -336,3 +336,24 @@ def test_four_player_exchange_with_both_nines_gives_one() -> None:
     state = state.apply(Action.parse("exchange"))
     assert sorted(str(c) for c in state.hand(0) if c.suit == 2) == ["9H", "KH"]
     assert state.up_card == Card.parse("9H") and len(state.hand(0)) == 7
+
+
+def test_four_player_identical_trump_does_not_over_trump() -> None:
+    """Void in the led suit behind an opponent's QH, holding the other QH and a lower trump: neither
+    wins (the first of identical cards stays ahead), so any card may be played (§10.2-§10.3)."""
+    from arena.game.cards import mask_of
+    state = play(base(), PHASE1 + " KC")
+    n = state._derive()
+    n.best, n.best_seat, n.to_act = Card.parse("QH").index, 1, 2
+    n.table = (Card.parse("KC"), Card.parse("QH"))
+    n.hands = n.hands[:2] + (mask_of(cards("QH 9H AD")),) + n.hands[3:]
+    n.__class__ = DealState
+    assert legal(n) == {"play:QH", "play:9H", "play:AD"}  # type: ignore[arg-type]
+
+
+def test_four_player_married_cards_stay_married_when_another_card_is_played() -> None:
+    from arena.game.cards import cards_of_mask
+    state = play(deal_n(FOUR, MARRIAGE, DEALER, "KH", "KS"), "marry:S KS 9S JC 9S pass")
+    assert cards_of_mask(state.married[0]) == [Card.parse("QS")]
+    state = play(state, "AC")
+    assert cards_of_mask(state.married[0]) == [Card.parse("QS")]

@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from arena.game import CLAIM, Action, Card, DealState, EventKind, MatchState, observe, profile
+from arena.game import CLAIM, Action, Card, DealState, Decision, EventKind, MatchState, observe, profile
 from arena.game.scoring import SettleReason
 from helpers import A, B, SIXTY_SIX, VU, deal, legal, order_for, play
 
@@ -280,3 +280,33 @@ def test_is_legal_and_iter_states() -> None:
     assert [s.trick_no for s in states] == [0, 0, 1, 1]
     with pytest.raises(ValueError):
         list(iter_states(state, [Action.play("AS")]))
+
+
+def test_event_details_of_exchange_marriage_and_plays() -> None:
+    state = play(deal(*AC_UP), "AS 9H pass exchange")
+    ex = state.events()[-1]
+    assert (ex.kind, ex.seat, ex.cards, ex.value) == (EventKind.EXCHANGE, A, (AC, Card.parse("9C")), 0)
+    married = play(deal(*CLUBS_KQ), "marry:C").events()[-1]
+    assert married.cards == (Card.parse("KC"), Card.parse("QC")) and married.seat == A
+    for event in play(deal(*AC_UP), "AS 9H pass TS TH claim").events():
+        if event.kind in (EventKind.PLAY, EventKind.TRICK, EventKind.CLAIM, EventKind.EXCHANGE):
+            assert event.value == 0, event
+
+
+def test_up_card_field_is_minus_1_once_drawn() -> None:
+    state = play(deal(*AC_UP), "AS 9H pass TS TH pass KS KH pass QS QH pass JS JH pass 9C 9D pass")
+    assert state.up == -1 and state.up_card is None
+
+
+def test_no_close_exchange_point_after_seat_0_exchanged_and_closed() -> None:
+    state = play(deal(*AC_UP), "AS 9H pass exchange close")
+    assert state.exchanged_by == A and state.closer == A
+    assert state.decision is Decision.LEAD and state.to_act == A   # B is not asked (§5.3: one exchange)
+
+
+def test_close_exchange_point_offered_with_a_stock_of_exactly_2() -> None:
+    state = play(deal("AC TC KC QC JC 9C", "AS TS KS QS JS 9S", "AH"),
+                 "AC 9S pass TC JS pass KC QS pass QC KS pass JC TS pass")
+    assert state.stock_size == 2 and "close" in legal(state)
+    state = state.apply(Action.parse("close"))
+    assert state.decision is Decision.CLOSE_EXCHANGE and state.to_act == B
