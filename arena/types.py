@@ -94,7 +94,7 @@ class MatchResult:
     match_id: str
     winner: int | None            # None: no contest, or a tie at the deal limit
     reason: MatchEnding
-    game_points: tuple[int, int]
+    game_points: tuple[int, ...]  # per side (RULES.md §10: more than two with three players)
     deals: tuple[DealResult, ...]
     seats: tuple[SeatStats, SeatStats]
     offender: int | None = None

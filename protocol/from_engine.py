@@ -14,7 +14,7 @@ from protocol.messages import (Claim, Close, DealStart, Draw, Event, Exchange, F
                                MatchEnd, MatchStart, Played, Request, RulesLine, Settle, Trick, Who)
 
 
-def _pair(pair: tuple[int, int], seat: int) -> tuple[int, int]:
+def _pair(pair: tuple[int, ...], seat: int) -> tuple[int, int]:
     """A per-seat pair as ``(mine, theirs)`` for ``seat``."""
     return pair[seat], pair[1 - seat]
 

@@ -177,7 +177,7 @@ class RulesLine:
     @staticmethod
     def from_rules(rules: Rules) -> RulesLine:
         """The line the referee sends for ``rules``: booleans as ``true``/``false``."""
-        return RulesLine(tuple((name, _flag_text(value)) for name, value in rules.to_dict().items()
+        return RulesLine(tuple((name, _flag_text(value)) for name, value in rules.to_dict(compact=True).items()
                                if name != "name"))
 
     def as_dict(self) -> dict[str, str]:

@@ -146,14 +146,47 @@ SUIT_MASKS: tuple[int, ...] = tuple(0xFF << (8 * s) for s in range(4))
 POINTS_BY_INDEX: tuple[int, ...] = tuple(c.points for c in CARDS)
 
 
+LOW_MASK = (1 << NUM_CARD_INDICES) - 1
+"""The bits of the first copy of every card. With the 48-card double pack (RULES.md §10.3) a set of
+cards is a *counted* mask: bit ``i`` says "at least one copy of card i", bit ``i + 32`` says "both
+copies". The low 32 bits are then the set of distinct cards, so every rule that asks "which cards
+may be played" reads them alone, and single packs never set a high bit."""
+
+_POINTS_BY_BIT = POINTS_BY_INDEX + POINTS_BY_INDEX
+
+
 def cards_of_mask(mask: int) -> list[Card]:
-    """The cards of a bit mask, in index order (by suit, strongest first)."""
+    """The cards of a bit mask, in index order (by suit, strongest first); a card held twice (a
+    counted mask, see ``LOW_MASK``) is listed twice."""
     out = []
+    if mask >> NUM_CARD_INDICES:
+        out = cards_of_mask(mask >> NUM_CARD_INDICES)
+        mask &= LOW_MASK
+        out += cards_of_mask(mask)
+        out.sort()
+        return out
     while mask:
         low = mask & -mask
         out.append(CARDS[low.bit_length() - 1])
         mask ^= low
     return out
+
+
+def add_card(mask: int, index: int) -> int:
+    """A counted mask with one more copy of card ``index`` (see ``LOW_MASK``)."""
+    bit = 1 << index
+    return mask | (bit << NUM_CARD_INDICES) if mask & bit else mask | bit
+
+
+def remove_card(mask: int, index: int) -> int:
+    """A counted mask with one copy of card ``index`` fewer; the card must be in it."""
+    high = 1 << (index + NUM_CARD_INDICES)
+    return mask ^ high if mask & high else mask ^ (1 << index)
+
+
+def card_count(mask: int) -> int:
+    """How many cards a counted mask holds."""
+    return mask.bit_count()
 
 
 def indices_of_mask(mask: int) -> Iterator[int]:
@@ -171,11 +204,11 @@ def mask_of(cards: Iterable[Card]) -> int:
 
 
 def mask_points(mask: int) -> int:
-    """Card points of a set of cards."""
+    """Card points of a set of cards (a counted mask counts a card held twice twice)."""
     total = 0
     while mask:
         low = mask & -mask
-        total += POINTS_BY_INDEX[low.bit_length() - 1]
+        total += _POINTS_BY_BIT[low.bit_length() - 1]
         mask ^= low
     return total
 
@@ -194,23 +227,25 @@ def beats(challenger: int, best: int, trump: int) -> bool:
 
 
 class Pack:
-    """A single pack: which ranks it holds and which card is the exchange card (RULES.md §1.2).
-
-    The 48-card double pack of §10 holds each card twice, so it cannot live in one bit mask; it is
-    left for the multi-player variants and rejected by the rules profile for now.
+    """A pack: which ranks it holds, how many copies of each card, and which card is the exchange
+    card (RULES.md §1.2). The 48-card pack of §10.3 is two 24-card packs: ``copies = 2``, and its
+    sets of cards are counted masks (``LOW_MASK``).
     """
 
-    __slots__ = ("size", "ranks", "exchange_rank", "cards", "mask")
+    __slots__ = ("size", "ranks", "exchange_rank", "cards", "mask", "copies", "sorted_indices")
 
-    def __init__(self, size: int, ranks: tuple[Rank, ...]):
+    def __init__(self, size: int, ranks: tuple[Rank, ...], copies: int = 1):
         self.size = size
         self.ranks = ranks
-        # The exchange card is the lowest trump of the pack: 9 (24), J (20), 7 (32).
+        self.copies = copies
+        # The exchange card is the lowest trump of the pack: 9 (24, 48), J (20), 7 (32).
         self.exchange_rank = ranks[-1]
         # Canonical order, used by the seeded shuffle (RULES.md §2.4): suits C S H D, ranks strongest
-        # first. Changing it changes every seeded deal, so it is part of the replay contract.
-        self.cards = tuple(Card(suit, rank) for suit in Suit for rank in ranks)
-        self.mask = mask_of(self.cards)
+        # first (the double pack: the first pack, then the second). Changing it changes every seeded
+        # deal, so it is part of the replay contract.
+        self.cards = tuple(Card(suit, rank) for suit in Suit for rank in ranks) * copies
+        self.mask = mask_of(self.cards)  # the distinct cards
+        self.sorted_indices = sorted(card.index for card in self.cards)
 
     def exchange_card(self, trump: Suit) -> Card:
         return Card(trump, self.exchange_rank)
@@ -223,4 +258,5 @@ PACKS: dict[int, Pack] = {
     20: Pack(20, (Rank.ACE, Rank.TEN, Rank.KING, Rank.QUEEN, Rank.JACK)),
     24: Pack(24, (Rank.ACE, Rank.TEN, Rank.KING, Rank.QUEEN, Rank.JACK, Rank.NINE)),
     32: Pack(32, tuple(Rank)),
+    48: Pack(48, (Rank.ACE, Rank.TEN, Rank.KING, Rank.QUEEN, Rank.JACK, Rank.NINE), copies=2),
 }

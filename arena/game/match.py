@@ -1,5 +1,7 @@
 """A match: deals to a game-point target (RULES.md §8), with the carry-over pot (§7.6).
 
+Game points are kept per side (a seat, or a partnership with four players: §10.3).
+
 ``MatchState`` is immutable like ``DealState``: ``apply`` plays an action in the current deal and,
 when that deal is settled, scores it and deals the next one. Deals come from the seed
 (``dealing.shuffled_order``) or from explicit orders (tests). ``replay`` rebuilds a match exactly
@@ -34,9 +36,9 @@ class DealResult:
     dealer: int
     order: tuple[Card, ...]          # the pack as dealt, so the deal replays without the seed
     settlement: DealSettlement
-    awarded: int                     # game points scored, the carried pot included
+    awarded: int                     # game points the single scorer scored, the carried pot included
     pot_after: int
-    game_points_after: tuple[int, int]
+    game_points_after: tuple[int, ...]
     # The settled deal with all its events; None once a result has been slimmed to cross a process
     # boundary (tournament workers send settlements, not whole deals).
     final: DealState | None = field(compare=False, repr=False)
@@ -44,9 +46,11 @@ class DealResult:
 
 @dataclass(frozen=True)
 class MatchOutcome:
-    winner: int | None               # None only for a tie at the deal limit
+    # The winning side. None for a tie at the deal limit, and for a forfeit with three players
+    # (two others remain; the match record names the offender).
+    winner: int | None
     reason: MatchEnd
-    game_points: tuple[int, int]
+    game_points: tuple[int, ...]
     value: int = 1                   # 2 for a shut-out with shutout_double (§8)
     offender: int | None = None      # who forfeited
     detail: str = ""                 # why, for a forfeit
@@ -61,7 +65,7 @@ class MatchState:
     deal_no: int
     dealer: int
     order: tuple[Card, ...]
-    game_points: tuple[int, int] = (0, 0)
+    game_points: tuple[int, ...] = (0, 0)
     pot: int = 0
     results: tuple[DealResult, ...] = ()
     outcome: MatchOutcome | None = None
@@ -71,13 +75,15 @@ class MatchState:
     def new(rules: Rules, seed: int | str = 0, first_dealer: int = 0,
             orders: Iterable[Sequence[Card]] | None = None) -> MatchState:
         """A match whose deals come from ``seed``, or from ``orders`` (one pack order per deal)."""
-        if first_dealer not in (0, 1):
-            raise ValueError(f"first_dealer must be seat 0 or 1, not {first_dealer!r}")
+        if not isinstance(first_dealer, int) or not 0 <= first_dealer < rules.players:
+            raise ValueError(f"first_dealer must be a seat from 0 to {rules.players - 1}, "
+                             f"not {first_dealer!r}")
         explicit = None if orders is None else tuple(tuple(o) for o in orders)
         order = _order(rules, seed, 1, explicit)
         return MatchState(rules=rules, seed=seed, first_dealer=first_dealer,
                           deal=DealState.new(rules, first_dealer, order), deal_no=1,
-                          dealer=first_dealer, order=order, orders=explicit)
+                          dealer=first_dealer, order=order, game_points=(0,) * rules.sides,
+                          orders=explicit)
 
     @property
     def is_over(self) -> bool:
@@ -106,7 +112,9 @@ class MatchState:
             raise ValueError("the match is over")
         if illegal_action and self.rules.illegal_move_policy is IllegalMovePolicy.FORFEIT_DEAL:
             return self._after(self.deal.forfeit(offender))
-        outcome = MatchOutcome(winner=1 - offender, reason=MatchEnd.FORFEIT,
+        # In a partnership the offender's side loses (issue 15); with three players nobody wins alone.
+        others = self.rules.other_sides[self.rules.side_of[offender]]
+        outcome = MatchOutcome(winner=others[0] if len(others) == 1 else None, reason=MatchEnd.FORFEIT,
                                game_points=self.game_points, offender=offender, detail=detail)
         return dataclasses.replace(self, outcome=outcome)
 
@@ -116,8 +124,7 @@ class MatchState:
         points leave the match without a winner."""
         if self.outcome is not None:
             raise ValueError("the match is over")
-        a, b = self.game_points
-        winner = None if a == b else (0 if a > b else 1)
+        winner = _sole_leader(self.game_points)
         return dataclasses.replace(self, outcome=MatchOutcome(winner=winner, reason=MatchEnd.DEAL_LIMIT,
                                                               game_points=self.game_points))
 
@@ -128,26 +135,36 @@ class MatchState:
         # RULES.md §7.6: the pot goes to whoever scores next, whatever the reason, then resets.
         rules = self.rules
         points = list(self.game_points)
-        if settlement.winner is None:
-            awarded = 0
+        awarded = 0
+        if settlement.is_draw:
             pot = self.pot + rules.draw_carry_points if rules.draw_carry_accumulates \
                 else max(self.pot, rules.draw_carry_points)
-        else:
+        elif settlement.winner is not None:
             awarded = settlement.game_points + self.pot
             points[settlement.winner] += awarded
             pot = 0
-        game_points = (points[0], points[1])
+        else:
+            # Several sides score (a three-player wrong claim): the pot waits for a single scorer
+            # (RULES.md §10.4).
+            for side, award in enumerate(settlement.awards):
+                points[side] += award
+            pot = self.pot
+        game_points = tuple(points)
         result = DealResult(self.deal_no, self.dealer, self.order, settlement, awarded, pot,
                             game_points, deal)
         results = self.results + (result,)
-        leader = 0 if points[0] >= points[1] else 1
-        if points[leader] >= rules.match_target:
-            value = 2 if rules.shutout_double and points[1 - leader] == 0 else 1
+        # The match ends once exactly one side holds the highest score and it reaches the target;
+        # equal highest scores play on (§10.4; with two players one side scores per deal, so the
+        # first to the target wins, §8).
+        leader = _sole_leader(game_points)
+        if leader is not None and points[leader] >= rules.match_target:
+            value = 2 if rules.shutout_double and not any(
+                p for side, p in enumerate(points) if side != leader) else 1
             outcome = MatchOutcome(winner=leader, reason=MatchEnd.TARGET, game_points=game_points,
                                    value=value)
             return dataclasses.replace(self, deal=deal, game_points=game_points, pot=pot,
                                        results=results, outcome=outcome)
-        dealer = _next_dealer(rules, self.dealer, settlement.winner)
+        dealer = _next_dealer(rules, self.dealer, settlement)
         deal_no = self.deal_no + 1
         order = _order(rules, self.seed, deal_no, self.orders)
         return dataclasses.replace(self, deal=DealState.new(rules, dealer, order), deal_no=deal_no,
@@ -155,15 +172,22 @@ class MatchState:
                                    results=results)
 
 
-def _next_dealer(rules: Rules, dealer: int, winner: int | None) -> int:
-    """RULES.md §8, flag row 33."""
-    if winner is None:
-        return dealer if rules.dealer_after_draw is DealerAfterDraw.SAME_DEALER else 1 - dealer
+def _sole_leader(points: tuple[int, ...]) -> int | None:
+    top = max(points)
+    return points.index(top) if points.count(top) == 1 else None
+
+
+def _next_dealer(rules: Rules, dealer: int, settlement: DealSettlement) -> int:
+    """RULES.md §8, flag row 33; with more players the deal passes clockwise (§10.4; rules.py
+    allows only ``next_dealer = alternate`` there)."""
+    if settlement.is_draw:
+        return dealer if rules.dealer_after_draw is DealerAfterDraw.SAME_DEALER else rules.next_seat[dealer]
+    winner = settlement.winner
+    if winner is None or rules.next_dealer is NextDealer.ALTERNATE:
+        return rules.next_seat[dealer]
     if rules.next_dealer is NextDealer.WINNER_DEALS:
         return winner
-    if rules.next_dealer is NextDealer.LOSER_DEALS:
-        return 1 - winner
-    return 1 - dealer
+    return 1 - winner  # loser_deals
 
 
 def _order(rules: Rules, seed: int | str, deal_no: int,

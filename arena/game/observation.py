@@ -5,6 +5,11 @@ size and state, every card played, trick winners, marriages shown, exchanges, wh
 events the seat may see, with the opponent's draws masked. During a deal it holds **no point total**
 of either player: the mental count is the bot's job. Totals appear only in the settlement, once the
 deal is over.
+
+With three or four players (RULES.md §10) the same fields hold: figures that belong to a side
+(``tricks_won``) are per side, ``hand_sizes`` gives every seat's hand, ``partner`` names the partner
+with four players, ``table`` the cards of the current trick so far, and the dead pile of the
+three-player deal is shown only once the deal is over.
 """
 
 from __future__ import annotations
@@ -30,20 +35,27 @@ class Observation:
     closer: int | None
     exchanged_by: int | None
     hand: tuple[Card, ...]
-    opponent_hand_size: int
+    opponent_hand_size: int              # the next seat's (the opponent's, with two players)
     trick_no: int                        # tricks completed
     leader: int
     led: Card | None                     # the card led to the current trick, if any
     my_turn: bool
     decision: Decision | None            # only when it is this seat's turn
     legal_actions: tuple[Action, ...]    # only when it is this seat's turn
-    tricks_won: tuple[int, int]          # who won how many tricks is public (every trick is seen)
+    tricks_won: tuple[int, ...]          # per side; public (every trick is seen)
     marriages: tuple[tuple[int, Suit, int], ...]  # (seat, suit, points) as shown
     events: tuple[Event, ...]            # everything this seat has seen, in order
     settlement: DealSettlement | None    # only once the deal is over: totals appear here
+    players: int = 2
+    side: int = 0                        # the side this seat plays for (the seat, unless 4 players)
+    partner: int | None = None           # four players: the seat opposite
+    hand_sizes: tuple[int, ...] = ()     # every seat's number of cards in hand
+    table: tuple[Card, ...] = ()         # the current trick so far, in the order played
+    dead_pile: tuple[Card, ...] = ()     # three players: shown once the deal is over (§10.2)
 
     @property
     def opponent(self) -> int:
+        """The other seat (two players)."""
         return 1 - self.seat
 
     def won_cards(self, seat: int) -> tuple[Card, ...]:
@@ -61,8 +73,10 @@ def visible_event(event: Event, seat: int) -> Event:
 
 def observe(state: DealState, seat: int) -> Observation:
     """What ``seat`` may see of ``state``."""
-    if seat not in (0, 1):
-        raise ValueError(f"seat must be 0 or 1, not {seat!r}")
+    rules = state.rules
+    players = rules.players
+    if not isinstance(seat, int) or not 0 <= seat < players:
+        raise ValueError(f"seat must be from 0 to {players - 1}, not {seat!r}")
     my_turn = state.to_act == seat
     return Observation(
         seat=seat,
@@ -75,7 +89,7 @@ def observe(state: DealState, seat: int) -> Observation:
         closer=state.closer if state.closer >= 0 else None,
         exchanged_by=state.exchanged_by if state.exchanged_by >= 0 else None,
         hand=tuple(cards_of_mask(state.hands[seat])),
-        opponent_hand_size=state.hands[1 - seat].bit_count(),
+        opponent_hand_size=state.hands[rules.next_seat[seat]].bit_count(),
         trick_no=state.trick_no,
         leader=state.leader,
         led=CARDS[state.led] if state.led >= 0 else None,
@@ -86,4 +100,10 @@ def observe(state: DealState, seat: int) -> Observation:
         marriages=tuple((s, Suit(suit), pts) for s, suit, pts, _ in state.marriages),
         events=tuple(visible_event(e, seat) for e in state.events()),
         settlement=state.settlement,
+        players=players,
+        side=rules.side_of[seat],
+        partner=rules.partner(seat),
+        hand_sizes=tuple(h.bit_count() for h in state.hands),
+        table=state.table,
+        dead_pile=tuple(cards_of_mask(state.dead)) if state.settlement is not None else (),
     )

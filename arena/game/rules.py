@@ -1,7 +1,9 @@
 """Rules profiles: every disputed point of RULES.md §11 as a named flag.
 
 A profile is a frozen ``Rules`` object. The named profiles are ``sixty_six`` (the default),
-``schnapsen`` (§9) and ``vu_compat`` (§13). Any flag can be overridden from a mapping or a TOML file;
+``schnapsen`` (§9), ``vu_compat`` (§13), ``three_player`` (§10.2) and ``four_player`` (§10.3).
+Seats and sides are data derived from ``players`` (``side_of``, ``next_seat``, ...), so the engine
+has one code path for 2, 3 and 4 seats. Any flag can be overridden from a mapping or a TOML file;
 an unknown flag or a bad value is a ``RulesError`` that names the flag and the allowed values.
 """
 
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from functools import cached_property
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Mapping
 
@@ -29,6 +32,7 @@ class DealPattern(StrEnum):
     THREE_THREE = "3_3"
     THREE_UP_TWO = "3_up_2"
     VU_ALTERNATE = "vu_alternate"
+    THREE_FOUR = "3_4"  # RULES.md §10.4: 3 then 4 to each of 3 or 4 players, left of the dealer first
 
 
 class ExchangeWho(StrEnum):
@@ -120,7 +124,7 @@ def _flag(row: int, doc: str, choices: tuple[Any, ...] | None = None, lo: int | 
 
 @dataclass(frozen=True)
 class Rules:
-    """The two-player flags of RULES.md §11, rows 1-34. Defaults are the ``sixty_six`` profile."""
+    """The flags of RULES.md §11 (rows 1-35) and §10. Defaults are the ``sixty_six`` profile."""
 
     name: str = field(default="sixty_six", metadata=_flag(0, "profile this was built from"))
     deck_size: int = field(default=24, metadata=_flag(1, "cards in the pack", choices=(20, 24, 32, 48)))
@@ -191,6 +195,13 @@ class Rules:
                                                metadata=_flag(33, "who deals after a drawn deal"))
     illegal_move_policy: IllegalMovePolicy = field(default=IllegalMovePolicy.FORFEIT_MATCH,
                                                    metadata=_flag(34, "what an illegal action costs"))
+    # RULES.md §10: the three- and four-player variants. Row 35 is §11's; the other two are the
+    # names §10.4 introduces (§11 has no row for them).
+    players: int = field(default=2, metadata=_flag(35, "seats at the table (§10)", choices=(2, 3, 4)))
+    claim_target: int = field(default=CLAIM_TARGET, metadata=_flag(
+        35, "card points a side needs to claim (§10.3: 101 with four players)", choices=(66, 101)))
+    must_beat_partner: bool = field(default=True, metadata=_flag(
+        35, "phase 2: beat the winning card even when it is the partner's (§10.4)"))
 
     def __post_init__(self) -> None:
         problems = _consistency_problems(self)
@@ -206,7 +217,43 @@ class Rules:
     @property
     def stock_size(self) -> int:
         """Cards in the stock at the start of a deal, the up-card included."""
-        return self.deck_size - 2 * self.hand_size
+        return self.deck_size - self.players * self.hand_size - self.dead_size
+
+    @cached_property
+    def dead_size(self) -> int:
+        """Cards laid aside face down after the deal so that the stock divides by the number of
+        players (RULES.md §10.2: 2 with three players and 32 cards); they count for nobody."""
+        return (self.deck_size - self.players * self.hand_size) % self.players
+
+    # Seats and sides as tables (RULES.md §10.4): seats 0..n-1 clockwise; with four players seats 0+2
+    # and 1+3 are partners. Every per-player figure of a deal except the hands is kept per side.
+
+    @cached_property
+    def sides(self) -> int:
+        return 2 if self.players == 4 else self.players
+
+    @cached_property
+    def side_of(self) -> tuple[int, ...]:
+        return tuple(seat % self.sides for seat in range(self.players))
+
+    @cached_property
+    def next_seat(self) -> tuple[int, ...]:
+        """The seat that plays after each seat (clockwise)."""
+        return tuple((seat + 1) % self.players for seat in range(self.players))
+
+    @cached_property
+    def draw_orders(self) -> tuple[tuple[int, ...], ...]:
+        """Who draws after a trick won by each seat: the winner first, then clockwise (§5.2, §10)."""
+        n = self.players
+        return tuple(tuple((w + k) % n for k in range(n)) for w in range(n))
+
+    @cached_property
+    def other_sides(self) -> tuple[tuple[int, ...], ...]:
+        return tuple(tuple(o for o in range(self.sides) if o != s) for s in range(self.sides))
+
+    def partner(self, seat: int) -> int | None:
+        """The partner of ``seat`` (four players), else None."""
+        return (seat + 2) % 4 if self.players == 4 else None
 
     # -- building -------------------------------------------------------------------------------
 
@@ -219,10 +266,16 @@ class Rules:
         """Every flag with its value, in RULES.md §11 order."""
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "name"}
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain values (str/int/bool), for records and TOML."""
+    def to_dict(self, *, compact: bool = False) -> dict[str, Any]:
+        """Plain values (str/int/bool), for records, TOML and the protocol's rules line.
+
+        ``compact``: a two-player profile leaves out the §10 flags while they hold their defaults,
+        so that the protocol's rules line of a two-player match stays byte for byte what it was
+        before those flags existed (issue 15); ``from_dict`` restores the defaults."""
         out: dict[str, Any] = {"name": self.name}
         for key, value in self.flags().items():
+            if compact and self.players == 2 and key in N_PLAYER_FLAGS and value == N_PLAYER_FLAGS[key]:
+                continue
             out[key] = str(value) if isinstance(value, StrEnum) else value
         return out
 
@@ -235,6 +288,9 @@ class Rules:
         return profile(str(base)).with_overrides(data)
 
 FLAG_FIELDS = {f.name: f for f in dataclasses.fields(Rules) if f.name != "name"}
+N_PLAYER_FLAGS = {name: FLAG_FIELDS[name].default for name in ("players", "claim_target",
+                                                                "must_beat_partner")}
+"""The flags RULES.md §10 adds, with their two-player defaults."""
 
 
 def allowed_values(name: str) -> str:
@@ -287,21 +343,37 @@ def _coerce_flag(name: str, value: Any) -> Any:
     raise AssertionError(f"flag {name} has no coercion")  # pragma: no cover - a new flag type
 
 
-_PATTERN_HAND = {DealPattern.THREE_THREE: 6, DealPattern.THREE_UP_TWO: 5}
+_PATTERN_HAND = {DealPattern.THREE_THREE: 6, DealPattern.THREE_UP_TWO: 5, DealPattern.THREE_FOUR: 7}
 
 
 def _consistency_problems(rules: Rules) -> list[str]:
-    """Flag combinations that cannot describe a two-player deal."""
+    """Flag combinations that cannot describe a deal."""
     problems = []
-    if rules.deck_size == 48:
-        problems.append("deck_size 48 (two packs) belongs to the four-player variant of RULES.md §10, "
-                        "which is not built yet; two players use 20, 24 or 32")
+    n = rules.players
+    if rules.deck_size == 48 and n != 4:
+        problems.append("deck_size 48 (two packs) belongs to the four-player variant of RULES.md §10.3; "
+                        f"{n} players use 20, 24 or 32")
     expected = _PATTERN_HAND.get(rules.deal_pattern)
     if expected is not None and rules.hand_size != expected:
         problems.append(f"deal_pattern {rules.deal_pattern} deals {expected} cards each, "
                         f"but hand_size is {rules.hand_size}")
-    if rules.deck_size != 48 and rules.deck_size - 2 * rules.hand_size < 2:
-        problems.append(f"hand_size {rules.hand_size} leaves no stock in a {rules.deck_size}-card pack")
+    if (rules.deal_pattern is DealPattern.THREE_FOUR) != (n > 2):
+        problems.append(f"{n} players need deal_pattern {'3_4' if n > 2 else '3_3, 3_up_2 or vu_alternate'}"
+                        f" (RULES.md §10.4), not {rules.deal_pattern}")
+    if rules.stock_size < n:
+        problems.append(f"hand_size {rules.hand_size} leaves no stock for {n} players in a "
+                        f"{rules.deck_size}-card pack")
+    if n > 2:
+        # §10.2-§10.3 define no closing and a leader-only exchange; the two-player-only flags below
+        # name "the opponent", who does not exist with more than two players.
+        if rules.close_enabled:
+            problems.append(f"{n} players have no closing (RULES.md §10): set close_enabled = false")
+        if rules.exchange_who is not ExchangeWho.LEADER_ONLY:
+            problems.append(f"{n} players exchange as leader only (RULES.md §10.4): "
+                            "set exchange_who = leader_only")
+        if rules.next_dealer is not NextDealer.ALTERNATE:
+            problems.append(f"{n} players pass the deal clockwise (RULES.md §10.4): "
+                            "set next_dealer = alternate")
     return problems
 
 
@@ -326,6 +398,20 @@ PROFILES: dict[str, Rules] = {
         claim_mode=ClaimMode.AUTO_AFTER_TRICK, last_trick_bonus=0,
         end_without_claim=EndWithoutClaim.LAST_TRICK_WINS_1, schwarz_test=SchwarzTest.ZERO_POINTS,
         match_target=1,
+    ),
+    # RULES.md §10.2 and §10.4: 32 cards, 7 each, a 2-card dead pile, a 9-card stock, no closing.
+    "three_player": Rules(
+        name="three_player", players=3, deck_size=32, hand_size=7, deal_pattern=DealPattern.THREE_FOUR,
+        close_enabled=False, exchange_who=ExchangeWho.LEADER_ONLY, exchange_on_opponent_close=False,
+        end_without_claim=EndWithoutClaim.HIGHER_TOTAL, wrong_claim_award=WrongClaimAward.TWO,
+    ),
+    # RULES.md §10.3 and §10.4: partners 0+2 against 1+3, two 24-card packs, 7 each, a 20-card stock,
+    # target 101; "2 if the other side's total x 2 < 101" is schneider below 51.
+    "four_player": Rules(
+        name="four_player", players=4, deck_size=48, hand_size=7, deal_pattern=DealPattern.THREE_FOUR,
+        close_enabled=False, exchange_who=ExchangeWho.LEADER_ONLY, exchange_on_opponent_close=False,
+        end_without_claim=EndWithoutClaim.HIGHER_TOTAL, wrong_claim_award=WrongClaimAward.TWO,
+        must_beat_partner=True, claim_target=101, schneider_below=51,
     ),
 }
 

@@ -105,9 +105,10 @@ class Endgame:
         closing_lead = (snap is not None and rules.marriage_on_closing_lead
                         and state.closer == state.leader and snap.trick_no == state.trick_no)
         return Endgame(
-            trump=state.trump, hands=state.hands,
+            trump=state.trump, hands=(state.hands[0], state.hands[1]),
             totals=(state.card_points[0] + state.melds[0], state.card_points[1] + state.melds[1]),
-            pending=state.pending, tricks=state.tricks, leader=state.leader, led=state.led,
+            pending=(state.pending[0], state.pending[1]), tricks=(state.tricks[0], state.tricks[1]),
+            leader=state.leader, led=state.led,
             exhausted=state.stock_state == EXHAUSTED, closer=state.closer,
             snap_closer_tricks=snap.closer_tricks if snap else 0,
             snap_opp_tricks=snap.opp_tricks if snap else 0,

@@ -97,3 +97,41 @@ def legal(state: DealState) -> set[str]:
 
 def texts(items: Sequence[object]) -> list[str]:
     return [str(x) for x in items]
+
+
+# -- three and four players (RULES.md §10) -----------------------------------------------------------
+
+THREE = profile("three_player")
+FOUR = profile("four_player")
+
+
+def order_n(rules: Rules, hands: Sequence[str], dealer: int, up: str, stock: str = "",
+            dead: str = "") -> tuple[Card, ...]:
+    """The pack order that deals ``hands[seat]`` to each seat when ``dealer`` deals, by the
+    canonical mapping of RULES.md §10.4 (3 then 4 cards to each player from the dealer's left, the
+    dead pile, the up-card, the stock). ``stock`` is the top of the hidden stock; the cards not
+    named follow in canonical pack order (each card twice with the double pack)."""
+    n = rules.players
+    by_seat = [cards(h) for h in hands]
+    if len(by_seat) != n or any(len(h) != rules.hand_size for h in by_seat):
+        raise ValueError(f"{n} hands of {rules.hand_size} cards needed: {hands!r}")
+    dead_cards, top, upc = cards(dead), cards(stock), Card.parse(up)
+    if len(dead_cards) != rules.dead_size:
+        raise ValueError(f"the dead pile holds {rules.dead_size} cards, not {dead!r}")
+    rest = list(rules.pack.cards)
+    for card in [c for h in by_seat for c in h] + dead_cards + [upc] + top:
+        rest.remove(card)  # ValueError: a card named more often than the pack holds it
+    positions = [by_seat[(dealer + 1 + k) % n] for k in range(n)]
+    order = [c for h in positions for c in h[:3]] + [c for h in positions for c in h[3:]]
+    order += dead_cards + [upc] + top + rest
+    assert len(order) == rules.deck_size
+    return tuple(order)
+
+
+def deal_n(rules: Rules, hands: Sequence[str], dealer: int, up: str, stock: str = "",
+           dead: str = "") -> DealState:
+    state = DealState.new(rules, dealer, order_n(rules, hands, dealer, up, stock, dead))
+    for seat, hand in enumerate(hands):
+        assert sorted(state.hand(seat)) == sorted(cards(hand)), state
+    assert state.up_card == Card.parse(up)
+    return state

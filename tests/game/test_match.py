@@ -7,7 +7,8 @@ import random
 
 import pytest
 
-from arena.game import CLAIM, PASS, ActionKind, Decision, EventKind, MatchState, deal_layout, shuffled_order
+from arena.game import (CLAIM, PASS, ActionKind, Decision, EventKind, MatchState, deal_layout, replay,
+                        replay_states, shuffled_order)
 from arena.game.cards import cards_of_mask
 from arena.game.rules import Rules
 from arena.game.scoring import SettleReason
@@ -295,3 +296,85 @@ def test_states_and_results_pickle_round_trip():
         assert mine.final.hands == theirs.final.hands and mine.final.settlement == theirs.final.settlement
     with pytest.raises(AttributeError):
         copy.deal.hands = (0, 0)
+
+
+# -- what mutation testing found unpinned (issue 15) ----------------------------------------------------
+
+
+def _finished_match() -> MatchState:
+    m = MatchState.new(SIXTY_SIX.with_overrides({"match_target": 3}), seed=1)
+    while not m.is_over:
+        m = quick_wrong_claim(m)
+    return m
+
+
+def test_finished_match_offers_nothing_and_refuses_actions() -> None:
+    m = _finished_match()
+    assert m.legal_actions() == () and m.deal.is_over and m.deal.legal_actions() == ()
+    with pytest.raises(ValueError, match="^the match is over$"):
+        m.apply(CLAIM)
+    with pytest.raises(ValueError, match="^the match is over$"):
+        m.forfeit(A, "late")
+    with pytest.raises(ValueError, match="^the match is over$"):
+        m.stop_at_deal_limit()
+
+
+def test_final_state_keeps_the_last_deal_pot_and_points() -> None:
+    m = _finished_match()
+    last = m.results[-1]
+    assert m.deal is last.final and m.pot == last.pot_after == 0
+    assert m.game_points == last.game_points_after == m.outcome.game_points  # type: ignore[union-attr]
+    running = (0, 0)
+    for r in m.results:
+        points = list(running)
+        points[r.settlement.winner] += r.awarded  # type: ignore[index]
+        running = (points[0], points[1])
+        assert r.game_points_after == running
+
+
+def test_forfeit_outcome_keeps_the_game_points() -> None:
+    m = quick_wrong_claim(MatchState.new(SIXTY_SIX, seed=1))
+    out = m.forfeit(B, "timeout")
+    assert out.outcome is not None and out.outcome.game_points == m.game_points != (0, 0)
+
+
+def test_replay_defaults_to_dealer_0() -> None:
+    m = MatchState.new(SIXTY_SIX, seed=4)
+    taken = [m.legal_actions()[-1]]
+    assert replay(SIXTY_SIX, 4, taken).deal.events() == m.apply(taken[0]).deal.events()
+    assert replay(SIXTY_SIX, 4, taken).dealer == 0
+    assert [s.dealer for s in replay_states(SIXTY_SIX, 4, taken)] == [0, 0]
+
+
+@pytest.mark.parametrize("points,winner", [((3, 1), A), ((1, 3), B), ((2, 2), None)])
+def test_stop_at_deal_limit(points: tuple[int, int], winner: int | None) -> None:
+    import dataclasses
+
+    m = dataclasses.replace(MatchState.new(SIXTY_SIX, seed=2), game_points=points)
+    out = m.stop_at_deal_limit()
+    assert out.outcome is not None and out.is_over and out.legal_actions() == ()
+    assert (out.outcome.winner, out.outcome.reason, out.outcome.game_points) == (winner, "deal_limit", points)
+    assert out.deal is m.deal and out.game_points == points
+
+
+def test_forfeited_match_offers_nothing_though_its_deal_was_running() -> None:
+    m = MatchState.new(SIXTY_SIX, seed=2)
+    out = m.forfeit(A, "timeout")
+    assert out.deal.legal_actions() != () and out.legal_actions() == ()
+
+
+def test_match_won_with_the_pot_leaves_it_empty() -> None:
+    m = play_to_draw(MatchState.new(SIXTY_SIX.with_overrides({"match_target": 3}), seed=1))
+    assert m.pot == 1 and not m.is_over
+    m = quick_wrong_claim(m)
+    assert m.is_over and m.results[-1].awarded == 3 + 1 and m.pot == 0
+
+
+def test_match_apply_unchecked_is_apply_without_the_check() -> None:
+    checked = unchecked = MatchState.new(SIXTY_SIX, seed=6)
+    while not checked.is_over and len(checked.results) < 3:
+        action = checked.legal_actions()[0]
+        checked, unchecked = checked.apply(action), unchecked.apply_unchecked(action)
+        assert unchecked.deal.events() == checked.deal.events()
+        assert (unchecked.game_points, unchecked.deal_no) == (checked.game_points, checked.deal_no)
+    assert len(checked.results) == 3 and unchecked.results == checked.results

@@ -294,6 +294,17 @@ def test_settlement_matches_section_7_oracle(rules: Rules, seed: int, dealer: in
         assert final.snapshot is not None
     settle = final.events()[-1]
     assert settle.kind is EventKind.SETTLE and settle.value == s.game_points
+    # Who claimed and who closed are recorded as they happened (seat 0 included), and the settled
+    # deal has nobody to act and no claim window.
+    claims = [e.seat for e in final.events() if e.kind is EventKind.CLAIM]
+    if not claims and rules.claim_mode == "auto_after_trick" and s.reason is not SettleReason.LAST_TRICK:
+        claims = [final.last_winner]  # VU: the referee claims for the trick's winner (§13)
+    assert s.claimant == (claims[0] if claims else None)
+    assert s.closer == (final.closer if final.closer >= 0 else None)
+    closes = [e.seat for e in final.events() if e.kind is EventKind.CLOSE]
+    assert s.closer == (closes[0] if closes else None)
+    assert settle.seat == (-1 if s.winner is None else s.winner)
+    assert (final.to_act, final.window) == (-1, -1)
 
 
 def test_oracle_sees_every_ending() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.game import (CARDS, PACKS, Action, Card, DealState, MatchState, Rank, RulesError, Suit,
+from arena.game import (CARDS, PACKS, Action, Card, DealState, MatchState, Rank, Rules, RulesError, Suit,
                         load_rules, profile)
 from arena.game.cards import beats
 from arena.game.rules import FLAG_FIELDS, allowed_values
@@ -57,8 +57,10 @@ SECTION_11 = [
     (33, "dealer_after_draw", {"alternate", "same_dealer"}, "alternate"),
     (34, "illegal_move_policy", {"forfeit_match", "forfeit_deal"}, "forfeit_match"),
 ]
-# §8 names one more two-player flag outside the table.
-EXTRA_FLAGS = {"shutout_double": False}
+# §8 names one more two-player flag outside the table; §11 row 35 and §10.4 the N-player ones.
+EXTRA_FLAGS = {"shutout_double": False, "players": 2, "claim_target": 66, "must_beat_partner": True}
+# Values §10.4 adds to a §11 flag (the three- and four-player deal pattern).
+SECTION_10_VALUES = {"deal_pattern": {"3_4"}}
 
 RULES_MD = Path(__file__).resolve().parents[3] / "shared" / "rules" / "RULES.md"
 
@@ -73,8 +75,8 @@ def test_profiles_carry_every_section_11_flag() -> None:
 def test_flag_values_and_default(row: int, name: str, values: set[str] | None, default: object) -> None:
     assert FLAG_FIELDS[name].metadata["row"] == row
     if values is not None:
-        assert set(allowed_values(name).split(" | ")) == values
-        for value in values:  # each listed value is accepted (except combinations §10 leaves unbuilt)
+        assert set(allowed_values(name).split(" | ")) == values | SECTION_10_VALUES.get(name, set())
+        for value in values:  # each listed value is accepted (except combinations of other profiles)
             if (name, value) in {("deck_size", "48"), ("hand_size", "5"), ("hand_size", "7"),
                                  ("deal_pattern", "3_up_2")}:
                 continue
@@ -282,7 +284,7 @@ def test_bad_value_names_flag_and_allowed_values(name: str, value: object, allow
 
 
 def test_deck_48_is_refused_clearly() -> None:
-    with pytest.raises(RulesError, match=r"deck_size 48.*§10"):
+    with pytest.raises(RulesError, match=r"deck_size 48.*four-player.*§10.3"):
         SIXTY_SIX.with_overrides({"deck_size": 48})
 
 
@@ -421,3 +423,100 @@ def test_trick_resolution_in_play() -> None:
     assert (trick.kind, trick.seat) == ("trick", 0)
     state = play(deal("TS AC KC QC JC 9C", "KS AS JS 9S AD TD", "JH"), "TS AS")
     assert state.events()[-1].seat == 1
+
+
+# -- §10.4: the three- and four-player profiles ---------------------------------------------------
+
+THREE_DIFF = {
+    "players": 3, "deck_size": 32, "hand_size": 7, "deal_pattern": "3_4", "close_enabled": False,
+    "exchange_who": "leader_only", "exchange_on_opponent_close": False,
+    "end_without_claim": "higher_total", "wrong_claim_award": "two",
+}
+# §10.3: "2 if the other side's total x 2 < 101" is schneider_below 51 with claim_target 101.
+FOUR_DIFF = {**THREE_DIFF, "players": 4, "deck_size": 48, "claim_target": 101, "schneider_below": 51}
+
+
+@pytest.mark.parametrize("name,expected", [("three_player", THREE_DIFF), ("four_player", FOUR_DIFF)])
+def test_n_player_profiles_differ_exactly_as_section_10_4(name: str, expected: dict) -> None:
+    base, other = SIXTY_SIX.to_dict(), profile(name).to_dict()
+    diff = {k: other[k] for k in other if k != "name" and other[k] != base.get(k, EXTRA_FLAGS.get(k))}
+    assert diff == expected
+    assert other["last_trick_bonus"] == 10 and other["match_target"] == 7 and other["must_beat_partner"] is True
+    assert Rules.from_dict(other) == profile(name)
+
+
+def test_two_player_compact_rules_leave_the_section_10_flags_out() -> None:
+    """The protocol's rules line of a two-player match stays what it was (to_dict(compact=True))."""
+    data = SIXTY_SIX.to_dict(compact=True)
+    assert not {"players", "claim_target", "must_beat_partner"} & set(data)
+    assert {"players", "claim_target", "must_beat_partner"} <= set(SIXTY_SIX.to_dict())
+    assert set(profile("four_player").to_dict(compact=True)) == set(profile("four_player").to_dict())
+    changed = SIXTY_SIX.with_overrides({"must_beat_partner": False})
+    assert changed.to_dict(compact=True)["must_beat_partner"] is False
+    assert Rules.from_dict(changed.to_dict()) == changed and Rules.from_dict(data) == SIXTY_SIX
+
+
+@pytest.mark.parametrize("name,overrides,needle", [
+    ("three_player", {"close_enabled": True}, r"3 players have no closing.*close_enabled = false"),
+    ("four_player", {"exchange_who": "leader_or_follower"}, r"4 players exchange as leader only"),
+    ("three_player", {"next_dealer": "winner_deals"}, r"pass the deal clockwise"),
+    ("three_player", {"deal_pattern": "3_3", "hand_size": 6}, r"3 players need deal_pattern 3_4"),
+    ("sixty_six", {"deal_pattern": "3_4", "hand_size": 7}, r"2 players need deal_pattern"),
+    ("three_player", {"deck_size": 48}, r"deck_size 48 .* four-player"),
+    ("four_player", {"deck_size": 24}, r"leaves no stock for 4 players"),
+])
+def test_n_player_flag_combinations_refused_clearly(name: str, overrides: dict, needle: str) -> None:
+    with pytest.raises(RulesError, match=needle):
+        profile(name).with_overrides(overrides)
+
+
+def test_n_player_derived_tables() -> None:
+    three, four = profile("three_player"), profile("four_player")
+    assert (three.sides, three.side_of, three.next_seat) == (3, (0, 1, 2), (1, 2, 0))
+    assert three.draw_orders == ((0, 1, 2), (1, 2, 0), (2, 0, 1))
+    assert three.other_sides == ((1, 2), (0, 2), (0, 1)) and three.partner(1) is None
+    assert (four.sides, four.side_of, four.next_seat) == (2, (0, 1, 0, 1), (1, 2, 3, 0))
+    assert four.draw_orders[3] == (3, 0, 1, 2) and four.other_sides == ((1,), (0,))
+    assert (SIXTY_SIX.sides, SIXTY_SIX.side_of, SIXTY_SIX.next_seat) == (2, (0, 1), (1, 0))
+    assert (three.stock_size, three.dead_size, four.stock_size, four.dead_size) == (9, 2, 20, 0)
+
+
+def test_rules_list_names_the_n_player_profiles() -> None:
+    from arena.game import PROFILES
+    assert {"three_player", "four_player"} <= set(PROFILES)
+
+
+# -- counted masks (cards.LOW_MASK) and the card helpers -------------------------------------------
+
+
+def test_counted_masks_hold_a_card_twice() -> None:
+    from arena.game.cards import LOW_MASK, add_card, card_count, cards_of_mask, mask_of, mask_points, \
+        remove_card
+    ac, ts = Card.parse("AC"), Card.parse("TS")
+    one = add_card(0, ac.index)
+    two = add_card(one, ac.index)
+    assert one == ac.bit and two == ac.bit | (ac.bit << 32) and two & LOW_MASK == ac.bit
+    assert cards_of_mask(two) == [ac, ac] and card_count(two) == 2 and mask_points(two) == 22
+    both = add_card(two, ts.index)
+    assert cards_of_mask(both) == [ac, ac, ts] and mask_points(both) == 32
+    assert remove_card(both, ac.index) == add_card(ac.bit, ts.index)       # the second copy goes first
+    assert remove_card(remove_card(both, ac.index), ac.index) == ts.bit
+    assert remove_card(one, ac.index) == 0
+    assert mask_of([ac, ts]) == ac.bit | ts.bit and mask_of([]) == 0
+    assert mask_of(CARDS) == (1 << 32) - 1
+
+
+def test_identical_cards_do_not_beat_each_other_and_order_strictly() -> None:
+    for card in CARDS:
+        assert not beats(card.index, card.index, card.suit)
+        assert not beats(card.index, card.index, (card.suit + 1) % 4)
+        assert not card < card
+    assert Card.parse("AC") < Card.parse("TC") and not Card.parse("TC") < Card.parse("AC")
+
+
+def test_double_pack() -> None:
+    pack = PACKS[48]
+    assert pack.copies == 2 and pack.size == 48 and len(pack.cards) == 48
+    assert pack.cards[:24] == pack.cards[24:] == PACKS[24].cards
+    assert pack.exchange_card(Suit.HEARTS) == Card.parse("9H") and pack.mask == PACKS[24].mask
+    assert pack.sorted_indices == sorted(PACKS[24].sorted_indices * 2)

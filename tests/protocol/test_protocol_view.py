@@ -156,7 +156,7 @@ def test_rules_from_line() -> None:
 def test_rules_line_rebuilds_every_profile() -> None:
     for name, rules in PROFILES.items():
         flags = " ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}"
-                         for k, v in rules.to_dict().items() if k != "name")
+                         for k, v in rules.to_dict(compact=True).items() if k != "name")
         view = view_of(f"match t profile {name} target 7 seat 1 opponent r decision_ms 5",
                        f"rules {flags}")
         assert view.rules == rules and view.rules_warnings == ()
