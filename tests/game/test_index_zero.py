@@ -310,3 +310,20 @@ def test_close_exchange_point_offered_with_a_stock_of_exactly_2() -> None:
     assert state.stock_size == 2 and "close" in legal(state)
     state = state.apply(Action.parse("close"))
     assert state.decision is Decision.CLOSE_EXCHANGE and state.to_act == B
+
+
+def test_claim_window_survives_a_marriage_without_claim_after_meld() -> None:
+    """claim_after_meld = false only removes the meld's own window: a leader who has just won a
+    trick keeps his (§7.2)."""
+    rules = SIXTY_SIX.with_overrides({"claim_after_meld": False})
+    state = play(deal("KC QC AS TS JS 9S", "AH TH KH QH JH 9D", "9H", rules=rules), "AS 9D pass marry:C")
+    assert state.to_act == A and legal(state) == {"claim", "play:KC", "play:QC"}
+
+
+def test_illegal_action_error_names_the_action_and_derived_states_keep_the_dealer() -> None:
+    state = deal(*SKEL)
+    bad = Action.play("AS")
+    with pytest.raises(ValueError) as info:
+        state.apply(bad)
+    assert info.value.action is bad  # type: ignore[attr-defined]
+    assert play(state, "AC 9S pass").dealer == B and play(state, "AC").dealer == B
