@@ -233,6 +233,18 @@ class BotProcess:
                                bytes(self._buffer[:200]) or None)
             self._pump(remaining)
 
+    def read_ready_line(self) -> bytes:
+        """The bot's answer to the greeting, within what is left of its start-up limit (PROTOCOL.md
+        §3); a timeout says so in those words. The referee and the pre-flight both read it here."""
+        remaining = self.started_at + self.limits.startup_ms / 1000 - time.monotonic()
+        try:
+            return self.read_line(max(remaining, 0.0))
+        except BotFault as err:
+            if err.fault != Fault.TIMEOUT:
+                raise
+            raise BotFault(Fault.TIMEOUT, f"no 'ready' within the start-up limit of "
+                                          f"{self.limits.startup_ms} ms", err.line) from None
+
     def _take_line(self, final: bool) -> bytes | None:
         buf = self._buffer
         end = buf.find(b"\n", 0, self.limits.max_line_bytes + 1)
@@ -325,3 +337,15 @@ def _pipes(proc: subprocess.Popen[bytes]) -> tuple[IO[bytes], IO[bytes], IO[byte
     """stdin, stdout and stderr of a bot, which ``start()`` always opens as pipes."""
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     return proc.stdin, proc.stdout, proc.stderr
+
+
+def stderr_tail(path: Path, lines: int, width: int) -> list[str]:
+    """The last ``lines`` non-blank lines of a bot's stderr log, each cut to ``width`` characters
+    (for error reports: a failed qualification, a bot that did not start)."""
+    try:
+        data = path.read_bytes()[-4096:]
+    except OSError:
+        return []
+    shown = [line.rstrip()[:width] for line in data.decode("utf-8", "replace").splitlines()
+             if line.strip()]
+    return shown[-lines:]

@@ -17,11 +17,10 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-import time
 from pathlib import Path
 from typing import Sequence
 
-from arena.bot_process import BotFault, BotProcess, Limits
+from arena.bot_process import BotFault, BotProcess, Limits, stderr_tail
 from arena.types import BotSpec, Fault
 from arena.sandbox import support
 from protocol import messages as m
@@ -55,7 +54,7 @@ def preflight(bots: Sequence[BotSpec], limits: Limits, hide: Sequence[Path] = ()
             for i, proc in enumerate(procs):
                 if i not in faults:
                     try:
-                        _read_ready(proc, limits)
+                        _read_ready(proc)
                     except BotFault as fault:
                         faults[i] = fault
         finally:
@@ -68,7 +67,7 @@ def preflight(bots: Sequence[BotSpec], limits: Limits, hide: Sequence[Path] = ()
             reason = private_path_reason(bot)
             if reason:
                 text += f"; {reason}"
-            tail = _tail(Path(logs) / f"{i}.stderr.log")
+            tail = stderr_tail(Path(logs) / f"{i}.stderr.log", STDERR_LINES, 300)
             if tail:
                 text += "\n  last lines of its stderr:\n" + "\n".join(f"    {line}"
                                                                       for line in tail)
@@ -77,15 +76,8 @@ def preflight(bots: Sequence[BotSpec], limits: Limits, hide: Sequence[Path] = ()
         raise PreflightError("\n".join(problems))
 
 
-def _read_ready(proc: BotProcess, limits: Limits) -> None:
-    remaining = proc.started_at + limits.startup_ms / 1000 - time.monotonic()
-    try:
-        line = proc.read_line(max(remaining, 0.0))
-    except BotFault as fault:
-        if fault.fault == Fault.TIMEOUT:
-            raise BotFault(Fault.TIMEOUT, f"no 'ready' within the start-up limit of "
-                                      f"{limits.startup_ms} ms", fault.line) from None
-        raise
+def _read_ready(proc: BotProcess) -> None:
+    line = proc.read_ready_line()
     try:
         decode_from_bot(line, expect="ready")
     except ProtocolError as err:
@@ -97,7 +89,7 @@ def _read_ready(proc: BotProcess, limits: Limits) -> None:
 def private_path_reason(bot: BotSpec) -> str:
     """Why the bot's user cannot read one of the bot's files, when the sandbox runs bots as users
     of their own; '' when nothing is in the way. The sandbox makes the folders leading to a file
-    passable (``--expose``), but not the file's own folder, nor the file itself."""
+    passable (read-only binds of the allow-list), but not the file's own folder, nor the file itself."""
     if support().mode != "isolated":
         return ""
     for arg in bot.argv:
@@ -115,11 +107,3 @@ def private_path_reason(bot: BotSpec) -> str:
             return (f"{arg} can be read only by its owner (mode {stat.S_IMODE(mode):04o}); bots "
                     f"run as an unprivileged user: chmod o+r {path}")
     return ""
-
-
-def _tail(path: Path) -> list[str]:
-    try:
-        text = path.read_bytes()[-4096:].decode("utf-8", "replace")
-    except OSError:
-        return []
-    return [line.rstrip()[:300] for line in text.splitlines() if line.strip()][-STDERR_LINES:]

@@ -15,7 +15,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from arena.bot_process import Limits
+from arena.bot_process import Limits, stderr_tail
 from arena.bot_specs import resolve_bot
 from arena.deal_keys import deal_secret, deal_set_label, new_key
 from arena.game import Rules, profile
@@ -168,7 +168,7 @@ def _failure(result: MatchResult, match: int, seat: int, deals: int, record: Pat
     else:
         return None
     return Failure(match, seat, deals, fault, detail, RULES.get(fault, "PROTOCOL.md §5"), line,
-                   _transcript(record, seat), _tail(stderr_log))
+                   _transcript(record, seat), tuple(stderr_tail(stderr_log, STDERR_LINES, 200)))
 
 
 def _transcript(record: Path, seat: int) -> tuple[str, ...]:
@@ -183,15 +183,6 @@ def _transcript(record: Path, seat: int) -> tuple[str, ...]:
 
 def _clip(line: str, width: int = 120) -> str:
     return line if len(line) <= width else line[:width - 3] + "..."
-
-
-def _tail(path: Path) -> tuple[str, ...]:
-    try:
-        data = path.read_bytes()[-4096:]
-    except OSError:
-        return ()
-    lines = [line[:200] for line in data.decode(errors="replace").splitlines() if line.strip()]
-    return tuple(lines[-STDERR_LINES:])
 
 
 def _stderr_overflowed(path: Path) -> bool:

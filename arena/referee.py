@@ -143,13 +143,11 @@ class _Match:
                 proc.flush()
             except BotFault as err:
                 faults[seat] = err
-        startup_s = self.limits.startup_ms / 1000
         for seat, proc in enumerate(self.procs):
             if seat in faults:
                 continue
             try:
-                remaining = proc.started_at + startup_s - time.monotonic()
-                line = proc.read_line(max(remaining, 0.0))
+                line = proc.read_ready_line()
                 self._record("msg", t=self._ms(), seat=seat, dir="in",
                              line=line.decode("utf-8", "replace"))
                 try:
@@ -159,9 +157,7 @@ class _Match:
                         from None
                 self.seats[seat].name = self.bots[seat].name or ready.name
             except BotFault as err:
-                faults[seat] = err if err.fault != Fault.TIMEOUT else BotFault(
-                    Fault.TIMEOUT, f"no 'ready' within the start-up limit of "
-                    f"{self.limits.startup_ms} ms", err.line)
+                faults[seat] = err
         if len(faults) == 2:
             for seat, fault in faults.items():
                 self._record("fault", seat=seat, fault=fault.fault, detail=fault.detail,
