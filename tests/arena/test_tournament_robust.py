@@ -98,7 +98,9 @@ def interrupt_once(out: Path, signum: signal.Signals, anchor: str, delay_s: floa
         mark = out / "tournament.lock" if anchor == "lock" else out / "records"
         deadline = time.monotonic() + 30
         while not (mark.exists() and (anchor == "lock" or any(mark.iterdir()))):
-            assert time.monotonic() < deadline and proc.poll() is None, f"{out.name} did not start"
+            if proc.poll() is not None or time.monotonic() >= deadline:
+                proc.kill()
+                pytest.fail(f"{out.name} did not start: {proc.communicate()[1].decode()}")
             time.sleep(0.005)
         time.sleep(delay_s)
         proc.send_signal(signum)
