@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
-from arena.game import Action, Card, Event, MatchState, Rules
+from arena.game import Action, Card, Event, EventKind, MatchState, Rules
 from protocol import from_engine
 from protocol.codec import decode_from_bot, encode
 from protocol.messages import Decline, RefereeMessage
@@ -123,8 +123,12 @@ def play(rules: Rules, bots: Sequence[Bot], seed: int | str = 0, first_dealer: i
 def _send_events(send: Callable[[int, RefereeMessage], str | None], events: Sequence[Event], sent: int,
                  players: int) -> int:
     for event in events[sent:]:
+        # With seat numbers (PROTOCOL.md §9) every seat reads the same line, but for draws: one
+        # message for all is the same text, built once.
+        shared = None if players == 2 or event.kind is EventKind.DRAW else \
+            from_engine.event_message(event, 0, players)
         for seat in range(players):
-            msg = from_engine.event_message(event, seat, players)
+            msg = shared or from_engine.event_message(event, seat, players)
             if msg is not None and send(seat, msg) is not None:
                 raise AssertionError(f"seat {seat} answered an event")  # events are never answered
     return len(events)
