@@ -156,11 +156,11 @@ def qualify(bot: BotSpec, limits: Limits = Limits(), rules: Rules | None = None,
                 report.warnings.append(f"match {n + 1}: more than {limits.stderr_cap} bytes of "
                                        "stderr; the rest was discarded")
         if report.failure is None:
-            _qualify_nseat(bot, opponent, limits, matches, folder, key, profiles, report)
+            _qualify_nseat(bot, opponent, limits, folder, key, profiles, report)
     return report
 
 
-def _qualify_nseat(bot: BotSpec, opponent: BotSpec, limits: Limits, matches: int, folder: Path,
+def _qualify_nseat(bot: BotSpec, opponent: BotSpec, limits: Limits, folder: Path,
                    key: bytes, profiles: Sequence[str], report: QualificationReport) -> None:
     """The matches of each declared three- or four-player profile (see the module's text)."""
     n = len(report.matches)
@@ -169,8 +169,7 @@ def _qualify_nseat(bot: BotSpec, opponent: BotSpec, limits: Limits, matches: int
         if rules.players == 2:
             continue
         # Seats that differ: with four players seats 2 and 3 mirror 0 and 1 (RULES.md §10.3).
-        seats = range(min(rules.sides, max(1, matches)))
-        for seat in seats:
+        for seat in range(rules.sides):
             n += 1
             bots = [replace(opponent, name=f"{opponent.name}-{s}") for s in range(rules.players)]
             bots[seat] = bot
