@@ -198,3 +198,25 @@ def test_decline_is_malformed_in_answer_to_the_two_player_greeting(tmp_path):
 def test_the_bot_count_must_match_the_profile(tmp_path):
     with pytest.raises(ValueError, match="three_player is for 3 players, not 2 bots"):
         play([nbot(), nbot()], tmp_path, "three_player")
+
+
+# -- the mental count is per side ---------------------------------------------------------------
+
+@pytest.mark.slow
+@pytest.mark.parametrize("profile_name,players", [("three_player", 3), ("four_player", 4)])
+def test_a_side_that_counts_its_points_claims_correctly(tmp_path, profile_name, players):
+    """The counter adds its own and its partner's tricks and marriages, as PROTOCOL.md §9 says a bot
+    must: its claims are correct (the engine checks them), and it misses no claim window."""
+    bots = [nbot("counter", name=f"c{s}") for s in range(players)]
+    result, record = play(bots, tmp_path, profile_name, seed=11)
+    assert result.reason is MatchEnding.TARGET
+    claims = [r for r in result.deals if r.settlement.claimant is not None]
+    assert claims, "some deal ended with a claim"
+    rules = profile(profile_name)
+    for r in claims:
+        s = r.settlement
+        assert s.reason == "claim" and s.winner == rules.side_of[s.claimant]
+        assert s.totals[s.winner] >= rules.claim_target
+    assert sum(st.correct_claims for st in result.seats) == len(claims)
+    assert all(st.wrong_claims == 0 and st.missed_claims == 0 for st in result.seats)
+    assert replay_record(read_record(record)).game_points == result.game_points
