@@ -11,6 +11,7 @@ import typer
 from arena import console as term
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
 from arena.cli_options import DEFAULT_DATA, DataOption
+from arena.manifest import check_profiles
 from arena.qualify import QUALIFYING_MATCHES
 from arena.registry import RegisteredBot, Registry, RegistryError
 from arena.sandbox import SandboxLimits, parse_limits
@@ -59,7 +60,9 @@ def submit(
 
     try:
         sandbox = SandboxLimits.from_mapping(parse_limits(limit or []))
-    except ValueError as err:
+        if profile:
+            check_profiles(profile, "--profile")
+    except ValueError as err:  # ManifestError included
         raise _fail(str(err)) from None
     limits = Limits(decision_ms=decision_ms, startup_ms=startup_ms, sandbox=sandbox)
     console.print(f"submitting {safe(target, limit=None)}", soft_wrap=True)

@@ -155,5 +155,5 @@ def test_a_command_declares_its_variants_with_profile_on_the_command_line(tmp_pa
         assert bot is not None and bot.profiles == TWO_PLAYER_PROFILES
     bad = CliRunner().invoke(app, ["submit", command, "--name", "x", "--profile", "five_player",
                                    "--data", str(data)])
-    assert bad.exit_code != 0 and "unknown profile(s) 'five_player'" in bad.output
+    assert bad.exit_code == 2 and "unknown profile(s) 'five_player'" in bad.output
     assert "Traceback" not in bad.output
