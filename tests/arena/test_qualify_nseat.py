@@ -153,6 +153,8 @@ def test_a_command_declares_its_variants_with_profile_on_the_command_line(tmp_pa
     with Registry.open(data) as registry:
         bot = registry.find("nbd")
         assert bot is not None and bot.profiles == TWO_PLAYER_PROFILES
+    shown = CliRunner().invoke(app, ["bots", "show", "nbd", "--data", str(data)])
+    assert shown.exit_code == 0 and "profiles: sixty_six, schnapsen, vu_compat" in shown.output
     bad = CliRunner().invoke(app, ["submit", command, "--name", "x", "--profile", "five_player",
                                    "--data", str(data)])
     assert bad.exit_code == 2 and "unknown profile(s) 'five_player'" in bad.output
