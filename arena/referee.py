@@ -175,7 +175,7 @@ class _Match:
         for seat in (0, 1):
             try:
                 self._send(seat, from_engine.match_start(self.match_id, self.config.rules, seat,
-                                                         m.wire_name(self.bots[1 - seat].name),
+                                                         [m.wire_name(b.name) for b in self.bots],
                                                          self.limits.decision_ms))
                 for rules_line in from_engine.rules_lines(self.config.rules):
                     self._send(seat, rules_line)
@@ -290,7 +290,7 @@ class _Match:
                 stats.correct_claims += 1
             else:
                 stats.wrong_claims += 1
-        self._send_both(lambda seat: from_engine.settle(result, seat))
+        self._send_both(lambda seat: from_engine.settle(result, seat, self.config.rules))
 
     # -- endings ---------------------------------------------------------------------------------
 
