@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Does the strong bot beat greedy with three and four players (issue 15)? Its score share, with a
+95% interval.
+
+- ``three_player``: one strong bot against two greedy bots. Every deal set (one seed: the same
+  deals) is played three times, strong at seat 0, 1 and 2, so each seat and each hand is strong's
+  once. An even share is 1/3.
+- ``four_player``: a pair of strong bots (partners, seats 0+2) against a pair of greedy bots, and
+  the same deals again with the sides swapped (strong at 1+3). An even share is 1/2.
+
+The score share is strong's game points over all game points of the deal set's matches; the
+interval is mean +- 1.96 standard errors over the deal sets (the sets are independent, the matches
+within one are not). Matches are played in-process on the engine (``bots.nseat.play_local_match``:
+each seat decides from what it saw, no processes), and the strong bot samples a fixed number of
+worlds per decision (``--worlds``), not a time budget, so the result does not depend on the load of
+the machine.
+
+Usage: scripts/bench_nseat.py [--profile three_player|four_player|both] [--sets N] [--worlds W]
+                              [--seed S]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from arena.game import profile  # noqa: E402
+from bots.nseat import GREEDY, Policy, play_local_match  # noqa: E402
+from bots.strong.nseat import Budget, NSeatPlanner  # noqa: E402
+
+DEFAULT_SETS = {"three_player": 10, "four_player": 10}
+
+
+def seatings(players: int) -> list[tuple[int, ...]]:
+    """Strong's seats in each match of a deal set."""
+    if players == 3:
+        return [(0,), (1,), (2,)]
+    return [(0, 2), (1, 3)]
+
+
+def run_profile(name: str, sets: int, worlds: int, seed: int) -> dict[str, float]:
+    rules = profile(name)
+    even = 1 / rules.sides
+    shares = []
+    matches = wrong = missed = 0
+    strong_points = all_points = 0
+    started = time.monotonic()
+    for k in range(sets):
+        deal_seed = f"bench-nseat/{seed}/{k}"
+        mine = total = 0
+        for strong_seats in seatings(rules.players):
+            planner = NSeatPlanner(f"{deal_seed}/{strong_seats}", Budget(worlds=worlds))
+            policies: list[Policy] = [planner if s in strong_seats else GREEDY
+                                      for s in range(rules.players)]
+            result = play_local_match(rules, policies, deal_seed)
+            side = rules.side_of[strong_seats[0]]
+            mine += result.game_points[side]
+            total += sum(result.game_points)
+            matches += 1
+            wrong += result.wrong_claims
+            missed += result.missed_claims
+        shares.append(mine / total if total else even)
+        strong_points += mine
+        all_points += total
+        print(f"  {name}: set {k + 1}/{sets}: share {mine}/{total}", file=sys.stderr, flush=True)
+    mean = statistics.fmean(shares)
+    half = 1.96 * statistics.stdev(shares) / math.sqrt(len(shares)) if len(shares) > 1 else 1.0
+    return {"share": mean, "low": mean - half, "high": mean + half, "even": even,
+            "matches": matches, "sets": sets, "points": strong_points, "all": all_points,
+            "wrong": wrong, "missed": missed, "seconds": time.monotonic() - started}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--profile", choices=["three_player", "four_player", "both"], default="both")
+    parser.add_argument("--sets", type=int, default=0,
+                        help="deal sets per profile (default 10; 3 matches each with three players, "
+                             "2 with four)")
+    parser.add_argument("--worlds", type=int, default=12, help="sampled worlds per strong decision")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    if args.sets < 0 or args.worlds < 1:
+        parser.error("--sets must be positive and --worlds at least 1")
+    names = ["three_player", "four_player"] if args.profile == "both" else [args.profile]
+    failed = False
+    for name in names:
+        r = run_profile(name, args.sets or DEFAULT_SETS[name], args.worlds, args.seed)
+        verdict = "excludes" if r["low"] > r["even"] else "does NOT exclude"
+        failed |= r["low"] <= r["even"]
+        who = "strong vs 2 greedy" if name == "three_player" else "strong pair vs greedy pair"
+        print(f"{name} ({who}): strong score share {r['share']:.3f}, 95% interval "
+              f"[{r['low']:.3f}, {r['high']:.3f}] {verdict} the even share {r['even']:.3f}; "
+              f"{r['matches']:.0f} matches on {r['sets']:.0f} duplicate deal sets, game points "
+              f"{r['points']:.0f} of {r['all']:.0f}; wrong claims {r['wrong']:.0f}, missed "
+              f"{r['missed']:.0f}; {r['seconds']:.0f} s ({args.worlds} worlds per decision)")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
