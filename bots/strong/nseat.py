@@ -160,16 +160,22 @@ def replay(rules: Rules, dealer: int, order: Sequence[Card], history: Sequence[A
     return state
 
 
-def sample_world(k: SeatKnowledge, rng: random.Random, tries: int = 20) -> DealState | None:
-    """A deal state consistent with what ``k.seat`` saw, or None after ``tries`` failures."""
+def sample_world(k: SeatKnowledge, rng: random.Random, tries: int = 20,
+                 at_window: bool = False) -> DealState | None:
+    """A deal state consistent with what ``k.seat`` saw, or None after ``tries`` failures. Unless
+    ``at_window`` (the seat is answering ``after_trick?``), a claim window the history ends in was
+    passed: the world moves on past it (the draws of phase 1 come after it)."""
     for _ in range(tries):
         order = sample_order(k, rng)
         if order is None:
             continue
         try:
-            return replay(k.rules, k.dealer, order, k.history)
+            world = replay(k.rules, k.dealer, order, k.history)
         except IllegalActionError:
             continue
+        if world.decision is Decision.AFTER_TRICK and not at_window:
+            world = world.apply(PASS)
+        return world
     return None
 
 
@@ -271,8 +277,6 @@ def decide(k: SeatKnowledge, legal: Sequence[Action], rng: random.Random, budget
         world = sample_world(k, rng)
         if world is None:
             break
-        if world.decision is Decision.AFTER_TRICK:
-            world = world.apply(PASS)  # we are asked to lead: the window was passed
         assert world.to_act == k.seat, "the sampled world disagrees about whose turn it is"
         worlds += 1
         for i, action in enumerate(plays):

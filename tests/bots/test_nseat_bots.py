@@ -1,0 +1,205 @@
+"""The bundled Python bots with three and four players (RULES.md §10): whole matches without a
+fault, claims exactly at the side's target, and the strong bot's sampler keeping to what its seat
+saw. Matches are played in-process on the engine (``bots.nseat.play_local_match``): every action
+goes through ``DealState.apply``, which refuses an illegal one."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from arena.game import CLAIM, DealState, Decision, EventKind, MatchState, profile
+from arena.game.observation import visible_event
+from bots.nseat import GREEDY, RandomPolicy, SeatKnowledge, greedy_choice, play_local_match
+from bots.strong.nseat import (Budget, NSeatPlanner, _allowed, decide, layout_positions, replay,
+                               sample_order, sample_world)
+
+NSEAT = ["three_player", "four_player"]
+
+
+@pytest.mark.parametrize("name,dealer", [("three_player", d) for d in range(3)]
+                         + [("four_player", d) for d in range(4)])
+def test_layout_positions_match_the_engine_deal(name, dealer):
+    rules = profile(name)
+    order = list(rules.pack.cards)
+    random.Random(dealer).shuffle(order)
+    deal = DealState.new(rules, dealer, order)
+    layout = layout_positions(rules, dealer)
+    for seat in range(rules.players):
+        assert sorted(order[p] for p in layout.hands[seat]) == deal.hand(seat)
+    assert sorted(order[p] for p in layout.dead) == deal.dead_pile()
+    assert [order[p] for p in layout.stock] + [order[layout.up]] == deal.stock_cards()
+
+
+@pytest.mark.parametrize("name", NSEAT)
+def test_greedy_plays_whole_matches_and_claims_exactly_at_the_side_target(name):
+    rules = profile(name)
+    for seed in range(4):
+        result = play_local_match(rules, [GREEDY] * rules.players, seed)
+        assert result.winner is not None and max(result.game_points) >= rules.match_target
+        assert (result.wrong_claims, result.missed_claims) == (0, 0)
+
+
+@pytest.mark.parametrize("name", NSEAT)
+def test_random_plays_whole_matches(name):
+    rules = profile(name)
+    for seed in range(4):
+        policies = [RandomPolicy(random.Random(f"{seed}/{s}")) for s in range(rules.players)]
+        result = play_local_match(rules, policies, seed)
+        assert result.deals >= 1
+
+
+@pytest.mark.parametrize("name", NSEAT)
+def test_strong_plays_whole_matches_and_claims_exactly_at_the_side_target(name):
+    rules = profile(name)
+    strong = NSeatPlanner("t", Budget(worlds=3))
+    policies = [strong if s % 2 == 0 else GREEDY for s in range(rules.players)]
+    result = play_local_match(rules, policies, "strong-test")
+    assert result.winner is not None
+    assert (result.wrong_claims, result.missed_claims) == (0, 0)
+
+
+# -- positions met along real deals ------------------------------------------------------------------
+
+
+def _positions(name: str, seeds: range):
+    """Every decision of greedy-played deals, with each seat's knowledge at that moment."""
+    rules = profile(name)
+    for seed in seeds:
+        match = MatchState.new(rules, seed)
+        deal = match.deal
+        seats = [SeatKnowledge(rules, s) for s in range(rules.players)]
+        for s, k in enumerate(seats):
+            k.start_deal(deal.dealer, deal.hand(s), deal.up_card, deal.stock_size)
+        seen = 0
+        while True:
+            events = deal.events()
+            for event in events[seen:]:
+                for s, k in enumerate(seats):
+                    k.feed(visible_event(event, s))
+            seen = len(events)
+            if deal.is_over:
+                break
+            yield deal, seats[deal.to_act]
+            deal = deal.apply(greedy_choice(seats[deal.to_act], deal.legal_actions()))
+
+
+@pytest.mark.parametrize("name", NSEAT)
+def test_the_side_count_is_the_engines_total_at_every_decision(name):
+    for deal, k in _positions(name, range(6)):
+        assert k.my_points() == deal.total(deal.rules.side_of[k.seat])
+        assert sorted(k.hand) == deal.hand(k.seat)
+
+
+@pytest.mark.parametrize("name", NSEAT)
+def test_greedy_and_strong_claim_in_every_window_at_the_target_and_never_below(name):
+    rng = random.Random(0)
+    windows = reached = partner_made = 0
+    for deal, k in _positions(name, range(30)):
+        legal = deal.legal_actions()
+        if CLAIM not in legal:
+            continue
+        windows += 1
+        side = deal.rules.side_of[k.seat]
+        at_target = deal.total(side) >= deal.rules.claim_target
+        reached += at_target
+        # With four players the partner's tricks count: windows where the side's target was
+        # reached with the partner's help.
+        partner_made += at_target and k.partner is not None and _partner_won(deal, k.seat)
+        assert (greedy_choice(k, legal) == CLAIM) == at_target
+        assert (decide(k, legal, rng, Budget(worlds=2)) == CLAIM) == at_target
+    assert windows > 20 and reached > 3  # both kinds of window were met
+    if name == "four_player":
+        assert partner_made > 0
+
+
+# -- the sampler -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", NSEAT)
+def test_sampled_worlds_keep_every_seen_card_where_it_was_seen(name):
+    rules = profile(name)
+    rng = random.Random(1)
+    checked = failed = 0
+    for i, (deal, k) in enumerate(_positions(name, range(8))):
+        if i % 3:
+            continue
+        world = sample_world(k, rng, at_window=deal.decision is Decision.AFTER_TRICK)
+        if world is None:
+            failed += 1
+            continue
+        checked += 1
+        # The seat's own hand, the played cards and the trick winners are as in the real deal.
+        assert world.hand(k.seat) == deal.hand(k.seat)
+        assert world.events() == deal.events() or _same_public(world, deal, k.seat)
+        assert world.up_card == deal.up_card and world.stock_size == deal.stock_size
+        hidden_true: Counter = Counter()
+        hidden_world: Counter = Counter()
+        for seat in range(rules.players):
+            if seat == k.seat:
+                continue
+            hand = Counter(world.hand(seat))
+            # Shown and not yet played (a marriage's cards, an exchanged up-card) stay with the seat.
+            assert not (k.known_now[seat] - hand), (seat, k.known_now[seat], hand)
+            # Nothing the seat has shown it cannot hold (phase-2 voids, "could not beat").
+            assert all(_allowed(c, k.forbidden[seat]) for c in hand)
+            assert len(world.hand(seat)) == len(deal.hand(seat))
+            hidden_true.update(deal.hand(seat))
+            hidden_world.update(hand)
+        for d in (deal, world):
+            target = hidden_true if d is deal else hidden_world
+            target.update(d.stock_cards()[:-1] if d.up_card is not None else d.stock_cards())
+            target.update(d.dead_pile())
+        # The hidden cards are exactly the unseen ones, redistributed: no seen card is hidden.
+        assert hidden_world == hidden_true
+        seen = Counter(k.hand) + Counter(k.played)
+        for c, n in seen.items():
+            assert hidden_world[c] + n <= rules.pack.copies, c
+    assert checked > 20 and failed <= checked // 10
+
+
+def _partner_won(deal: DealState, seat: int) -> bool:
+    partner = deal.rules.partner(seat)
+    return any(e.kind is EventKind.TRICK and e.seat == partner for e in deal.events())
+
+
+def _same_public(world: DealState, deal: DealState, seat: int) -> bool:
+    """The events the seat saw are the same (other seats' private draws may differ)."""
+    return [visible_event(e, seat) for e in world.events()] == \
+        [visible_event(e, seat) for e in deal.events()]
+
+
+def test_a_void_shown_in_phase_two_keeps_the_suit_out_of_that_hand():
+    rules = profile("three_player")
+    voids = 0
+    rng = random.Random(2)
+    for deal, k in _positions("three_player", range(12)):
+        for seat, rules_of_seat in k.forbidden.items():
+            if seat == k.seat or not rules_of_seat:
+                continue
+            voids += 1
+            order = sample_order(k, rng)
+            if order is None:
+                continue
+            world = replay(rules, k.dealer, order, k.history)
+            assert all(_allowed(c, rules_of_seat) for c in world.hand(seat))
+    assert voids > 10
+
+
+def test_four_player_hands_may_hold_a_card_twice():
+    rules = profile("four_player")
+    twice = 0
+    for seed in range(40):
+        deal = MatchState.new(rules, seed).deal
+        for seat in range(4):
+            counts = Counter(deal.hand(seat))
+            if max(counts.values()) == 2:
+                k = SeatKnowledge(rules, seat)
+                k.start_deal(deal.dealer, deal.hand(seat), deal.up_card, deal.stock_size)
+                assert sorted(k.hand) == deal.hand(seat)
+                twice += 1
+                world = sample_world(k, random.Random(seed))
+                assert world is not None and world.hand(seat) == deal.hand(seat)
+    assert twice > 0
