@@ -15,11 +15,14 @@ from __future__ import annotations
 import random
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
 from arena.game import CLAIM, EXCHANGE, PASS, Action, ActionKind, Card, Event, EventKind, Rank, \
     Rules, Suit
 from arena.game.cards import beats
+
+if TYPE_CHECKING:
+    from protocol.view import BotView
 
 HIGH_TRICK_POINTS = 10
 """A trick worth this much (an ace or a ten on the table) is worth a trump in phase 1."""
@@ -428,3 +431,52 @@ def _first_upcard(deal: object) -> Card:
     up = deal.up_card
     assert up is not None  # a fresh deal: the up-card lies under the stock
     return up
+
+
+# -- from the SDK's messages -------------------------------------------------------------------------
+
+
+def engine_event(msg: object) -> Event | None:
+    """An N-seat event line (PROTOCOL.md §9) as the engine event it reports, as the seat saw it."""
+    from protocol.messages import Claim, Draw, Exchange, Marriage, Played, Trick
+
+    match msg:
+        case Played(who, card):
+            return Event(EventKind.PLAY, int(who), (card,))
+        case Trick(who, led, followed, more):
+            return Event(EventKind.TRICK, int(who), (led, followed, *more))
+        case Draw(who, card):
+            return Event(EventKind.DRAW, int(who), (card,) if card is not None else ())
+        case Marriage(who, suit, points):
+            return Event(EventKind.MARRIAGE, int(who), (Card(suit, Rank.KING), Card(suit, Rank.QUEEN)),
+                         points, suit)
+        case Exchange(who, took, gave):
+            return Event(EventKind.EXCHANGE, int(who), (took, gave))
+        case Claim(who):
+            return Event(EventKind.CLAIM, int(who))
+    return None
+
+
+class ViewTracker:
+    """Keeps a ``SeatKnowledge`` from the SDK's hooks in a three- or four-player match (None in a
+    two-player one, where the bots' own two-player code runs)."""
+
+    def __init__(self) -> None:
+        self.knowledge: SeatKnowledge | None = None
+
+    def match_start(self, view: BotView) -> None:
+        nseat = view.players > 2 and view.seat is not None
+        self.knowledge = SeatKnowledge(view.rules, view.seat) if nseat and view.seat is not None \
+            else None
+
+    def deal_start(self, view: BotView) -> None:
+        k = self.knowledge
+        if k is not None:
+            assert view.upcard is not None and view.dealer is not None
+            k.start_deal(int(view.dealer), view.hand, view.upcard, view.stock_size)
+
+    def event(self, msg: object) -> None:
+        if self.knowledge is not None:
+            event = engine_event(msg)
+            if event is not None:
+                self.knowledge.feed(event)

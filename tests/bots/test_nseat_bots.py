@@ -12,9 +12,14 @@ import pytest
 
 from arena.game import CLAIM, DealState, Decision, EventKind, MatchState, profile
 from arena.game.observation import visible_event
+from bots.greedy_bot import GreedyBot
 from bots.nseat import GREEDY, RandomPolicy, SeatKnowledge, greedy_choice, play_local_match
 from bots.strong.nseat import (Budget, NSeatPlanner, _allowed, decide, layout_positions, replay,
                                sample_order, sample_world)
+from bots.random_bot import RandomBot
+from bots.strong.bot import StrongBot
+from protocol import BotSession, from_engine
+from protocol.codec import decode_from_bot, encode
 
 NSEAT = ["three_player", "four_player"]
 
@@ -203,3 +208,73 @@ def test_four_player_hands_may_hold_a_card_twice():
                 world = sample_world(k, random.Random(seed))
                 assert world is not None and world.hand(seat) == deal.hand(seat)
     assert twice > 0
+
+
+# -- the bots themselves, through the SDK and the wire lines -----------------------------------------
+
+
+def _play_sdk_match(rules, bots, seed, max_deals=40):
+    """A match between SDK bots in-process: every line is what the referee sends (from_engine and
+    the codec), every answer is decoded and applied by the engine, which refuses an illegal one.
+    Returns the final match state and the claims judged against the engine's totals."""
+    sessions = [BotSession(bot) for bot in bots]
+    names = [bot.name for bot in bots]
+    wrong = missed = 0
+
+    def tell(seat, msg):
+        reply = sessions[seat].feed(encode(msg))
+        return reply
+
+    for s in range(rules.players):
+        assert tell(s, from_engine.hello(rules)) == f"ready {names[s]}"
+        tell(s, from_engine.match_start(f"m{seed}", rules, s, names, 200))
+        for line in from_engine.rules_lines(rules):
+            tell(s, line)
+    match = MatchState.new(rules, seed)
+    while not match.is_over:
+        if match.deal_no > max_deals:
+            match = match.stop_at_deal_limit()
+            break
+        deal_no, deal = match.deal_no, match.deal
+        for s in range(rules.players):
+            tell(s, from_engine.deal_start(match, s))
+        seen = 0
+        while True:
+            events = deal.events()
+            for event in events[seen:]:
+                for s in range(rules.players):
+                    msg = from_engine.event_message(event, s, rules.players)
+                    if msg is not None:
+                        tell(s, msg)
+            seen = len(events)
+            if deal.is_over:
+                break
+            seat, legal = deal.to_act, deal.legal_actions()
+            answer = tell(seat, from_engine.request(deal))
+            action = decode_from_bot(answer, "action").action
+            if CLAIM in legal:
+                reached = deal.total(rules.side_of[seat]) >= rules.claim_target
+                wrong += action == CLAIM and not reached
+                missed += action != CLAIM and reached
+            match = match.apply(action)  # IllegalActionError on an illegal answer
+            deal = match.results[-1].final if match.is_over or match.deal_no != deal_no \
+                else match.deal
+        if not match.is_over:
+            for s in range(rules.players):
+                tell(s, from_engine.settle(match.results[-1], s, rules))
+    return match, wrong, missed
+
+
+@pytest.mark.parametrize("name", NSEAT)
+def test_bundled_python_bots_play_nseat_matches_through_the_sdk(name):
+    rules = profile(name)
+    lineups = [[GreedyBot() for _ in range(rules.players)],
+               [RandomBot(seed="r") for _ in range(rules.players)],
+               [StrongBot(budget_ms=15, max_worlds=3) if s % 2 == 0 else GreedyBot()
+                for s in range(rules.players)]]
+    for i, bots in enumerate(lineups):
+        match, wrong, missed = _play_sdk_match(rules, bots, f"sdk{i}")
+        assert match.is_over
+        if i != 1:  # random claims at random; greedy and strong count
+            assert (wrong, missed) == (0, 0)
+    assert all(b.failures == 0 for b in lineups[2] if isinstance(b, StrongBot))
