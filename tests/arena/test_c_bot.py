@@ -174,3 +174,29 @@ def test_c_bot_answers_the_nseat_greeting_ready():
     assert p.sent[-1] == "sixtysix 1 players 4 profile four_player"
     assert p.answer() == "ready c-counter"
     assert p.close() == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("profile_name,lineup", [
+    ("three_player", ("c-counter", "greedy", "random")),
+    ("three_player", ("strong", "c-counter", "greedy")),
+    ("four_player", ("c-counter", "greedy", "c-counter", "greedy")),
+    ("four_player", ("random", "c-counter", "greedy", "c-counter")),
+])
+def test_c_bot_plays_nseat_matches_through_the_referee(profile_name, lineup, tmp_path):
+    """End to end: every seat a real process under the N-seat referee, the record replays."""
+    from arena.bot_process import Limits
+    from arena.records import read_record, replay_record
+
+    bots = [resolve_bot(name) for name in lineup]
+    record = tmp_path / "m.jsonl"
+    # The strong bot thinks for 30% of the limit: 400 ms keeps the match short and leaves every bot
+    # a wide margin on a busy machine.
+    result = run_match(bots, MatchConfig(rules=profile(profile_name), seed=5, match_id="cn",
+                                         limits=Limits(decision_ms=400)), record)
+    assert str(result.reason) == "target", (result.fault, result.detail, result.line)
+    for seat, name in enumerate(lineup):
+        if name == "c-counter":
+            stats = result.seats[seat]
+            assert (stats.wrong_claims, stats.missed_claims) == (0, 0)
+    assert replay_record(read_record(record)).game_points == result.game_points
