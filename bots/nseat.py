@@ -73,8 +73,9 @@ class SeatKnowledge:
     draws: list[DrawSlot] = field(default_factory=list)
     played: Counter[Card] = field(default_factory=Counter)
     held: dict[int, list[Held]] = field(default_factory=dict)        # seat -> cards it had
-    known_now: dict[int, Counter[Card]] = field(default_factory=dict)  # seat -> shown, unplayed
-    from_up: dict[int, Counter[Card]] = field(default_factory=dict)    # seat -> took from the up slot
+    known_now: dict[int, Counter[Card]] = field(default_factory=dict)
+    """seat -> cards it holds for sure: a shown marriage's cards, the up-card it took by exchanging
+    or drew face up (those come from the up slot, not from its own slots of the deal)."""
     forbidden: dict[int, list[tuple[Suit, int]]] = field(default_factory=dict)
     """seat -> (suit, below): the seat holds no card of ``suit`` with a rank index below ``below``
     (8 = the whole suit). Learnt in phase 2 from the follow rule (RULES.md §6, §10.2)."""
@@ -113,7 +114,6 @@ class SeatKnowledge:
         self.played = Counter()
         self.held = {s: [] for s in range(self.players)}
         self.known_now = {s: Counter() for s in range(self.players)}
-        self.from_up = {s: Counter() for s in range(self.players)}
         self.forbidden = {s: [] for s in range(self.players)}
         self.claimed_by = None
 
@@ -142,10 +142,6 @@ class SeatKnowledge:
         if seat == self.seat:
             return
         if self.known_now[seat][card] > 0:
-            return
-        if self.from_up[seat][card] > 0:
-            self.from_up[seat][card] -= 1
-            self.known_now[seat][card] += 1
             return
         self.held[seat].append(Held(card, self.rounds))
         self.known_now[seat][card] += 1

@@ -10,7 +10,8 @@ from collections import Counter
 
 import pytest
 
-from arena.game import CLAIM, DealState, Decision, EventKind, MatchState, profile
+from arena.game import (CLAIM, PASS, Action, Card, DealState, Decision, Event, EventKind, MatchState,
+                        Rank, Suit, profile)
 from arena.game.observation import visible_event
 from bots.greedy_bot import GreedyBot
 from bots.nseat import GREEDY, RandomPolicy, SeatKnowledge, greedy_choice, play_local_match
@@ -278,3 +279,54 @@ def test_bundled_python_bots_play_nseat_matches_through_the_sdk(name):
         if i != 1:  # random claims at random; greedy and strong count
             assert (wrong, missed) == (0, 0)
     assert all(b.failures == 0 for b in lineups[2] if isinstance(b, StrongBot))
+
+
+# -- constructed claim windows -----------------------------------------------------------------------
+
+
+def _knowledge_after(name: str, seat: int, events: list[tuple[str, int, str]]) -> SeatKnowledge:
+    """A seat's knowledge after hand-written tricks and marriages (what the lines would say)."""
+    rules = profile(name)
+    k = SeatKnowledge(rules, seat)
+    k.start_deal(rules.players - 1, [Card.parse("9H")], Card.parse("7H" if rules.players == 3
+                                                                     else "9H"), rules.stock_size)
+    for kind, who, text in events:
+        if kind == "trick":
+            k.feed(Event(EventKind.TRICK, who, tuple(Card.parse(c) for c in text.split())))
+        else:
+            suit = Suit.parse(text)
+            k.feed(Event(EventKind.MARRIAGE, who, (Card(suit, Rank.KING), Card(suit, Rank.QUEEN)),
+                         40 if suit is Suit.HEARTS else 20, suit))
+    return k
+
+
+@pytest.mark.parametrize("name,seat,events,points", [
+    # Four players: partners pool their points, 101 is the target (RULES.md §10.3).
+    ("four_player", 0, [("trick", 2, "AS AS TS TS"), ("trick", 0, "AH AH TH TH"),
+                        ("trick", 0, "AC KD JD 9D")], 101),
+    ("four_player", 0, [("trick", 2, "AS AS TS TS"), ("trick", 0, "AH AH TH TH"),
+                        ("trick", 0, "AC QD JD 9D")], 100),
+    # The partner's marriage counts once the side has a trick, whoever won it (§10.4).
+    ("four_player", 2, [("marriage", 0, "C"), ("trick", 1, "AS AS TS TS"),
+                        ("trick", 2, "AH AH TH TH"), ("trick", 0, "AD AD TD TD")], 104),
+    ("four_player", 2, [("marriage", 0, "C"), ("trick", 1, "AS AS TS TS"),
+                        ("trick", 2, "AH AH TH TH"), ("trick", 0, "AD AD TD KD")], 98),
+    ("four_player", 1, [("marriage", 0, "C"), ("trick", 2, "AS AS TS TS"),
+                        ("trick", 3, "AH AH TH TH"), ("trick", 1, "AD TD JD 9D")], 65),
+    # Three players: every seat for itself, 66.
+    ("three_player", 1, [("trick", 1, "AS TS KS"), ("trick", 1, "AH TH KH"),
+                         ("trick", 1, "AC QC JC")], 66),
+    ("three_player", 1, [("trick", 1, "AS TS KS"), ("trick", 1, "AH TH KH"),
+                         ("trick", 2, "AC QC JC"), ("trick", 1, "AD 9D 8D")], 61),
+    ("three_player", 2, [("marriage", 2, "H"), ("trick", 2, "AS TS 7S")], 61),
+    ("three_player", 2, [("marriage", 2, "H"), ("trick", 2, "AS TS KS")], 65),
+    ("three_player", 2, [("marriage", 2, "H"), ("trick", 2, "AS TS KS"), ("trick", 0, "AC 7C 8C"),
+                         ("trick", 2, "JC 7D 8D")], 67),
+])
+def test_a_constructed_window_is_claimed_exactly_at_the_side_target(name, seat, events, points):
+    k = _knowledge_after(name, seat, events)
+    assert k.my_points() == points
+    claim = points >= k.target
+    for legal in ((CLAIM, PASS), (CLAIM, Action.parse("play:9H"))):
+        assert (greedy_choice(k, legal) == CLAIM) == claim
+        assert (decide(k, legal, random.Random(0), Budget(worlds=1)) == CLAIM) == claim
