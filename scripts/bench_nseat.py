@@ -15,8 +15,13 @@ each seat decides from what it saw, no processes), and the strong bot samples a 
 worlds per decision (``--worlds``), not a time budget, so the result does not depend on the load of
 the machine.
 
+``--referee`` plays the same matches with real bot processes through the referee instead
+(``arena.referee.run_match``: the strong bot as ``strong --worlds W`` with a time budget generous
+enough that the world count binds). Slower, and a check that the processes behave as the
+in-process policies do.
+
 Usage: scripts/bench_nseat.py [--profile three_player|four_player|both] [--sets N] [--worlds W]
-                              [--seed S]
+                              [--seed S] [--referee]
 """
 
 from __future__ import annotations
@@ -44,7 +49,43 @@ def seatings(players: int) -> list[tuple[int, ...]]:
     return [(0, 2), (1, 3)]
 
 
-def run_profile(name: str, sets: int, worlds: int, seed: int) -> dict[str, float]:
+def play_in_process(name: str, strong_seats: tuple[int, ...], deal_seed: str,
+                    worlds: int) -> tuple[tuple[int, ...], int, int]:
+    """One match on the engine: (game points per side, wrong claims, missed claims)."""
+    rules = profile(name)
+    planner = NSeatPlanner(f"{deal_seed}/{strong_seats}", Budget(worlds=worlds))
+    policies: list[Policy] = [planner if s in strong_seats else GREEDY for s in range(rules.players)]
+    result = play_local_match(rules, policies, deal_seed)
+    return result.game_points, result.wrong_claims, result.missed_claims
+
+
+REFEREE_DECISION_MS = 5000
+"""The limit per decision in ``--referee`` mode: far above what the fixed world count needs."""
+
+
+def play_with_referee(name: str, strong_seats: tuple[int, ...], deal_seed: str,
+                      worlds: int) -> tuple[tuple[int, ...], int, int]:
+    """One match between bot processes through the referee, on the same deals."""
+    from arena.bot_process import Limits
+    from arena.bot_specs import resolve_bot
+    from arena.referee import MatchConfig, run_match
+
+    rules = profile(name)
+    bots = [resolve_bot(f"strong --worlds {worlds} --budget-ms {REFEREE_DECISION_MS // 2} "
+                        f"--seed {deal_seed}/{s}", name=f"strong-{s}")
+            if s in strong_seats else resolve_bot("greedy", name=f"greedy-{s}")
+            for s in range(rules.players)]
+    result = run_match(bots, MatchConfig(rules=rules, seed=deal_seed, match_id="bench-nseat",
+                                         limits=Limits(decision_ms=REFEREE_DECISION_MS)))
+    if result.fault is not None:
+        raise SystemExit(f"{name}: the match faulted: {result.fault} by seat {result.offender}: "
+                         f"{result.detail}")
+    return (result.game_points, sum(s.wrong_claims for s in result.seats),
+            sum(s.missed_claims for s in result.seats))
+
+
+def run_profile(name: str, sets: int, worlds: int, seed: int,
+                referee: bool = False) -> dict[str, float]:
     rules = profile(name)
     even = 1 / rules.sides
     shares = []
@@ -55,23 +96,21 @@ def run_profile(name: str, sets: int, worlds: int, seed: int) -> dict[str, float
         deal_seed = f"bench-nseat/{seed}/{k}"
         mine = total = 0
         for strong_seats in seatings(rules.players):
-            planner = NSeatPlanner(f"{deal_seed}/{strong_seats}", Budget(worlds=worlds))
-            policies: list[Policy] = [planner if s in strong_seats else GREEDY
-                                      for s in range(rules.players)]
-            result = play_local_match(rules, policies, deal_seed)
+            play = play_with_referee if referee else play_in_process
+            points, wrong_here, missed_here = play(name, strong_seats, deal_seed, worlds)
             side = rules.side_of[strong_seats[0]]
-            mine += result.game_points[side]
-            total += sum(result.game_points)
+            mine += points[side]
+            total += sum(points)
             matches += 1
-            wrong += result.wrong_claims
-            missed += result.missed_claims
+            wrong += wrong_here
+            missed += missed_here
         shares.append(mine / total if total else even)
         strong_points += mine
         all_points += total
         print(f"  {name}: set {k + 1}/{sets}: share {mine}/{total}", file=sys.stderr, flush=True)
     mean = statistics.fmean(shares)
     half = 1.96 * statistics.stdev(shares) / math.sqrt(len(shares)) if len(shares) > 1 else 1.0
-    return {"share": mean, "low": mean - half, "high": mean + half, "even": even,
+    return {"share": mean, "low": max(0.0, mean - half), "high": min(1.0, mean + half), "even": even,
             "matches": matches, "sets": sets, "points": strong_points, "all": all_points,
             "wrong": wrong, "missed": missed, "seconds": time.monotonic() - started}
 
@@ -84,13 +123,15 @@ def main() -> int:
                              "2 with four)")
     parser.add_argument("--worlds", type=int, default=12, help="sampled worlds per strong decision")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--referee", action="store_true",
+                        help="real bot processes through the referee instead of in-process")
     args = parser.parse_args()
     if args.sets < 0 or args.worlds < 1:
         parser.error("--sets must be positive and --worlds at least 1")
     names = ["three_player", "four_player"] if args.profile == "both" else [args.profile]
     failed = False
     for name in names:
-        r = run_profile(name, args.sets or DEFAULT_SETS[name], args.worlds, args.seed)
+        r = run_profile(name, args.sets or DEFAULT_SETS[name], args.worlds, args.seed, args.referee)
         verdict = "excludes" if r["low"] > r["even"] else "does NOT exclude"
         failed |= r["low"] <= r["even"]
         who = "strong vs 2 greedy" if name == "three_player" else "strong pair vs greedy pair"
@@ -98,7 +139,8 @@ def main() -> int:
               f"[{r['low']:.3f}, {r['high']:.3f}] {verdict} the even share {r['even']:.3f}; "
               f"{r['matches']:.0f} matches on {r['sets']:.0f} duplicate deal sets, game points "
               f"{r['points']:.0f} of {r['all']:.0f}; wrong claims {r['wrong']:.0f}, missed "
-              f"{r['missed']:.0f}; {r['seconds']:.0f} s ({args.worlds} worlds per decision)")
+              f"{r['missed']:.0f}; {r['seconds']:.0f} s ({args.worlds} worlds per decision, "
+              f"{'bot processes and the referee' if args.referee else 'in-process'})")
     return 1 if failed else 0
 
 
