@@ -1,7 +1,8 @@
 """The Sixty-Six Arena wire protocol, version 1 (PROTOCOL.md), and the Python bot SDK.
 
 Data flow: ``messages`` (the value types) <-> ``codec`` (text, pure) ; ``from_engine`` (what the
-referee sends, from ``arena.game``) ; ``view`` (what a bot has seen) ; ``sdk`` (the bot's loop).
+referee sends, from ``arena.game``) ; ``view`` (what a bot has seen) ; ``sdk`` (the bot's loop) ;
+``local`` (whole matches between in-process bots, for bots' tests and benchmarks).
 """
 
 from protocol.codec import (MAX_LINE_BYTES, PROTOCOL_NAME, PROTOCOL_VERSION, ProtocolError,

@@ -17,7 +17,7 @@ from arena.game.cards import cards_of_mask
 from arena.game.dealing import deal_layout
 from arena.game.events import Event as EngineEvent
 from arena.game.observation import visible_event
-from protocol.codec import MAX_LINE_BYTES, encode
+from protocol.codec import MAX_LINE_BYTES
 from protocol.messages import (Claim, Close, DealStart, Draw, Event, Exchange, Fault, Hello,
                                Marriage, MatchEnd, MatchStart, Played, Player, Request, RulesLine,
                                Settle, Trick, Who)
@@ -54,11 +54,16 @@ def rules_lines(rules: Rules) -> tuple[RulesLine, ...]:
     flags = RulesLine.from_rules(rules).flags
     lines: list[RulesLine] = []
     chunk: list[tuple[str, str]] = []
-    for flag in flags:
-        if chunk and len(encode(RulesLine(tuple(chunk + [flag])))) > MAX_LINE_BYTES:
+    size = len("rules")
+    for name, value in flags:
+        # " name=value": the flags are ASCII (RulesLine checks it), so characters are bytes. Counted,
+        # not encoded per flag: building a line per flag made this quadratic in the flags.
+        word = len(name) + len(value) + 2
+        if chunk and size + word > MAX_LINE_BYTES:
             lines.append(RulesLine(tuple(chunk)))
-            chunk = []
-        chunk.append(flag)
+            chunk, size = [], len("rules")
+        chunk.append((name, value))
+        size += word
     lines.append(RulesLine(tuple(chunk)))
     return tuple(lines)
 

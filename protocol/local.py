@@ -19,9 +19,9 @@ It is not the referee: a bot that breaks the protocol or answers an illegal acti
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
-from arena.game import Event, MatchState, Rules
+from arena.game import Action, Card, Event, EventKind, MatchState, Rules
 from protocol import from_engine
 from protocol.codec import decode_from_bot, encode
 from protocol.messages import Decline, RefereeMessage
@@ -42,22 +42,26 @@ class LocalMatch:
     declined: dict[int, str] = field(default_factory=dict)
     """Seats that declined the greeting (PROTOCOL.md §9), with their text: then nothing was played."""
     sessions: tuple[BotSession, ...] = ()
+    actions: list[Action] = field(default_factory=list)
+    """Every action played, in order: with the rules, seed and first dealer, the match's record
+    (``arena.game.replay``)."""
 
 
 def play(rules: Rules, bots: Sequence[Bot], seed: int | str = 0, first_dealer: int = 0,
          match_id: str = "t1", on_request: RequestHook | None = None, *,
-         transcripts: bool = True, decision_ms: int = 1000,
-         max_deals: int | None = None) -> LocalMatch:
+         transcripts: bool = True, decision_ms: int = 1000, max_deals: int | None = None,
+         orders: Iterable[Sequence[Card]] | None = None) -> LocalMatch:
     """Play a whole match between ``bots`` (seat 0 first). ``transcripts=False`` skips keeping the
     lines (benchmarks); ``max_deals`` stops the match at the deal limit as the arena does (two
-    bots that never claim in ``sixty_six`` would otherwise draw for ever)."""
+    bots that never claim in ``sixty_six`` would otherwise draw for ever); ``orders`` deals the
+    given pack orders instead of the seed's (``MatchState.new``)."""
     players = rules.players
     if len(bots) != players:
         raise ValueError(f"{rules.name} is played by {players} bots, not {len(bots)}")
     seats = range(players)
     sessions = tuple(BotSession(bot) for bot in bots)
     logs: tuple[list[str], ...] = tuple([] for _ in seats)
-    out = LocalMatch(MatchState.new(rules, seed, first_dealer), logs if transcripts else (),
+    out = LocalMatch(MatchState.new(rules, seed, first_dealer, orders), logs if transcripts else (),
                      sessions=sessions)
 
     def send(seat: int, msg: RefereeMessage) -> str | None:
@@ -101,6 +105,7 @@ def play(rules: Rules, bots: Sequence[Bot], seed: int | str = 0, first_dealer: i
         action = decode_from_bot(reply or "", "action").action
         before = len(state.results)
         state = state.apply(action)
+        out.actions.append(action)
         if len(state.results) > before:
             result = state.results[-1]
             assert result.final is not None  # in-process results are never slimmed
@@ -118,8 +123,12 @@ def play(rules: Rules, bots: Sequence[Bot], seed: int | str = 0, first_dealer: i
 def _send_events(send: Callable[[int, RefereeMessage], str | None], events: Sequence[Event], sent: int,
                  players: int) -> int:
     for event in events[sent:]:
+        # With seat numbers (PROTOCOL.md §9) every seat reads the same line, but for draws: one
+        # message for all is the same text, built once.
+        shared = None if players == 2 or event.kind is EventKind.DRAW else \
+            from_engine.event_message(event, 0, players)
         for seat in range(players):
-            msg = from_engine.event_message(event, seat, players)
+            msg = shared or from_engine.event_message(event, seat, players)
             if msg is not None and send(seat, msg) is not None:
                 raise AssertionError(f"seat {seat} answered an event")  # events are never answered
     return len(events)

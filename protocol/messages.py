@@ -99,10 +99,14 @@ def _check(ok: bool, message: str) -> None:
         raise ValueError(message)
 
 
+# The checks below build their message only when they fail: every line a bot reads is checked, and an
+# f-string with a repr() per field cost more than the decoding itself.
+
+
 def _check_count(value: object, field: str, least: int = 0) -> None:
     # bool is an int subclass; a True where a count belongs is always a bug.
-    _check(isinstance(value, int) and not isinstance(value, bool) and value >= least,
-           f"{field} must be a whole number >= {least}, not {value!r}")
+    if not (type(value) is int and value >= least):
+        raise ValueError(f"{field} must be a whole number >= {least}, not {value!r}")
 
 
 def _check_pair(value: object, field: str) -> None:
@@ -113,9 +117,8 @@ def _check_pair(value: object, field: str) -> None:
 
 
 def _check_per_side(value: object, field: str, sides: int) -> None:
-    _check(isinstance(value, tuple) and len(value) == sides,
-           f"{field} must list one number per side ({sides}), not {value!r}")
-    assert isinstance(value, tuple)
+    if not (isinstance(value, tuple) and len(value) == sides):
+        raise ValueError(f"{field} must list one number per side ({sides}), not {value!r}")
     for part in value:
         _check_count(part, field)
 
@@ -123,9 +126,8 @@ def _check_per_side(value: object, field: str, sides: int) -> None:
 def _check_sides(value: object, field: str) -> int:
     """The number of sides of an N-seat per-side list (PROTOCOL.md §9: 3 with three players, 2 with
     four)."""
-    _check(isinstance(value, tuple) and len(value) in SIDE_COUNTS,
-           f"{field} must list one number per side (2 or 3 sides), not {value!r}")
-    assert isinstance(value, tuple)
+    if not (isinstance(value, tuple) and len(value) in SIDE_COUNTS):
+        raise ValueError(f"{field} must list one number per side (2 or 3 sides), not {value!r}")
     return len(value)
 
 
@@ -140,17 +142,20 @@ def _check_copies(cards: tuple[Card, ...], field: str, copies: int) -> None:
 
 
 def _check_card(value: object, field: str) -> None:
-    _check(isinstance(value, Card), f"{field} must be a Card, not {value!r}")
+    if type(value) is not Card:
+        raise ValueError(f"{field} must be a Card, not {value!r}")
 
 
 def _check_name(value: object, field: str) -> None:
-    _check(isinstance(value, str) and NAME_RE.fullmatch(value) is not None,
-           f"{field} must be 1 to 64 characters from A-Z a-z 0-9 _ . + -, not {value!r}")
+    if not (isinstance(value, str) and NAME_RE.fullmatch(value) is not None):
+        raise ValueError(f"{field} must be 1 to 64 characters from A-Z a-z 0-9 _ . + -, not "
+                         f"{value!r}")
 
 
 def _check_word(value: object, field: str) -> None:
-    _check(isinstance(value, str) and WORD_RE.fullmatch(value) is not None,
-           f"{field} must be a non-empty word of printable ASCII without spaces, not {value!r}")
+    if not (isinstance(value, str) and WORD_RE.fullmatch(value) is not None):
+        raise ValueError(f"{field} must be a non-empty word of printable ASCII without spaces, "
+                         f"not {value!r}")
 
 
 def _who(value: object, field: str = "who") -> Who:

@@ -10,7 +10,7 @@ import pytest
 
 from arena.game import Card, MatchState, observe, profile
 from bots.random_bot import RandomBot
-from protocol import BotView, StockState, decode_from_referee
+from protocol import BotView, StockState, Who, decode_from_referee
 from protocol.local import play
 from protocol_driver import PatientRandomBot
 
@@ -153,6 +153,22 @@ def test_every_seats_view_matches_the_engine_at_every_request(name: str, seed: i
             side = rules.side_of[seat]
             # The mental count per side: exactly the engine's (omniscient) total.
             assert view.my_points() == deal.total(side), (seat, view)
+            # What the view knows of other hands is true, and what it has not seen is exactly
+            # what lies in the other hands, the stock and (three players) the dead pile.
+            hidden = Counter[Card]()
+            for other in range(rules.players):
+                if other != seat:
+                    held = Counter(deal.hand(other))
+                    key = other if view.nseat else Who.OPP
+                    known = Counter(view.known_cards(key))
+                    assert known <= held, (seat, other, known, held)
+                    hidden += held - known
+            stock = deal.stock_cards()
+            if view.stock_bottom is not None:
+                assert stock[-1] is view.stock_bottom
+                stock = stock[:-1]
+            hidden += Counter(stock) + Counter(deal.dead_pile())
+            assert hidden == Counter(view.unseen_counts()), seat
             if view.nseat:
                 assert view.hand_sizes == obs.hand_sizes
                 assert tuple(c for _, c in view.table) == obs.table
