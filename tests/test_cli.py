@@ -222,3 +222,15 @@ def test_a_tournament_refuses_a_three_player_profile(tmp_path):
     assert result.exit_code == 2
     assert "three_player is for 3 players; tournaments are two-player" in result.output
     assert not (tmp_path / "t" / "results.sqlite").exists()
+
+
+def test_play_with_a_bot_that_declines_says_so_and_the_record_replays(tmp_path):
+    record = tmp_path / "d.jsonl"
+    result = runner.invoke(app, ["play", _nseat_cmd(mode="decline"), _nseat_cmd(), _nseat_cmd(),
+                                 "--record", str(record)])
+    assert result.exit_code == 0, result.output
+    assert "not played: nseat_bot-0 does not support three_player (no partners here)" in \
+        result.output
+    assert "forfeit" not in result.output
+    replayed = runner.invoke(app, ["replay", str(record)])
+    assert replayed.exit_code == 0 and "not played: nseat_bot-0 does not support" in replayed.output
