@@ -4,6 +4,9 @@ It keeps the mental count through the SDK's view, claims the moment its count re
 window (and never below), always exchanges, always shows its best marriage, closes only when the
 cards in its hand guarantee 66, and plays cheaply: win a trick when it is cheap or worth it, else
 throw the card worth least.
+
+With three or four players (RULES.md §10) it plays ``bots.nseat.greedy_choice``: the same habits
+for a side (claim exactly at the side's 66 or 101, load a partner's winning trick with points).
 """
 
 from __future__ import annotations
@@ -11,7 +14,8 @@ from __future__ import annotations
 from arena.game import CLAIM, CLOSE, EXCHANGE, PASS, Action, ActionKind, Card, Rank
 from arena.game.cards import beats
 from arena.game.rules import CLAIM_TARGET, MarriageLeadCard
-from protocol import Bot, BotView, StockState, run
+from bots.nseat import ViewTracker, greedy_choice
+from protocol import Bot, BotView, Event, StockState, run
 
 HIGH_LEAD_POINTS = 10
 """A led card worth this much (an ace or a ten) is worth a trump in phase 1."""
@@ -19,8 +23,29 @@ HIGH_LEAD_POINTS = 10
 
 class GreedyBot(Bot):
     name = "greedy"
+    player_counts = (2, 3, 4)  # every profile (PROTOCOL.md §9: declared, so never declined)
+
+    _nseat: ViewTracker | None = None  # made on first use: subclasses need not call __init__
+
+    @property
+    def nseat(self) -> ViewTracker:
+        """What the seat saw in a three- or four-player match (bots/nseat.py)."""
+        if self._nseat is None:
+            self._nseat = ViewTracker()
+        return self._nseat
+
+    def on_match_start(self, view: BotView) -> None:
+        self.nseat.match_start(view)
+
+    def on_deal_start(self, view: BotView) -> None:
+        self.nseat.deal_start(view)
+
+    def on_event(self, view: BotView, event: Event) -> None:
+        self.nseat.event(event)
 
     def decide(self, view: BotView, legal: tuple[Action, ...]) -> Action:
+        if self.nseat.knowledge is not None:
+            return greedy_choice(self.nseat.knowledge, legal)
         # The count is ours to keep (RULES.md §3): claim exactly when it reaches 66.
         if CLAIM in legal and view.my_points() >= CLAIM_TARGET:
             return CLAIM

@@ -17,6 +17,7 @@ SEED_ENV = "SIXTYSIX_BOT_SEED"
 
 class RandomBot(Bot):
     name = "random"
+    player_counts = (2, 3, 4)  # it only needs the legal actions, so it plays every profile
 
     def __init__(self, seed: str | None = None):
         self._seed = seed

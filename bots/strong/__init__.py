@@ -11,5 +11,10 @@ It plays through the SDK like any other bot. The data flow, one file each:
   scored by the game points of RULES.md §7;
 - ``planner.py``: the option with the best average over sampled worlds, within a time budget;
 - ``bot.py``: the decisions (claims, exchanges, marriages, closing, cards) and the time budget;
-- ``__main__.py``: the command line (``--budget-ms``, ``--seed``).
+- ``nseat.py``: three and four players (RULES.md §10): worlds sampled from what the seat saw and
+  replayed on the engine, greedy playouts for every seat, the best average for the side;
+- ``__main__.py``: the command line (``--budget-ms``, ``--seed``, ``--worlds``).
+
+The files above ``nseat.py`` are the two-player bot; with more players ``bot.py`` hands every
+decision to ``nseat.py`` and ``bots/nseat.py`` keeps what the seat saw.
 """

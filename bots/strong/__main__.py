@@ -1,10 +1,11 @@
-"""``python -m bots.strong [--budget-ms N] [--seed S]``: the strong bot on stdin/stdout."""
+"""``python -m bots.strong [--budget-ms N] [--seed S] [--worlds W]``: the strong bot on stdin/stdout."""
 
 from __future__ import annotations
 
 import argparse
 
 from bots.strong.bot import StrongBot
+from bots.strong.planner import MAX_WORLDS
 from protocol import run
 
 
@@ -15,10 +16,16 @@ def main(argv: list[str] | None = None) -> None:
                              "the referee announces); a smaller budget plays faster and weaker")
     parser.add_argument("--seed", default=None, help="seed of the bot's sampling (default: from "
                         "the match id and seat)")
+    parser.add_argument("--worlds", type=int, default=MAX_WORLDS,
+                        help="sample at most this many worlds per decision (default %(default)s); "
+                             "with a generous time budget, a fixed amount of work whatever the "
+                             "machine's load (scripts/bench_nseat.py --referee)")
     args = parser.parse_args(argv)
     if args.budget_ms is not None and args.budget_ms <= 0:
         parser.error("--budget-ms must be positive")
-    run(StrongBot(budget_ms=args.budget_ms, seed=args.seed))
+    if args.worlds <= 0:
+        parser.error("--worlds must be positive")
+    run(StrongBot(budget_ms=args.budget_ms, seed=args.seed, max_worlds=args.worlds))
 
 
 if __name__ == "__main__":

@@ -18,6 +18,10 @@ How it decides, in order:
    options keep the bot's next chance to close in view (``playout.value_keeping_the_close``).
    Marriages are always shown when their card is led: their points can only help.
 
+With three or four players (RULES.md §10) none of the above runs: ``nseat.py`` decides instead
+(sampled worlds replayed on the engine, greedy playouts for every seat, best average for the side),
+within the same time budget.
+
 Time: each decision gets ``BUDGET_FRACTION`` of the limit the referee announced (``decision_ms``),
 or less when the command line asks, measured from the moment the request arrived; sampling stops
 there. What is left of the limit is the safety margin for a busy machine.
@@ -31,6 +35,8 @@ import random
 
 from arena.game import CLAIM, CLOSE, EXCHANGE, PASS, Action, ActionKind, Card, DealState, Rank
 from arena.game.rules import CLAIM_TARGET, ClaimMode, MarriageCredit, MarriageLeadCard
+from bots.nseat import ViewTracker, greedy_choice
+from bots.strong import nseat
 from bots.strong.knowledge import Knowledge
 from bots.strong.planner import MAX_WORLDS, Budget, choose
 from bots.strong.playout import value_keeping_the_close, world_value
@@ -52,6 +58,7 @@ Macro = tuple[Action, ...]
 
 class StrongBot(Bot):
     name = "strong"
+    player_counts = (2, 3, 4)  # every profile (PROTOCOL.md §9)
 
     def __init__(self, budget_ms: int | None = None, seed: str | None = None,
                  max_worlds: int = MAX_WORLDS):
@@ -63,20 +70,30 @@ class StrongBot(Bot):
         self._plan: list[Action] = []
         self.decision_ms: list[float] = []  # thinking time of each decision (for benchmarks)
         self.failures = 0  # decisions where the search failed and a safe action was played
+        self.nseat = ViewTracker()  # three or four players: what the seat saw (bots/nseat.py)
 
     # -- hooks ---------------------------------------------------------------------------------------
 
     def on_match_start(self, view: BotView) -> None:
         seed = self._seed or os.environ.get(SEED_ENV) or f"{view.match_id}/{view.seat}"
         self.rng = random.Random(seed)
+        self.nseat.match_start(view)
+        if self.nseat.knowledge is not None:
+            return
         self.know = Knowledge(view.rules, view.seat if view.seat is not None else 0)
 
     def on_deal_start(self, view: BotView) -> None:
+        if self.nseat.knowledge is not None:
+            self.nseat.deal_start(view)
+            return
         assert self.know is not None
         self.know.start(view)
         self._plan = []
 
     def on_event(self, view: BotView, event: Event) -> None:
+        if self.nseat.knowledge is not None:
+            self.nseat.event(event)
+            return
         assert self.know is not None
         self.know.event(view, event)
 
@@ -90,6 +107,8 @@ class StrongBot(Bot):
         return ms / 1000
 
     def decide(self, view: BotView, legal: tuple[Action, ...]) -> Action:
+        if self.nseat.knowledge is not None:
+            return self._decide_nseat(self.nseat.knowledge, view, legal)
         budget = Budget(self.budget_seconds(view))
         assert self.know is not None and view.decision is not None
         try:
@@ -103,6 +122,25 @@ class StrongBot(Bot):
                       " ".join(map(str, legal)))
             action = _safe(view, legal)
         self.know.mine(view.decision, action)
+        self.decision_ms.append(budget.elapsed_ms())
+        return action
+
+    def _decide_nseat(self, k: nseat.SeatKnowledge, view: BotView,
+                      legal: tuple[Action, ...]) -> Action:
+        """Three or four players: ``nseat.decide`` within the same time budget, the greedy choice
+        if it fails (a bug must not cost the match)."""
+        budget = Budget(self.budget_seconds(view))
+        try:
+            action = nseat.decide(k, legal, self.rng,
+                                  nseat.Budget(worlds=self.max_worlds,
+                                               seconds=self.budget_seconds(view)))
+        except Exception:
+            log.exception("the strong bot failed to decide; playing the greedy choice")
+            self.failures += 1
+            action = greedy_choice(k, legal)
+        if action not in legal:
+            log.error("chose %s, which is not legal; playing the greedy choice", action)
+            action = greedy_choice(k, legal)
         self.decision_ms.append(budget.elapsed_ms())
         return action
 

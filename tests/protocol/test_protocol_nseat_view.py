@@ -186,8 +186,15 @@ def test_every_seats_view_matches_the_engine_at_every_request(name: str, seed: i
     assert any(r.settlement.reason == "claim" for r in result.state.results) or name == "sixty_six"
 
 
+class TwoPlayerRandom(RandomBot):
+    """The bundled random bot declares every player count (issue 15); this one keeps the SDK's
+    default of two players only."""
+
+    player_counts = (2,)
+
+
 def test_the_default_sdk_bot_declines_more_players_through_the_driver() -> None:
-    result = play(profile("three_player"), [RandomBot(), Watched(), Watched()], seed=1)
+    result = play(profile("three_player"), [TwoPlayerRandom(), Watched(), Watched()], seed=1)
     assert result.declined == {0: "does not support three_player"}
     assert result.transcripts[0] == ["> sixtysix 1 players 3 profile three_player",
                                      "< decline does not support three_player"]
