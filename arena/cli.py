@@ -288,6 +288,9 @@ def play(
                           f"median {timing['median_ms']:.2f} ms, max {timing['max_ms']:.2f} ms",
                           soft_wrap=True)
     console.print(f"record: {safe(record, limit=None)}", soft_wrap=True)
+    if result.reason == MatchEnding.DECLINED:
+        # Nothing was played: a script running `arena play` must not read this as a result.
+        raise typer.Exit(2)
 
 
 @app.command()

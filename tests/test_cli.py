@@ -236,7 +236,7 @@ def test_play_with_a_bot_that_declines_says_so_and_the_record_replays(tmp_path):
     record = tmp_path / "d.jsonl"
     result = runner.invoke(app, ["play", _nseat_cmd(mode="decline"), _nseat_cmd(), _nseat_cmd(),
                                  "--record", str(record)])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 2, result.output  # nothing was played: not a result
     assert "not played: nseat_bot-0 does not support three_player (no partners here)" in \
         result.output
     assert "forfeit" not in result.output
