@@ -19,7 +19,7 @@ from arena.bot_specs import BotSpecError, resolve_bot
 from arena.cli_bots import ISOLATION_HELP, LIMIT_HELP, bots_app, submit
 from arena.cli_options import DEFAULT_DATA, DataOption
 from arena.deal_keys import SEED_WARNING, deal_secret, key_from_seed, new_key, new_match_id
-from arena.narrate import deal_line, match_line, narrate_deal, narrate_outcome
+from arena.narrate import deal_line, match_line, narrate_deal, narrate_outcome, side_names
 from arena.records import RecordError, read_record, replay_record
 from arena.referee import MatchConfig, run_match
 from arena.types import MatchEnding
@@ -34,6 +34,8 @@ app.command()(submit)
 # Every line goes through arena.console, which escapes what bots wrote (names, lines, details).
 console, err_console, safe = term.out, term.err, term.safe
 PLAY_DEAL_SET = "play"  # the deal set of arena play's one match (deal_keys.py)
+# The profile arena play uses for a number of bots when --profile is not given (RULES.md §10).
+PLAY_PROFILES = {2: "sixty_six", 3: "three_player", 4: "four_player"}
 
 
 def _fail(message: str) -> typer.Exit:
@@ -159,13 +161,13 @@ def _demo_match(seed: int | None, profile: str) -> None:
         rules = load_rules(profile)
     except RulesError as err:
         raise _fail(str(err)) from None
-    names = ("random-a", "random-b")
+    names = tuple(f"random-{'abcd'[seat]}" for seat in range(rules.players))
     # No bot process plays here, so nothing can eavesdrop; a seed still makes the run repeatable.
     key = new_key() if seed is None else key_from_seed(seed)
     rng = random.Random(deal_secret(key, "demo-players"))
     state = MatchState.new(rules, seed=deal_secret(key, "demo"), first_dealer=0)
     deals = "a secret key" if seed is None else f"seed {seed}"
-    console.print(f"[bold]{names[0]} vs {names[1]}[/], profile {rules.name}, deals from {deals}, "
+    console.print(f"[bold]{' vs '.join(side_names(names))}[/], profile {rules.name}, deals from {deals}, "
                   f"first to {rules.match_target} game points\n")
     printed = 0
     while not state.is_over:
@@ -190,17 +192,19 @@ def _rules_or_fail(profile: str, rules_file: Optional[Path], target: Optional[in
 
 @app.command()
 def play(
-    bot_a: str = typer.Argument(..., metavar="A", help="Seat 0: a bot's name (bundled or "
-                                "registered) or a command."),
-    bot_b: str = typer.Argument(..., metavar="B", help="Seat 1: a bot's name (bundled or "
-                                "registered) or a command."),
-    profile: str = typer.Option("sixty_six", help="Rules profile."),
+    bots: list[str] = typer.Argument(..., metavar="A B [C [D]]",
+                                     help="One bot per seat, in seat order: a bot's name (bundled "
+                                          "or registered) or a command. Three bots play "
+                                          "three_player, four play four_player (partners A+C "
+                                          "against B+D)."),
+    profile: Optional[str] = typer.Option(None, help="Rules profile (default: sixty_six for two "
+                                          "bots, three_player or four_player for three or four)."),
     rules_file: Optional[Path] = typer.Option(None, "--rules-file", "-r", help="TOML flag overrides."),
     seed: Optional[int] = typer.Option(None, help="Research runs only: deal from this public seed "
                                        "instead of a fresh secret key (bots could derive the "
                                        "deals)."),
     target: Optional[int] = typer.Option(None, help="Game points that win the match."),
-    first_dealer: int = typer.Option(0, min=0, max=1, help="Seat of the first dealer."),
+    first_dealer: int = typer.Option(0, min=0, max=3, help="Seat of the first dealer."),
     decision_ms: int = typer.Option(DEFAULT_DECISION_MS, min=1, help="Time limit per decision (ms)."),
     startup_ms: int = typer.Option(DEFAULT_STARTUP_MS, min=1, help="Time limit to start (ms)."),
     record: Optional[Path] = typer.Option(None, help="Where to write the match record (JSON Lines; "
@@ -209,17 +213,28 @@ def play(
     isolation: Optional[str] = typer.Option(None, "--isolation", help=ISOLATION_HELP),
     data: DataOption = DEFAULT_DATA,
 ) -> None:
-    """Play one match between two bot programs and print each deal's settlement."""
+    """Play one match between 2, 3 or 4 bot programs and print each deal's settlement."""
+    if not 2 <= len(bots) <= 4:
+        raise _fail(f"arena play needs 2, 3 or 4 bots (one per seat), not {len(bots)}")
+    if profile is None:
+        profile = PLAY_PROFILES[len(bots)]
     rules = _rules_or_fail(profile, rules_file, target)
+    if rules.players != len(bots):
+        raise _fail(f"profile {rules.name} is for {rules.players} players, but {len(bots)} bots "
+                    f"were given (give {rules.players} bots, or leave out --profile)")
+    if first_dealer >= rules.players:
+        raise _fail(f"--first-dealer must be a seat from 0 to {rules.players - 1}, "
+                    f"not {first_dealer}")
     _require_isolation(isolation)
     try:
-        specs = (resolve_bot(bot_a, data=data), resolve_bot(bot_b, data=data))
+        specs = tuple(resolve_bot(bot, data=data) for bot in bots)
     except BotSpecError as err:
         raise _fail(str(err)) from None
-    if specs[0].name == specs[1].name:
-        # replace, not a new BotSpec: a registered bot keeps its folder and version
-        specs = (replace(specs[0], name=specs[0].name + "-0"),
-                 replace(specs[1], name=specs[1].name + "-1"))
+    base = [spec.name for spec in specs]
+    if len(set(base)) < len(base):
+        # Seats told apart by their seat number; replace, not a new BotSpec: a registered bot
+        # keeps its folder and version.
+        specs = tuple(replace(spec, name=f"{spec.name}-{seat}") for seat, spec in enumerate(specs))
     # Deals from a fresh secret key (deal_keys.py), or from --seed in a research run. The match id
     # is random and unrelated to the key; with --seed it is fixed, because bots may seed themselves
     # from it (the bundled random bot does) and the same command must then give the same match.
@@ -230,7 +245,7 @@ def play(
         key, match_id = key_from_seed(seed), "play-seeded"
     if record is None:
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        record = data / "play" / f"{stamp}-{specs[0].name}-vs-{specs[1].name}-{match_id}.jsonl"
+        record = data / "play" / f"{stamp}-{'-vs-'.join(s.name for s in specs)}-{match_id}.jsonl"
     config = MatchConfig(rules=rules, seed=deal_secret(key, PLAY_DEAL_SET),
                          first_dealer=first_dealer, match_id=match_id,
                          limits=Limits(decision_ms=decision_ms, startup_ms=startup_ms))
@@ -240,7 +255,7 @@ def play(
         result = run_match(specs, config, record_path=record, log_dir=record.parent / "logs")
     except SandboxUnavailable as err:  # the record's folder inside what every bot sees, say
         raise _fail(str(err)) from None
-    names = (specs[0].name, specs[1].name)
+    names = tuple(spec.name for spec in specs)
     if verbose:
         for item in read_record(record).messages:
             arrow = "->" if item["dir"] == "out" else "<-"
@@ -250,9 +265,14 @@ def play(
             console.print(f"{item['t']:>10.1f} ms  {safe(names[item['seat']]):<12} {arrow} {line}",
                           soft_wrap=True)
         console.print()
+    # Four players: sides named by both bots, "strong+strong", without the seat numbers that only
+    # tell equal names apart (unless the two sides would then read the same).
+    shown = names
+    if len(names) == 4 and len(set(side_names(base))) == 2:
+        shown = tuple(base)
     for deal in result.deals:
-        console.print(deal_line(deal, names), soft_wrap=True)
-    console.print(f"[bold]{match_line(result, names)}[/]", soft_wrap=True)
+        console.print(deal_line(deal, names, side_names(shown)), soft_wrap=True)
+    console.print(f"[bold]{match_line(result, names, side_names(shown))}[/]", soft_wrap=True)
     for seat, stats in enumerate(result.seats):
         timing = stats.timing()
         if timing["decisions"]:
@@ -268,9 +288,8 @@ def replay(
     record: Path = typer.Argument(..., help="A match record (JSON Lines) written by arena play "
                                   "or a tournament; a relative path not found here is looked for "
                                   "in DATA."),
-    seat: Optional[int] = typer.Option(None, min=0, max=1,
-                                       help="Show what this seat saw (its protocol transcript) "
-                                            "instead of the omniscient view."),
+    seat: Optional[int] = typer.Option(None, help="Show what this seat (0 to players-1) saw, its "
+                                       "protocol transcript, instead of the omniscient view."),
     data: DataOption = DEFAULT_DATA,
 ) -> None:
     """Print a recorded match deal by deal, replayed through the engine."""
@@ -282,6 +301,8 @@ def replay(
     except RecordError as err:
         raise _fail(str(err)) from None
     names = rec.names
+    if seat is not None and not 0 <= seat < len(names):
+        raise _fail(f"--seat {seat} is not a seat of this match: it has seats 0 to {len(names) - 1}")
     if seat is not None:
         console.print(f"[bold]{safe(names[seat])}[/] (seat {seat}) in match "
                       f"{safe(rec.header['match_id'])}: > referee to bot, < bot to referee",
@@ -293,7 +314,7 @@ def replay(
                               f"{safe(item['line'], limit=None if out else term.MAX_SHOWN)}",
                               soft_wrap=True)
         return
-    console.print(f"[bold]{safe(names[0])} vs {safe(names[1])}[/], match "
+    console.print(f"[bold]{' vs '.join(side_names([safe(n) for n in names]))}[/], match "
                   f"{safe(rec.header['match_id'])}, profile {safe(rec.header['rules']['name'])}\n",
                   soft_wrap=True)
     for result in state.results:
@@ -302,9 +323,16 @@ def replay(
         console.print()
     outcome = rec.result or {}
     if outcome.get("reason") == MatchEnding.FORFEIT:
-        console.print(f"[bold]{safe(names[1 - outcome['offender']])} wins: "
+        winner = outcome.get("winner")
+        if "winner" not in outcome:  # older records: two players, the other seat won
+            winner = 1 - outcome["offender"]
+        who = "nobody wins" if winner is None else \
+            f"{side_names([safe(n) for n in names])[winner]} wins"
+        console.print(f"[bold]{who}: "
                       f"{safe(names[outcome['offender']])} forfeits ({safe(outcome['fault'])}: "
                       f"{safe(outcome['detail'])})[/]", soft_wrap=True)
+    elif outcome.get("reason") == MatchEnding.DECLINED:
+        console.print(f"[bold]not played: {safe(outcome.get('detail', ''))}[/]", soft_wrap=True)
     elif state.outcome is not None:
         console.print(f"[bold]{narrate_outcome(state.outcome, names)}[/]", soft_wrap=True)
     else:

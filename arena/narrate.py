@@ -3,6 +3,10 @@
 Used by ``arena demo``, ``arena play`` and ``arena replay``. It reads only the engine's events and
 settlements, so what it prints is exactly what happened in the engine. The lines are Rich markup for
 ``arena.console``: bot names and fault details come from bots, so they pass through ``safe``.
+
+``names`` are the seats' names. Winners and side figures are per side (RULES.md §10): with two or
+three players a side is a seat, with four a partnership, named after both its bots ("A+C",
+``side_names``). Figures are joined with "-": ``totals 70-50`` (two sides), ``35-47-38`` (three).
 """
 
 from __future__ import annotations
@@ -33,18 +37,54 @@ def _cards(cards: Iterable[Card]) -> str:
     return " ".join(str(c) for c in cards)
 
 
+def _figures(values: Sequence[int]) -> str:
+    return "-".join(str(v) for v in values)
+
+
+def side_names(names: Sequence[str], players: int | None = None) -> tuple[str, ...]:
+    """Each side's name: the seat's own with two or three players; with four, the partners' names
+    joined with "+" (seats 0+2 and 1+3, RULES.md §10.3). ``players`` defaults to ``len(names)``."""
+    players = players or len(names)
+    if players != 4:
+        return tuple(names)
+    return f"{names[0]}+{names[2]}", f"{names[1]}+{names[3]}"
+
+
+def _scored(result: DealResult, sides: Sequence[str]) -> str:
+    """Who scored in the deal: one side (the carried pot included), several (a three-player wrong
+    claim pays each opponent, RULES.md §10.2), or nobody."""
+    s = result.settlement
+    if s.winner is not None:
+        return f"{sides[s.winner]} +{result.awarded}"
+    scorers = s.scorers
+    if scorers:
+        return ", ".join(f"{sides[side]} +{s.awards[side]}" for side in scorers)
+    return "nobody"
+
+
 def narrate_deal(result: DealResult, names: Sequence[str]) -> Iterator[str]:
-    """Lines describing one settled deal."""
+    """Lines describing one settled deal: the hands as dealt, each trick (2, 3 or 4 cards, who
+    played what, who won it), marriages, exchanges, claims, and the settlement per side."""
     names = [safe(n) for n in names]
     deal = result.final
     assert deal is not None, "a result slimmed for another process has no deal to narrate"
-    layout = deal_layout(deal.rules, result.order)
-    start_hands = {result.dealer: layout.dealer, 1 - result.dealer: layout.nondealer}
+    rules = deal.rules
+    players = rules.players
+    sides = side_names(names, players)
+    layout = deal_layout(rules, result.order)
+    if layout.hands:
+        start_hands = {seat: layout.hand_of(seat, result.dealer, players) for seat in range(players)}
+    else:
+        start_hands = {result.dealer: layout.dealer, 1 - result.dealer: layout.nondealer}
     width = max(len(n) for n in names)
     yield (f"Deal {result.deal_no}: {names[result.dealer]} deals, trump "
            f"{SUIT_SYMBOLS[Suit(deal.trump)]} (up-card {CARDS[layout.up_card]})")
-    for seat in (1 - result.dealer, result.dealer):
+    # In playing order: left of the dealer first, the dealer last (RULES.md §10.4).
+    for k in range(1, players + 1):
+        seat = (result.dealer + k) % players
         yield f"  {names[seat]:<{width}}  {_cards(cards_of_mask(start_hands[seat]))}"
+    if layout.dead:
+        yield f"  {'dead':<{width}}  {_cards(cards_of_mask(layout.dead))}"
     trick_no = 0
     line: list[str] = []
     for event in deal.events():
@@ -64,55 +104,73 @@ def narrate_deal(result: DealResult, names: Sequence[str]) -> Iterator[str]:
         elif kind is EventKind.CLOSE:
             yield f"      {who} closes the stock"
         elif kind is EventKind.CLAIM:
-            yield f"      {who} claims 66"
+            yield f"      {who} claims {rules.claim_target}"
     s = result.settlement
-    totals = f"totals {s.totals[0]}-{s.totals[1]}, tricks {s.tricks[0]}-{s.tricks[1]}"
-    if s.winner is None:
+    totals = f"totals {_figures(s.totals)}, tricks {_figures(s.tricks)}"
+    if s.winner is None and not s.scorers:
         outcome = f"no score, pot now {result.pot_after}"
+    elif s.winner is None:
+        outcome = f"{_scored(result, sides)}; pot now {result.pot_after}"
     else:
         pot = f" (with {result.awarded - s.game_points} carried)" if result.awarded > s.game_points \
             else ""
-        outcome = f"{names[s.winner]} +{result.awarded}{pot}"
-    score = f"{result.game_points_after[0]}-{result.game_points_after[1]}"
+        outcome = f"{sides[s.winner]} +{result.awarded}{pot}"
+    if players > 2:
+        totals = f"{totals} ({' - '.join(sides)})"
+    score = _figures(result.game_points_after)
     yield f"  => {_REASON_TEXT[s.reason]}: {outcome}; {totals}; match {score}"
 
 
 def narrate_outcome(outcome: MatchOutcome, names: Sequence[str]) -> str:
     names = [safe(n) for n in names]
-    points = f"{outcome.game_points[0]}-{outcome.game_points[1]}"
+    sides = side_names(names)
+    points = _figures(outcome.game_points)
     if outcome.reason == MatchEnd.DEAL_LIMIT:
-        winner = "nobody wins" if outcome.winner is None else f"{names[outcome.winner]} wins"
+        winner = "nobody wins" if outcome.winner is None else f"{sides[outcome.winner]} wins"
         return f"the deal limit ended the match: {winner}, game points {points}"
-    assert outcome.winner is not None  # only the deal limit ends a match without a winner
     if outcome.reason == MatchEnd.FORFEIT:
-        return (f"{names[outcome.winner]} wins the match: {names[outcome.offender or 0]} forfeits "
+        offender = names[outcome.offender or 0]
+        if outcome.winner is None:  # three players: two remain, nobody wins alone (§10.4)
+            return (f"nobody wins the match: {offender} forfeits ({safe(outcome.detail)}); "
+                    f"game points {points}")
+        return (f"{sides[outcome.winner]} wins the match: {offender} forfeits "
                 f"({safe(outcome.detail)}); game points {points}")
+    assert outcome.winner is not None  # the target is reached by one side alone
     double = " (a shut-out, counts double)" if outcome.value == 2 else ""
-    return f"{names[outcome.winner]} wins the match {points}{double}"
+    return f"{sides[outcome.winner]} wins the match {points}{double}"
 
 
-def deal_line(result: DealResult, names: Sequence[str]) -> str:
-    """One line for a settled deal (``arena play``)."""
+def deal_line(result: DealResult, names: Sequence[str],
+              sides: Sequence[str] | None = None) -> str:
+    """One line for a settled deal (``arena play``); ``sides`` names the sides when not
+    ``side_names(names)``."""
     names = [safe(n) for n in names]
     s = result.settlement
-    who = "nobody" if s.winner is None else f"{names[s.winner]} +{result.awarded}"
+    who = _scored(result, [safe(n) for n in sides] if sides else side_names(names))
+    if who != "nobody" and s.winner is None:
+        who = who.replace(", ", " ")
     by = f" by {names[s.claimant]}" if s.claimant is not None else ""
     return (f"Deal {result.deal_no:>2}: {who:<16} {_REASON_TEXT[s.reason]}{by}; totals "
-            f"{s.totals[0]}-{s.totals[1]}, tricks {s.tricks[0]}-{s.tricks[1]}; match "
-            f"{result.game_points_after[0]}-{result.game_points_after[1]}")
+            f"{_figures(s.totals)}, tricks {_figures(s.tricks)}; match "
+            f"{_figures(result.game_points_after)}")
 
 
-def match_line(result: "MatchResult", names: Sequence[str]) -> str:
+def match_line(result: "MatchResult", names: Sequence[str],
+               sides: Sequence[str] | None = None) -> str:
     """One line for a match result (``arena play``)."""
     names = [safe(n) for n in names]
-    points = f"{result.game_points[0]}-{result.game_points[1]}"
+    sides = [safe(n) for n in sides] if sides else side_names(names)
+    points = _figures(result.game_points)
     if result.reason == MatchEnding.DEAL_LIMIT:
-        winner = "nobody wins" if result.winner is None else f"{names[result.winner]} wins"
+        winner = "nobody wins" if result.winner is None else f"{sides[result.winner]} wins"
         return f"the deal limit ended the match: {winner}, game points {points}"
+    if result.reason == MatchEnding.DECLINED:
+        return f"not played: {safe(result.detail)}"
+    if result.reason == MatchEnding.FORFEIT and result.offender is not None:
+        winner = "nobody wins (two players remain)" if result.winner is None \
+            else f"{sides[result.winner]} wins by forfeit"
+        return (f"{winner}: {names[result.offender]} {safe(result.fault)} "
+                f"({safe(result.detail)}); game points {points}")
     if result.winner is None:
         return f"no contest: {safe(result.detail)}"
-    if result.reason == MatchEnding.FORFEIT:
-        assert result.offender is not None
-        return (f"{names[result.winner]} wins by forfeit: {names[result.offender]} "
-                f"{safe(result.fault)} ({safe(result.detail)}); game points {points}")
-    return f"{names[result.winner]} wins the match {points}"
+    return f"{sides[result.winner]} wins the match {points}"

@@ -9,12 +9,15 @@ A record is written line by line while the match runs (a crash keeps everything 
   milliseconds since the match started, and the ``seat``;
 - ``action``: an action accepted by the referee, with the bot's thinking time;
 - ``fault``: a protocol fault, its word (PROTOCOL.md §5), detail and offending line;
+- ``decline``: a seat that declined the N-seat variant, with its text (PROTOCOL.md §9);
 - ``deal_start``: a deal's number, dealer and pack order (so it replays without any seed or key);
-- ``deal``: a settled deal and its settlement;
+- ``deal``: a settled deal and its settlement (figures per side; with three or four players also
+  ``awards``, each side's game points, since several sides may score: RULES.md §10.2);
 - ``result``: the outcome, claim statistics and decision-time figures.
 
 ``replay_record`` rebuilds the match with the engine from the header and the actions, and checks
-that every deal settles exactly as recorded.
+that every deal settles exactly as recorded. Records of 3 and 4 players are the same lines with one
+entry per seat in ``bots`` and per side in the deal figures.
 """
 
 from __future__ import annotations
@@ -63,6 +66,7 @@ class Record:
     deal_starts: list[dict[str, Any]] = field(default_factory=list)
     deals: list[dict[str, Any]] = field(default_factory=list)
     faults: list[dict[str, Any]] = field(default_factory=list)
+    declines: list[dict[str, Any]] = field(default_factory=list)
     result: dict[str, Any] | None = None
 
     @property
@@ -70,9 +74,9 @@ class Record:
         return Rules.from_dict(self.header["rules"])
 
     @property
-    def names(self) -> tuple[str, str]:
-        bots = self.header["bots"]
-        return bots[0]["name"], bots[1]["name"]
+    def names(self) -> tuple[str, ...]:
+        """Every seat's bot name, in seat order."""
+        return tuple(bot["name"] for bot in self.header["bots"])
 
 
 def iter_lines(path: Path) -> Iterator[dict[str, Any]]:
@@ -114,6 +118,8 @@ def read_record(path: Path) -> Record:
             record.deals.append(item)
         elif kind == "fault":
             record.faults.append(item)
+        elif kind == "decline":
+            record.declines.append(item)
         elif kind == "result":
             record.result = item
     return record
@@ -124,12 +130,15 @@ def replay_record(record: Record) -> MatchState:
     differently from what the record says (a corrupted record, or an engine that changed)."""
     header = record.header
     try:
+        if len(header["bots"]) != record.rules.players:
+            raise ValueError(f"{len(header['bots'])} bots for a profile of {record.rules.players} "
+                             "players")
         orders = [tuple(Card.parse(c) for c in d["order"]) for d in record.deal_starts]
         # A match that ended in the handshake dealt nothing, and none of its deals is replayed:
         # any order will do for the deal the engine sets up (version 1 headers had the seed).
         state = MatchState.new(record.rules, header.get("seed", 0), header["first_dealer"],
                                orders=orders or [record.rules.pack.cards])
-    except (KeyError, ValueError) as err:
+    except (KeyError, TypeError, ValueError) as err:
         raise RecordError(f"record's header or deal orders are unusable: {err}") from err
     for item in record.actions:
         if state.is_over:
@@ -147,8 +156,9 @@ def replay_record(record: Record) -> MatchState:
             raise RecordError(f"record does not replay: {err}") from err
     for recorded, result in zip(record.deals, state.results):
         s = result.settlement
-        if (recorded["reason"], recorded["winner"], recorded["awarded"], tuple(recorded["totals"])) != \
-                (str(s.reason), s.winner, result.awarded, s.totals):
+        if (recorded["reason"], recorded["winner"], recorded["awarded"], tuple(recorded["totals"]),
+                tuple(recorded.get("awards", s.awards))) != \
+                (str(s.reason), s.winner, result.awarded, s.totals, s.awards):
             raise RecordError(f"deal {result.deal_no} replays as {s.reason} for {s.winner} "
                               f"(+{result.awarded}, totals {s.totals}) but the record says "
                               f"{recorded['reason']} for {recorded['winner']}")

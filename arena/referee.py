@@ -1,7 +1,10 @@
-"""The referee: runs one match between two bot processes (PROTOCOL.md, RULES.md).
+"""The referee: runs one match between 2, 3 or 4 bot processes (PROTOCOL.md, RULES.md).
 
-The loop is short and linear: deal, tell both bots what they may see, ask the player to act, check
-the answer against the engine, apply, repeat. Every fault a bot commits becomes a result (a forfeit
+The loop is short and linear: deal, tell every bot what it may see, ask the player to act, check
+the answer against the engine, apply, repeat. One process per seat; the number of seats is the
+profile's (``rules.players``). Two-player lines are those of PROTOCOL.md §3-§7; with three or four
+players (§9) the greeting names the variant, a bot may decline it (the match is then not played and
+nobody forfeits), players are named by seat number and side figures are lists. Every fault a bot commits becomes a result (a forfeit
 with the fault's word, detail and offending line), never an exception that escapes. The referee
 owns the seeded deals; bots only ever see what ``observe`` allows, translated into protocol lines.
 """
@@ -17,8 +20,8 @@ from typing import Callable, Sequence
 
 from arena.bot_process import EXIT_GRACE_S, BotFault, BotProcess, Limits
 from arena.deal_keys import deal_secret, new_key
-from arena.game import CLAIM, Action, DealResult, DealState, MatchState, Rules
-from arena.game.rules import CLAIM_TARGET
+from arena.game import CLAIM, Action, DealResult, DealState, MatchEnd, MatchOutcome, MatchState, Rules
+from arena.game.events import Event
 from arena.records import RECORD_FORMAT, RECORD_VERSION, RecordWriter
 # BotSpec, MatchResult and SeatStats are imported from here by older code: they live in types.py.
 from arena.types import BotSpec, DealEnding, Fault, MatchEnding, MatchResult, SeatStats
@@ -47,8 +50,11 @@ class _Match:
 
     def __init__(self, bots: Sequence[BotSpec], config: MatchConfig, record_path: Path | None,
                  log_dir: Path | None):
-        if len(bots) != 2:
-            raise ValueError("a match needs exactly two bots")
+        players = config.rules.players
+        if len(bots) != players:
+            raise ValueError(f"profile {config.rules.name} is for {players} players, "
+                             f"not {len(bots)} bots")
+        self.players = players
         self.bots = tuple(bots)
         self.config = config
         self.match_id = config.match_id or uuid.uuid4().hex[:12]
@@ -63,7 +69,7 @@ class _Match:
                        hide=[p for p in (record_path and record_path.parent, log_dir,
                                          *config.private) if p])
             for seat, b in enumerate(self.bots))
-        self.seats = (SeatStats(bots[0].name), SeatStats(bots[1].name))
+        self.seats = tuple(SeatStats(b.name) for b in self.bots)
         self.t0 = time.monotonic()
         self.state: MatchState | None = None
         self._play_started = 0.0
@@ -88,8 +94,8 @@ class _Match:
         self._record("msg", t=self._ms(), seat=seat, dir="out", line=line)
         self.procs[seat].queue(line)
 
-    def _send_both(self, make: Callable[[int], m.Message | None]) -> None:
-        for seat in (0, 1):
+    def _send_all(self, make: Callable[[int], m.Message | None]) -> None:
+        for seat in range(self.players):
             message = make(seat)
             if message is not None:
                 self._send_checked(seat, message)
@@ -134,12 +140,15 @@ class _Match:
                 self.writer.close()
 
     def _start_and_greet(self) -> MatchResult | None:
-        """Start both bots and read their ``ready`` lines within the start-up limit."""
+        """Start every bot and read its ``ready`` (or, N-seat, ``decline``) line within the start-up
+        limit."""
         faults: dict[int, BotFault] = {}
+        declines: dict[int, str] = {}
+        hello = m.Hello(PROTOCOL_VERSION) if self.players == 2 else from_engine.hello(self.config.rules)
         for seat, proc in enumerate(self.procs):
             try:
                 proc.start()
-                self._send(seat, m.Hello(PROTOCOL_VERSION))
+                self._send(seat, hello)
                 proc.flush()
             except BotFault as err:
                 faults[seat] = err
@@ -151,20 +160,28 @@ class _Match:
                 self._record("msg", t=self._ms(), seat=seat, dir="in",
                              line=line.decode("utf-8", "replace"))
                 try:
-                    ready = decode_from_bot(line, expect="ready")
+                    # PROTOCOL.md §9: decline is an answer to the N-seat greeting only.
+                    ready = decode_from_bot(line, "ready", allow_decline=True) \
+                        if self.players > 2 else decode_from_bot(line, expect="ready")
                 except ProtocolError as err:
                     raise BotFault(err.fault, f"bad answer to the greeting: {err.reason}", line) \
                         from None
+                if self.players > 2 and isinstance(ready, m.Decline):
+                    declines[seat] = ready.text
+                    continue
                 self.seats[seat].name = self.bots[seat].name or ready.name
             except BotFault as err:
                 faults[seat] = err
-        if len(faults) == 2:
+        if declines:
+            return self._declined(declines, faults)
+        if len(faults) == self.players:
             for seat, fault in faults.items():
                 self._record("fault", seat=seat, fault=fault.fault, detail=fault.detail,
                              line=_text(fault.line))
-            result = MatchResult(self.match_id, None, MatchEnding.NO_CONTEST, (0, 0), (),
-                                 self.seats,
-                                 detail="neither bot started: " + "; ".join(
+            result = MatchResult(self.match_id, None, MatchEnding.NO_CONTEST,
+                                 (0,) * self.config.rules.sides, (), self.seats,
+                                 detail=("neither bot" if self.players == 2 else "no bot") +
+                                 " started: " + "; ".join(
                                      f"seat {s}: {f}" for s, f in sorted(faults.items())),
                                  record_path=self.record_path)
             self._record("result", **_result_fields(result))
@@ -172,11 +189,13 @@ class _Match:
         if faults:
             seat, fault = next(iter(faults.items()))
             return self._forfeit(seat, fault)
-        for seat in (0, 1):
+        names = tuple(m.wire_name(b.name) for b in self.bots)
+        for seat in range(self.players):
             try:
-                self._send(seat, from_engine.match_start(self.match_id, self.config.rules, seat,
-                                                         m.wire_name(self.bots[1 - seat].name),
-                                                         self.limits.decision_ms))
+                # Two players: the opponent's name (§3); more: every seat's, in seat order (§9).
+                self._send(seat, from_engine.match_start(
+                    self.match_id, self.config.rules, seat,
+                    names[1 - seat] if self.players == 2 else names, self.limits.decision_ms))
                 for rules_line in from_engine.rules_lines(self.config.rules):
                     self._send(seat, rules_line)
                 self.procs[seat].flush()
@@ -189,6 +208,7 @@ class _Match:
         assert state is not None
         deal_announced = 0
         events_sent = 0
+        side_of, claim_target = state.rules.side_of, state.rules.claim_target
         while not state.is_over:
             deal = state.deal
             if deal_announced != state.deal_no:
@@ -197,7 +217,9 @@ class _Match:
             events_sent = self._send_events(deal, events_sent)
             seat = deal.to_act
             legal = deal.legal_actions()
-            if CLAIM in legal and deal.total(seat) >= CLAIM_TARGET:
+            # The mental count is per side (RULES.md §10.3): a window the seat's side could have
+            # claimed in.
+            if CLAIM in legal and deal.total(side_of[seat]) >= claim_target:
                 self._could_claim.add((state.deal_no, deal.trick_no, seat))
             action = self._ask(seat, deal, legal)
             if action is None:  # an illegal action that only costs the deal (forfeit_deal)
@@ -233,13 +255,13 @@ class _Match:
     def _announce_deal(self, state: MatchState) -> None:
         self._record("deal_start", deal=state.deal_no, dealer=state.dealer,
                      order=[str(c) for c in state.order])
-        for seat in (0, 1):
+        for seat in range(self.players):
             self._send_checked(seat, from_engine.deal_start(state, seat))
 
     def _send_events(self, deal: DealState, already: int) -> int:
         events = deal.events()
         for event in events[already:]:
-            self._send_both(functools.partial(from_engine.event_message, event))
+            self._send_all(self._event_message(event))
         return len(events)
 
     def _ask(self, seat: int, deal: DealState, legal: tuple[Action, ...]) -> Action | None:
@@ -278,10 +300,12 @@ class _Match:
 
     def _deal_over(self, result: DealResult) -> None:
         s = result.settlement
+        extra = {} if self.players == 2 else {"awards": list(s.awards)}  # several may score (§10.2)
         self._record("deal", deal=result.deal_no, dealer=result.dealer, reason=str(s.reason),
                      winner=s.winner, points=s.game_points, awarded=result.awarded,
                      totals=list(s.totals), tricks=list(s.tricks), claimant=s.claimant,
-                     closer=s.closer, score=list(result.game_points_after), pot=result.pot_after)
+                     closer=s.closer, score=list(result.game_points_after), pot=result.pot_after,
+                     **extra)
         if s.claimant is not None:
             correct = s.reason in (DealEnding.CLAIM, DealEnding.CLAIM_AGAINST_CLOSE) or \
                 (s.reason == DealEnding.DRAW)  # a correct claim voided by undeclared_66_voids_claim
@@ -290,7 +314,16 @@ class _Match:
                 stats.correct_claims += 1
             else:
                 stats.wrong_claims += 1
-        self._send_both(lambda seat: from_engine.settle(result, seat))
+        if self.players == 2:
+            self._send_all(lambda seat: from_engine.settle(result, seat))
+        else:
+            rules = self.config.rules
+            self._send_all(lambda seat: from_engine.settle(result, seat, rules))
+
+    def _event_message(self, event: Event) -> Callable[[int], m.Message | None]:
+        if self.players == 2:
+            return functools.partial(from_engine.event_message, event)
+        return functools.partial(from_engine.event_message, event, players=self.players)
 
     # -- endings ---------------------------------------------------------------------------------
 
@@ -311,8 +344,12 @@ class _Match:
                      line=_text(fault.line))
         state = self.state
         if state is not None and not state.is_over:
-            self.state = state.forfeit(seat, f"{fault.fault}: {fault.detail}")
-        result = self._result(1 - seat, MatchEnding.FORFEIT, seat, fault)
+            self.state = state = state.forfeit(seat, f"{fault.fault}: {fault.detail}")
+        # The engine's outcome: the other side with two sides (four players: the offender's
+        # partnership loses); with three players nobody wins alone (RULES.md §10.4).
+        winner = state.outcome.winner if state is not None and state.outcome is not None \
+            and state.outcome.reason == MatchEnd.FORFEIT else _forfeit_winner(self.config.rules, seat)
+        result = self._result(winner, MatchEnding.FORFEIT, seat, fault)
         self._tell_end(result)
         return result
 
@@ -323,7 +360,7 @@ class _Match:
         play_ms = (time.monotonic() - self._play_started) * 1000 if self._play_started else 0.0
         result = MatchResult(
             match_id=self.match_id, winner=winner, reason=reason,
-            game_points=state.game_points if state else (0, 0),
+            game_points=state.game_points if state else (0,) * self.config.rules.sides,
             deals=state.results if state else (), seats=self.seats, offender=offender,
             fault=fault.fault if fault else None, detail=fault.detail if fault else "",
             line=_text(fault.line) if fault else None, record_path=self.record_path, state=state,
@@ -335,12 +372,35 @@ class _Match:
         state = self.state
         if state is None or state.outcome is None:
             return
-        for seat in (0, 1):
+        for seat in range(self.players):
             try:
-                self._send(seat, from_engine.match_end(state.outcome, seat, result.fault))
+                self._send(seat, self._match_end(state.outcome, seat, result.fault))
                 self.procs[seat].flush()
             except BotFault:
                 pass  # a bot that is gone cannot be told; the result stands
+
+    def _match_end(self, outcome: MatchOutcome, seat: int, fault: Fault | None) -> m.Message:
+        if self.players == 2:
+            return from_engine.match_end(outcome, seat, fault)
+        return from_engine.match_end(outcome, seat, fault, players=self.players)
+
+    def _declined(self, declines: dict[int, str], faults: dict[int, BotFault]) -> MatchResult:
+        """PROTOCOL.md §9: a bot declined the variant. The match is not played and nobody
+        forfeits (a fault of another bot in the same greeting is recorded, not judged: there is no
+        match to lose); every process is ended by ``run``."""
+        profile = self.config.rules.name
+        for seat, text in sorted(declines.items()):
+            self._record("decline", seat=seat, text=text)
+        for seat, fault in sorted(faults.items()):
+            self._record("fault", seat=seat, fault=fault.fault, detail=fault.detail,
+                         line=_text(fault.line))
+        detail = "; ".join(f"{self.bots[seat].name} does not support {profile}" +
+                           (f" ({text})" if text else "") for seat, text in sorted(declines.items()))
+        result = MatchResult(self.match_id, None, MatchEnding.DECLINED,
+                             (0,) * self.config.rules.sides, (), self.seats, detail=detail,
+                             record_path=self.record_path, declined=tuple(sorted(declines)))
+        self._record("result", **_result_fields(result))
+        return result
 
     def _count_missed_claims(self) -> None:
         for deal_no, trick_no, seat in self._could_claim - self._did_claim:
@@ -353,6 +413,11 @@ class _SeatFault(Exception):
         super().__init__(str(fault))
         self.seat = seat
         self.fault = fault
+
+
+def _forfeit_winner(rules: Rules, offender: int) -> int | None:
+    others = rules.other_sides[rules.side_of[offender]]
+    return others[0] if len(others) == 1 else None
 
 
 def _text(line: bytes | None) -> str | None:
@@ -374,6 +439,7 @@ def _result_fields(result: MatchResult) -> dict[str, object]:
         "winner": result.winner, "reason": result.reason, "game_points": list(result.game_points),
         "offender": result.offender, "fault": result.fault, "detail": result.detail,
         "line": result.line,
+        **({"declined": list(result.declined)} if result.declined else {}),
         "seats": [{"name": s.name, "correct_claims": s.correct_claims, "wrong_claims": s.wrong_claims,
                    "missed_claims": s.missed_claims, **s.timing()} for s in result.seats],
     }
@@ -381,5 +447,6 @@ def _result_fields(result: MatchResult) -> dict[str, object]:
 
 def run_match(bots: Sequence[BotSpec], config: MatchConfig, record_path: Path | None = None,
               log_dir: Path | None = None) -> MatchResult:
-    """Play one match between ``bots`` (seat 0, seat 1). Never raises for anything a bot does."""
+    """Play one match between ``bots`` (seat 0, 1, ...: as many as the profile's players). Never
+    raises for anything a bot does."""
     return _Match(bots, config, record_path, log_dir).run()

@@ -207,7 +207,11 @@ def _check(config: TournamentConfig) -> None:
     need(isinstance(config.rules, Mapping), "rules must be a table of flag = value")
     need(isinstance(config.cluster, str), f"cluster must be an address like tcp://HOST:8786, "
          f"not {config.cluster!r}")
-    rules_of(config)
+    # The store, the schedule and the ratings are two-player (issue 16 makes N-seat tournaments):
+    # refuse a three- or four-player profile here rather than store its matches wrongly.
+    players = rules_of(config).players
+    need(players == 2, f"profile {config.profile} is for {players} players; tournaments are "
+         "two-player for now (play one match with: arena play A B C [D])")
     sandbox_limits(config)
     if config.isolation:
         try:

@@ -13,8 +13,12 @@ store's columns, so a member compares equal to the stored word and stored data n
   started is an ``EXIT`` fault: the wire has no other word for it, and records already say so.
 - ``DealEnding``: how a deal ended (PROTOCOL.md §4.3, RULES.md §7): the engine's ``SettleReason``.
 - ``MatchEnding``: how a match ended as the referee records it: the engine's ``MatchEnd`` (the
-  ``match_end`` reasons of PROTOCOL.md §4.4) plus ``NO_CONTEST``, which only the referee knows
-  (neither bot started, so the engine never got to play).
+  ``match_end`` reasons of PROTOCOL.md §4.4) plus ``NO_CONTEST`` and ``DECLINED``, which only the
+  referee knows (neither bot started, or a bot declined an N-seat variant: the engine never got to
+  play).
+
+Results are per seat (``seats``: 2, 3 or 4) and per side (``game_points``, ``winner``): with two or
+three players a side is a seat, with four a partnership (RULES.md §10.3, PROTOCOL.md §9).
 """
 
 from __future__ import annotations
@@ -47,6 +51,8 @@ class MatchEnding(StrEnum):
     FORFEIT = MatchEnd.FORFEIT.value        # a player forfeited: see the result's fault
     DEAL_LIMIT = MatchEnd.DEAL_LIMIT.value  # the arena's cap on deals per match was reached
     NO_CONTEST = "no_contest"               # neither bot started: nothing was played
+    DECLINED = "declined"                   # a bot declined the N-seat variant (PROTOCOL.md §9):
+                                            # nothing was played and nobody forfeits
 
     def __repr__(self) -> str:
         return f"MatchEnding.{self.name}"
@@ -92,15 +98,22 @@ class SeatStats:
 @dataclass
 class MatchResult:
     match_id: str
-    winner: int | None            # None: no contest, or a tie at the deal limit
+    # The winning side (a seat with two or three players). None: no contest, a decline, a tie at
+    # the deal limit, or a forfeit with three players (two others remain: RULES.md §10.4).
+    winner: int | None
     reason: MatchEnding
     game_points: tuple[int, ...]  # per side (RULES.md §10: more than two with three players)
     deals: tuple[DealResult, ...]
-    seats: tuple[SeatStats, SeatStats]
-    offender: int | None = None
+    seats: tuple[SeatStats, ...]  # per seat, in seat order
+    offender: int | None = None   # the seat that forfeited
     fault: Fault | None = None    # set exactly when reason is FORFEIT
     detail: str = ""
     line: str | None = None       # the offending line, when there was one
     record_path: Path | None = None
     state: MatchState | None = None
     play_ms: float = 0.0          # from the first deal to the end: the match without start-up
+    declined: tuple[int, ...] = ()  # seats that declined the variant (reason DECLINED)
+
+    @property
+    def players(self) -> int:
+        return len(self.seats)

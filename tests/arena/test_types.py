@@ -54,8 +54,8 @@ def test_deal_endings_are_the_settle_reasons_of_protocol_section_4_3() -> None:
     assert {str(r) for r in DealEnding} == _words_of_table("### 4.3", "### 4.4")
 
 
-def test_match_endings_are_the_engines_plus_no_contest() -> None:
-    assert {str(e) for e in MatchEnding} == {str(e) for e in MatchEnd} | {"no_contest"}
+def test_match_endings_are_the_engines_plus_no_contest_and_declined() -> None:
+    assert {str(e) for e in MatchEnding} == {str(e) for e in MatchEnd} | {"no_contest", "declined"}
     assert all(MatchEnding(e) == e for e in MatchEnd)
     assert {str(e) for e in MatchEnd} == set(m.MATCH_END_REASONS)
 
@@ -164,4 +164,5 @@ def test_the_report_page_words_every_match_ending() -> None:
     from arena.report.page import MATCH_ENDINGS
 
     # A forfeit is worded with its fault (page._match_row); every other ending has its own words.
-    assert set(MATCH_ENDINGS) == set(MatchEnding) - {MatchEnding.FORFEIT}
+    # A decline ends only an N-seat match, which tournaments (and so the report) do not play yet.
+    assert set(MATCH_ENDINGS) == set(MatchEnding) - {MatchEnding.FORFEIT, MatchEnding.DECLINED}
