@@ -202,9 +202,13 @@ def head_to_head_chart(data: ReportData) -> Figure:
     bar = fig.colorbar(image, ax=ax, shrink=min(1.0, 4 / max(cell * n, 1)), pad=0.02)
     bar.set_label("score %")
     ax.set_title(f"Head to head: {data.name}", loc="left")
-    fig.supxlabel(textwrap.fill("Each cell: the row's match score against the column in % (a win "
-                                "counts 1, a match without a winner ½), and below it the number "
-                                "of matches they played.", width=int(12 * width)),
+    note = ("Each cell: the row's match score against the column in % (a win counts 1, a match "
+            "without a winner ½), and below it the number of matches they played."
+            if data.players == 2 else
+            "Each cell: the row's score against the column in % in the matches they played on "
+            "different sides (its side placed ahead counts 1, level ½), and below it the number "
+            "of those matches.")
+    fig.supxlabel(textwrap.fill(note, width=int(12 * width)),
                   x=0.02, ha="left", fontsize=9)
     return fig
 
