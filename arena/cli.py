@@ -117,7 +117,11 @@ def demo(
     seed: Optional[int] = typer.Option(None, help="Research runs only: deal from this public seed "
                                        "instead of a secret key (bots could derive the deals)."),
     profile: str = typer.Option("sixty_six", help="Rules profile."),
-    matches: int = typer.Option(20, "--matches", "-n", help="Matches per pairing (even)."),
+    matches: Optional[int] = typer.Option(None, "--matches", "-n",
+                                          help="Matches per pairing (even; default 20); for a "
+                                               "three- or four-player profile, deal sets per "
+                                               "group of bots (default 1), each played in six "
+                                               "seatings."),
     one_match: bool = typer.Option(False, "--one-match",
                                    help="Instead: one in-process match between two random "
                                         "players, printed deal by deal."),
@@ -146,9 +150,15 @@ def demo(
     # Each demo run has its own folder: a demo never overwrites earlier results.
     output = Path("results") / f"demo-{time.strftime('%Y%m%d-%H%M%S')}"
     deals = "a secret key" if seed is None else f"seed {seed}"
-    console.print(f"[bold]demo tournament[/]: {', '.join(bots)}; {matches} matches per pairing "
-                  f"({matches // 2} duplicate pairs), profile {profile}, deals from {deals}",
-                  soft_wrap=True)
+    players = _rules_or_fail(profile, None, None).players
+    if players == 2:
+        matches = 20 if matches is None else matches
+        plan = f"{matches} matches per pairing ({matches // 2} duplicate pairs)"
+    else:  # tournament.py: -n counts deal sets per group with three or four players
+        matches = 1 if matches is None else matches
+        plan = f"{matches} deal set(s) per group of {min(players, len(bots))} bots, six seatings each"
+    console.print(f"[bold]demo tournament[/]: {', '.join(bots)}; {plan}, profile {profile}, "
+                  f"deals from {deals}", soft_wrap=True)
     tournament(config_file=None, bot=bots, name="demo", profile=profile,
                matches_per_pairing=matches, seed=seed, workers=None, decision_ms=None,
                startup_ms=None, output=output, resume=None, limit=None, cluster=None,
@@ -348,8 +358,10 @@ def tournament(
                                                  "command (repeat)."),
     name: Optional[str] = typer.Option(None, help="Tournament name (default: tournament)."),
     profile: Optional[str] = typer.Option(None, help="Rules profile."),
-    matches_per_pairing: Optional[int] = typer.Option(None, "--matches", "-n",
-                                                      help="Matches per pairing (even)."),
+    matches_per_pairing: Optional[int] = typer.Option(
+        None, "--matches", "-n", help="Matches per pairing (even; default 4). For a three- or "
+        "four-player profile: deal sets per group of bots (default 1), each played in six "
+        "seatings (README: what a schedule costs)."),
     seed: Optional[int] = typer.Option(None, help="Research runs only: deal from this public seed "
                                        "instead of a fresh secret key (bots could derive the "
                                        "deals)."),
@@ -506,7 +518,7 @@ def _current_leader(db_path: Path) -> str:
 
 def _print_leaderboard(db_path: Path, fmt: str) -> None:
     table = _read_leaderboard(db_path)
-    shown = table.round({"mu": 2, "sigma": 2, "conservative": 2, "win_pct": 1,
+    shown = table.round({"mu": 2, "sigma": 2, "conservative": 2, "win_pct": 1, "score_pct": 1,
                          "points_per_deal": 3})
     # Bot names are data: arena.console shows them as written, never as markup.
     if fmt == "csv":
