@@ -54,6 +54,9 @@ CREATE TABLE IF NOT EXISTS bots (
     version TEXT NOT NULL            -- content hash of the bot's files, or '' when unknown
 );
 CREATE TABLE IF NOT EXISTS matches (
+    -- With three or four players (players > 2), seat0/seat1 are the bots of seats 0 and 1 (the
+    -- seats table names every seat), winner is a side, points0/points1 are sides 0 and 1 (the
+    -- sides table holds every side) and offender is a seat (PROTOCOL.md §9).
     match_id TEXT PRIMARY KEY,
     sched_order INTEGER NOT NULL UNIQUE,
     seat0 TEXT NOT NULL REFERENCES bots(name),
@@ -72,10 +75,7 @@ CREATE TABLE IF NOT EXISTS matches (
     record TEXT,                     -- path of the JSON Lines record, relative to the database
     play_ms REAL NOT NULL,
     finished TEXT NOT NULL,
-    -- Seats (2, 3 or 4). With more than two, seat0/seat1 are the bots of seats 0 and 1 (the seats
-    -- table names every seat), winner is a side, points0/points1 are sides 0 and 1 (the sides
-    -- table holds every side) and offender is a seat (PROTOCOL.md §9).
-    players INTEGER NOT NULL DEFAULT 2
+    players INTEGER NOT NULL DEFAULT 2  -- seats: 2, 3 or 4 (see above)
 );
 CREATE TABLE IF NOT EXISTS deals (
     match_id TEXT NOT NULL REFERENCES matches(match_id),
