@@ -23,6 +23,7 @@ from arena.narrate import deal_line, match_line, narrate_deal, narrate_outcome, 
 from arena.records import RecordError, read_record, replay_record
 from arena.referee import MatchConfig, run_match
 from arena.types import MatchEnding
+from bots import BUNDLED_PROFILES
 
 app = typer.Typer(help="Sixty-Six Arena: run bot matches and tournaments for Sixty-Six and Schnapsen.",
                   no_args_is_help=True, add_completion=False)
@@ -240,6 +241,12 @@ def play(
         specs = tuple(resolve_bot(bot, data=data) for bot in bots)
     except BotSpecError as err:
         raise _fail(str(err)) from None
+    for text in bots:
+        # A bundled bot that does not play the variant would only decline it at the greeting.
+        first = text.strip().split(" ")[0]
+        if first in BUNDLED_PROFILES and rules.name not in BUNDLED_PROFILES[first]:
+            raise _fail(f"{first} does not support {rules.name} (it plays "
+                        f"{', '.join(BUNDLED_PROFILES[first])})")
     base = [spec.name for spec in specs]
     if len(set(base)) < len(base):
         # Seats told apart by their seat number; replace, not a new BotSpec: a registered bot

@@ -124,10 +124,12 @@ def bots_show(
             label = "author's version" if key == "version" else key
             term.data(f"  {label}: {bot.manifest[key]}")
     term.data(f"  command: {shlex.join(bot.argv)} (in {bot.workdir})", limit=None)
+    term.data(f"  profiles: {', '.join(bot.profiles)}", limit=None)
     term.data(f"  folder: {bot.folder or '(a command: its files stay where they are)'}",
               limit=None)
     q = bot.qualification
-    outcomes = "; ".join(f"seat {m['seat']}: {m['outcome']}" for m in q.get("matches", []))
+    outcomes = "; ".join(f"{m['profile'] + ' ' if m.get('profile') else ''}seat {m['seat']}: "
+                         f"{m['outcome']}" for m in q.get("matches", []))
     term.data(f"  qualified: {outcomes}")
     for warning in q.get("warnings", []):
         term.data(f"  warning: {warning}")

@@ -8,7 +8,13 @@ workdir = "."                 # where the command runs, inside the bot's folder 
 build = "make"                # optional: run once at submission, in the bot's folder, sandboxed
 language = "python"           # optional, informative
 author = "Ann Example"        # optional, informative
+profiles = ["sixty_six", "three_player"]   # optional: the rules profiles the bot plays
 ```
+
+``profiles`` lists the variants the bot declares (names of ``arena rules list``). Left out, it is
+every two-player profile, which any bot speaking PROTOCOL.md §3-§7 plays, so manifests written
+before three- and four-player Sixty-Six stay valid. Qualification plays each declared three- or
+four-player profile; a bot is never asked to play a variant it did not declare.
 
 ``python`` or ``python3`` as the program means the arena's own Python, which has the ``protocol``
 SDK installed.
@@ -24,7 +30,12 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from arena.game import PROFILES
+
 MANIFEST_NAME = "bot.toml"
+# What a bot plays when its manifest does not say: the two-player profiles (PROTOCOL.md §3-§7).
+TWO_PLAYER_PROFILES: tuple[str, ...] = tuple(name for name, rules in PROFILES.items()
+                                             if rules.players == 2)
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_.+-]{1,64}")
 _PYTHONS = {"python", "python3"}
 
@@ -42,6 +53,7 @@ class Manifest:
     build: tuple[str, ...] = ()
     language: str = ""
     author: str = ""
+    profiles: tuple[str, ...] = TWO_PLAYER_PROFILES
 
     def argv(self) -> tuple[str, ...]:
         """The command to run, with ``python``/``python3`` meaning the arena's Python."""
@@ -57,11 +69,11 @@ class Manifest:
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "version": self.version, "command": shlex.join(self.command),
                 "workdir": self.workdir, "build": shlex.join(self.build),
-                "language": self.language, "author": self.author}
+                "language": self.language, "author": self.author, "profiles": list(self.profiles)}
 
 
 _KEYS = {"name": True, "command": True, "version": False, "workdir": False, "build": False,
-         "language": False, "author": False}
+         "language": False, "author": False, "profiles": False}
 
 
 def check_name(name: object, where: str = "name") -> str:
@@ -69,6 +81,21 @@ def check_name(name: object, where: str = "name") -> str:
         raise ManifestError(f"{where} must be 1 to 64 characters from A-Z a-z 0-9 _ . + - "
                             f"(PROTOCOL.md §3), not {name!r}")
     return name
+
+
+def check_profiles(value: object, where: str = "profiles") -> tuple[str, ...]:
+    """A list of profile names, each known and listed once."""
+    if not isinstance(value, (list, tuple)) or not value \
+            or not all(isinstance(v, str) for v in value):
+        raise ManifestError(f"{where} must be a non-empty list of profile names, like "
+                            f'["sixty_six", "three_player"], not {value!r}')
+    unknown = [v for v in value if v not in PROFILES]
+    if unknown:
+        raise ManifestError(f"{where}: unknown profile(s) {', '.join(map(repr, unknown))}; known: "
+                            f"{', '.join(PROFILES)}")
+    if len(set(value)) != len(value):
+        raise ManifestError(f"{where} lists a profile twice: {value!r}")
+    return tuple(value)
 
 
 def parse_manifest(data: dict[str, Any], source: str = MANIFEST_NAME) -> Manifest:
@@ -80,8 +107,9 @@ def parse_manifest(data: dict[str, Any], source: str = MANIFEST_NAME) -> Manifes
     missing = [k for k, required in _KEYS.items() if required and k not in data]
     if missing:
         raise ManifestError(f"{source}: missing key(s) {', '.join(missing)}")
+    profiles = check_profiles(data.get("profiles", TWO_PLAYER_PROFILES), f"{source}: profiles")
     for key, value in data.items():
-        if not isinstance(value, str):
+        if key != "profiles" and not isinstance(value, str):
             raise ManifestError(f"{source}: {key} must be a string, not {value!r}")
     name = check_name(data["name"], f"{source}: name")
     command = _split(data["command"], source, "command")
@@ -95,7 +123,7 @@ def parse_manifest(data: dict[str, Any], source: str = MANIFEST_NAME) -> Manifes
                             f"not {workdir!r}")
     return Manifest(name=name, command=command, version=data.get("version", ""),
                     workdir=str(path), build=build, language=data.get("language", ""),
-                    author=data.get("author", ""))
+                    author=data.get("author", ""), profiles=profiles)
 
 
 def _split(text: str, source: str, key: str) -> tuple[str, ...]:

@@ -1,5 +1,12 @@
 """Qualifying a bot: a few quick matches against the random bot, in both seats, under real limits.
 
+A bot that declares three- or four-player profiles (``profiles`` in its manifest) also plays one
+match of each such profile from each seat that differs (three seats with three players; seats 0 and
+1 with four, since 2 and 3 are their mirrors), the other seats taken by the random bot. Declining a
+declared profile fails qualification; a profile it did not declare is never offered. The two-player
+profiles share the wire format of PROTOCOL.md §3-§7, so the two-player matches stand for all of
+them.
+
 A bot passes only with no fault at all (PROTOCOL.md §5: no timeout, no illegal action, no malformed,
 unsolicited or overlong line, no early exit), and if it ends cleanly after each match: it exits
 within the grace period of PROTOCOL.md §4.4 and leaves no process of its own running. A failure
@@ -10,10 +17,10 @@ the offending line and the end of the bot's stderr.
 from __future__ import annotations
 
 import tempfile
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from arena.bot_process import Limits, stderr_tail
 from arena.bot_specs import resolve_bot
@@ -34,6 +41,9 @@ class ExitFault(StrEnum):
 
     NO_EXIT = "no_exit"            # still running after the grace period of PROTOCOL.md §4.4
     LEFT_RUNNING = "left_running"  # processes it started outlived it
+    DECLINED = "declined"          # declined a profile its manifest declares (PROTOCOL.md §9)
+    NO_OPPONENT = "no_opponent"    # the arena's opponent declined: the profile could not be
+                                   # tried, so the bot is not registered for it (fail closed)
 
 
 # What each fault word means (PROTOCOL.md §5), for the report.
@@ -46,6 +56,10 @@ RULES: dict[Fault | ExitFault, str] = {
     Fault.EXIT: "PROTOCOL.md §5: keep running (and reading) until the match ends",
     ExitFault.NO_EXIT: "PROTOCOL.md §4.4: exit within 1 s once match_end is sent and input closes",
     ExitFault.LEFT_RUNNING: "every process a bot starts must end when the bot does",
+    ExitFault.DECLINED: "bot.toml: play every profile listed in 'profiles', or leave it out "
+                        "(PROTOCOL.md §9: decline only a variant you do not play)",
+    ExitFault.NO_OPPONENT: "not the bot's fault: the arena's random bot cannot play this profile "
+                           "yet; submit again without it in 'profiles'",
 }
 
 
@@ -60,6 +74,7 @@ class Failure:
     line: str | None = None
     transcript: tuple[str, ...] = ()
     stderr_tail: tuple[str, ...] = ()
+    profile: str = ""   # the profile of the failed match (its rules)
 
 
 @dataclass
@@ -84,11 +99,14 @@ class QualificationReport:
         out = [f"qualification of {self.bot}: {'PASSED' if self.passed else 'FAILED'}",
                f"  {self.sandbox}"]
         for m in self.matches:
-            out.append(f"  match {m['match']} (seat {m['seat']}, deals {m['deals']}): "
+            variant = f"{m['profile']}, " if m.get("profile") else ""
+            out.append(f"  match {m['match']} ({variant}seat {m['seat']}, deals {m['deals']}): "
                        f"{m['outcome']}")
         f = self.failure
         if f is not None:
-            out.append(f"  broke a rule in match {f.match} (seat {f.seat}): {f.fault}: {f.detail}")
+            variant = f"{f.profile}, " if f.profile else ""
+            out.append(f"  broke a rule in match {f.match} ({variant}seat {f.seat}): {f.fault}: "
+                       f"{f.detail}")
             out.append(f"  rule: {f.rule}")
             if f.transcript:
                 out.append("  last lines exchanged (> arena to bot, < bot to arena):")
@@ -103,14 +121,17 @@ class QualificationReport:
 
 
 def qualify(bot: BotSpec, limits: Limits = Limits(), rules: Rules | None = None,
-            matches: int = QUALIFYING_MATCHES, work: Path | None = None) -> QualificationReport:
-    """Play ``matches`` matches against the random bot, alternating seats; stop at the first
-    failure. Records and logs go to ``work`` (a temporary folder if None)."""
+            matches: int = QUALIFYING_MATCHES, work: Path | None = None,
+            profiles: Sequence[str] = (), opponent: BotSpec | None = None) -> QualificationReport:
+    """Play ``matches`` matches against the random bot, alternating seats, then the matches of
+    each three- or four-player profile in ``profiles`` (the manifest's; two-player names there
+    add nothing); stop at the first failure. Records and logs go to ``work`` (a temporary folder
+    if None). ``opponent`` replaces the random bot (tests)."""
     report = QualificationReport(bot.name, describe())
     rules = rules or profile("sixty_six")
-    opponent = resolve_bot("random", name="random")
+    opponent = opponent or resolve_bot("random", name="random")
     if opponent.name == bot.name:
-        opponent = resolve_bot("random", name="random-opponent")
+        opponent = replace(opponent, name=opponent.name + "-opponent")
     # A fresh secret key for each qualification (deal_keys.py), kept in memory only: a bot that
     # learnt the deals of one qualification could otherwise pass any later one by knowing them.
     key = new_key()
@@ -134,15 +155,66 @@ def qualify(bot: BotSpec, limits: Limits = Limits(), rules: Rules | None = None,
             if _stderr_overflowed(stderr_log):
                 report.warnings.append(f"match {n + 1}: more than {limits.stderr_cap} bytes of "
                                        "stderr; the rest was discarded")
+        if report.failure is None:
+            _qualify_nseat(bot, opponent, limits, folder, key, profiles, report)
     return report
 
 
-def _outcome(result: MatchResult, seat: int) -> str:
+def _qualify_nseat(bot: BotSpec, opponent: BotSpec, limits: Limits, folder: Path,
+                   key: bytes, profiles: Sequence[str], report: QualificationReport) -> None:
+    """The matches of each declared three- or four-player profile (see the module's text)."""
+    n = len(report.matches)
+    for name in profiles:
+        rules = profile(name)
+        if rules.players == 2:
+            continue
+        # Seats that differ: with four players seats 2 and 3 mirror 0 and 1 (RULES.md §10.3).
+        for seat in range(rules.sides):
+            n += 1
+            bots = [replace(opponent, name=f"{opponent.name}-{s}") for s in range(rules.players)]
+            bots[seat] = bot
+            match_id = f"qualify-{n}"
+            config = MatchConfig(rules=rules, seed=deal_secret(key, deal_set_label(name, seat)),
+                                 first_dealer=0, match_id=match_id, limits=limits)
+            record = folder / f"{match_id}.jsonl"
+            result = run_match(bots, config, record_path=record, log_dir=folder / "logs")
+            stderr_log = folder / "logs" / f"{match_id}.seat{seat}.stderr.log"
+            report.matches.append({"match": n, "profile": name, "seat": seat, "deals": 1,
+                                   "outcome": _outcome(result, seat, rules)})
+            if result.reason == MatchEnding.DECLINED:
+                report.failure = _declined(result, n, seat, name, record, stderr_log)
+            else:
+                report.failure = _failure(result, n, seat, 1, record, stderr_log)
+                if report.failure is not None:
+                    report.failure = replace(report.failure, profile=name)
+            if report.failure is not None:
+                return
+
+
+def _declined(result: MatchResult, match: int, seat: int, name: str, record: Path,
+              stderr_log: Path) -> Failure:
+    if seat in result.declined:
+        fault, detail = ExitFault.DECLINED, f"it declares {name} in its manifest but declined " \
+            f"it: {result.detail}"
+    else:
+        fault, detail = ExitFault.NO_OPPONENT, result.detail
+    return Failure(match, seat, 1, fault, detail, RULES[fault], None, _transcript(record, seat),
+                   tuple(stderr_tail(stderr_log, STDERR_LINES, 200)), name)
+
+
+def _outcome(result: MatchResult, seat: int, rules: Rules | None = None) -> str:
     if result.reason == MatchEnding.FORFEIT:
         who = "the bot" if result.offender == seat else "the opponent"
         return f"forfeit by {who} ({result.fault})"
+    if result.reason == MatchEnding.DECLINED:
+        return f"not played: {result.detail}"
     if result.winner is None:
         return f"{result.reason}, no winner"
+    if rules is not None and rules.players > 2:
+        side = rules.side_of[seat]
+        points = "-".join(map(str, result.game_points))
+        return (f"{'won' if result.winner == side else 'lost'} {points} (its side: {side}) in "
+                f"{len(result.deals)} deals")
     return (f"{'won' if result.winner == seat else 'lost'} {result.game_points[seat]}-"
             f"{result.game_points[1 - seat]} in {len(result.deals)} deals")
 

@@ -20,14 +20,13 @@ from typing import Callable, Sequence
 
 from arena.bot_process import EXIT_GRACE_S, BotFault, BotProcess, Limits
 from arena.deal_keys import deal_secret, new_key
-from arena.game import CLAIM, Action, DealResult, DealState, MatchEnd, MatchOutcome, MatchState, Rules
-from arena.game.events import Event
+from arena.game import CLAIM, Action, DealResult, DealState, MatchEnd, MatchState, Rules
 from arena.records import RECORD_FORMAT, RECORD_VERSION, RecordWriter
 # BotSpec, MatchResult and SeatStats are imported from here by older code: they live in types.py.
 from arena.types import BotSpec, DealEnding, Fault, MatchEnding, MatchResult, SeatStats
 from protocol import from_engine
 from protocol import messages as m
-from protocol.codec import PROTOCOL_VERSION, ProtocolError, decode_from_bot, encode
+from protocol.codec import ProtocolError, decode_from_bot, encode
 
 
 @dataclass(frozen=True)
@@ -144,7 +143,7 @@ class _Match:
         limit."""
         faults: dict[int, BotFault] = {}
         declines: dict[int, str] = {}
-        hello = m.Hello(PROTOCOL_VERSION) if self.players == 2 else from_engine.hello(self.config.rules)
+        hello = from_engine.hello(self.config.rules)
         for seat, proc in enumerate(self.procs):
             try:
                 proc.start()
@@ -161,12 +160,11 @@ class _Match:
                              line=line.decode("utf-8", "replace"))
                 try:
                     # PROTOCOL.md §9: decline is an answer to the N-seat greeting only.
-                    ready = decode_from_bot(line, "ready", allow_decline=True) \
-                        if self.players > 2 else decode_from_bot(line, expect="ready")
+                    ready = decode_from_bot(line, "ready", allow_decline=self.players > 2)
                 except ProtocolError as err:
                     raise BotFault(err.fault, f"bad answer to the greeting: {err.reason}", line) \
                         from None
-                if self.players > 2 and isinstance(ready, m.Decline):
+                if isinstance(ready, m.Decline):
                     declines[seat] = ready.text
                     continue
                 self.seats[seat].name = self.bots[seat].name or ready.name
@@ -192,10 +190,8 @@ class _Match:
         names = tuple(m.wire_name(b.name) for b in self.bots)
         for seat in range(self.players):
             try:
-                # Two players: the opponent's name (§3); more: every seat's, in seat order (§9).
-                self._send(seat, from_engine.match_start(
-                    self.match_id, self.config.rules, seat,
-                    names[1 - seat] if self.players == 2 else names, self.limits.decision_ms))
+                self._send(seat, from_engine.match_start(self.match_id, self.config.rules, seat,
+                                                         names, self.limits.decision_ms))
                 for rules_line in from_engine.rules_lines(self.config.rules):
                     self._send(seat, rules_line)
                 self.procs[seat].flush()
@@ -261,7 +257,8 @@ class _Match:
     def _send_events(self, deal: DealState, already: int) -> int:
         events = deal.events()
         for event in events[already:]:
-            self._send_all(self._event_message(event))
+            self._send_all(functools.partial(from_engine.event_message, event,
+                                             players=self.players))
         return len(events)
 
     def _ask(self, seat: int, deal: DealState, legal: tuple[Action, ...]) -> Action | None:
@@ -314,16 +311,8 @@ class _Match:
                 stats.correct_claims += 1
             else:
                 stats.wrong_claims += 1
-        if self.players == 2:
-            self._send_all(lambda seat: from_engine.settle(result, seat))
-        else:
-            rules = self.config.rules
-            self._send_all(lambda seat: from_engine.settle(result, seat, rules))
-
-    def _event_message(self, event: Event) -> Callable[[int], m.Message | None]:
-        if self.players == 2:
-            return functools.partial(from_engine.event_message, event)
-        return functools.partial(from_engine.event_message, event, players=self.players)
+        rules = self.config.rules
+        self._send_all(lambda seat: from_engine.settle(result, seat, rules))
 
     # -- endings ---------------------------------------------------------------------------------
 
@@ -374,15 +363,11 @@ class _Match:
             return
         for seat in range(self.players):
             try:
-                self._send(seat, self._match_end(state.outcome, seat, result.fault))
+                self._send(seat, from_engine.match_end(state.outcome, seat, result.fault,
+                                                       players=self.players))
                 self.procs[seat].flush()
             except BotFault:
                 pass  # a bot that is gone cannot be told; the result stands
-
-    def _match_end(self, outcome: MatchOutcome, seat: int, fault: Fault | None) -> m.Message:
-        if self.players == 2:
-            return from_engine.match_end(outcome, seat, fault)
-        return from_engine.match_end(outcome, seat, fault, players=self.players)
 
     def _declined(self, declines: dict[int, str], faults: dict[int, BotFault]) -> MatchResult:
         """PROTOCOL.md §9: a bot declined the variant. The match is not played and nobody

@@ -65,6 +65,14 @@ class RegisteredBot:
     qualification: dict[str, Any] = field(default_factory=dict)
     submitted: str = ""
 
+    @property
+    def profiles(self) -> tuple[str, ...]:
+        """The rules profiles the bot declares (its manifest's ``profiles``); bots registered
+        before manifests had them, and bare commands, play the two-player ones."""
+        from arena.manifest import TWO_PLAYER_PROFILES
+
+        return tuple(self.manifest.get("profiles") or TWO_PLAYER_PROFILES)
+
     def spec(self) -> BotSpec:
         return BotSpec(self.name, self.argv, folder=str(self.folder) if self.folder else None,
                        workdir=self.workdir, version=self.version)

@@ -101,7 +101,7 @@ def _submit_folder(registry: Registry, folder: Path, name: str | None, limits: L
                               "(after the build)", manifest.name, version, build_output=build_output)
         spec = BotSpec(manifest.name, manifest.argv(), folder=str(staging),
                        workdir=manifest.workdir, version=version)
-        report = qualify(spec, limits, matches=matches)
+        report = qualify(spec, limits, matches=matches, profiles=manifest.profiles)
         if not report.passed:
             return _rejected(manifest.name, version, report, build_output)
         final = registry.folder_for(manifest.name, version)

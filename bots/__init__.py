@@ -17,6 +17,20 @@ BUNDLED_PYTHON: dict[str, str] = {
 }
 """Bundled Python bots: name -> module."""
 
+# The rules profiles each bundled bot plays (as a submitted bot's manifest declares them: see
+# arena/manifest.py). Names, not imports of arena.game: a bot starting up must not load the engine.
+TWO_PLAYER_PROFILES = ("sixty_six", "schnapsen", "vu_compat")
+EVERY_PROFILE = TWO_PLAYER_PROFILES + ("three_player", "four_player")
+BUNDLED_PROFILES: dict[str, tuple[str, ...]] = {
+    "random": EVERY_PROFILE,
+    "greedy": EVERY_PROFILE,
+    "strong": EVERY_PROFILE,
+    "c-counter": EVERY_PROFILE,       # bots/c: N-seat from PROTOCOL.md §9 alone
+    "first-legal": EVERY_PROFILE,     # answers every request with its first action, any variant
+    "first-legal-c": TWO_PLAYER_PROFILES,
+}
+"""Bundled bots (Python and C): name -> the profiles it plays."""
+
 
 def python_bot_command(name: str, *options: str) -> list[str]:
     """The argument list that starts bundled Python bot ``name`` with this interpreter."""

@@ -15,10 +15,10 @@ import re
 from typing import Callable, Literal, overload
 
 from arena.game import CARDS, Action, Card, Suit
-from protocol.messages import (NAME_RE, ActionReply, BotMessage, Claim, Close, DealStart, Draw,
-                               Exchange, Fault, Hello, Marriage, MatchEnd, MatchStart, Message,
-                               Played, Ready, RefereeMessage, Request, RulesLine, Settle, Trick,
-                               Unknown, Who)
+from protocol.messages import (MAX_PLAYERS, NAME_RE, ActionReply, BotMessage, Claim, Close,
+                               DealStart, Decline, Draw, Exchange, Fault, Hello, Marriage, MatchEnd,
+                               MatchStart, Message, Played, Player, Ready, RefereeMessage, Request,
+                               RulesLine, Settle, Trick, Unknown, Who)
 
 PROTOCOL_NAME = "sixtysix"
 PROTOCOL_VERSION = 1
@@ -48,17 +48,23 @@ def _show(text: str) -> str:
 # -- encoding ------------------------------------------------------------------------------------
 
 
-def _pair(pair: tuple[int, int]) -> str:
-    return f"{pair[0]} {pair[1]}"
+def _pair(pair: tuple[int, ...]) -> str:
+    """A pair (mine, theirs), or with three or four players one number per side (PROTOCOL.md §9)."""
+    return " ".join(map(str, pair))
 
 
 def _encode(msg: Message) -> str:
     match msg:
-        case Hello(version):
-            return f"{PROTOCOL_NAME} {version}"
-        case MatchStart(match_id, profile, target, seat, opponent, decision_ms):
-            return (f"match {match_id} profile {profile} target {target} seat {seat} "
-                    f"opponent {opponent} decision_ms {decision_ms}")
+        case Hello(version, players, profile):
+            if profile is None:
+                return f"{PROTOCOL_NAME} {version}"
+            return f"{PROTOCOL_NAME} {version} players {players} profile {profile}"
+        case MatchStart(match_id, profile, target, seat, opponent, decision_ms, players, names):
+            if opponent is not None:
+                return (f"match {match_id} profile {profile} target {target} seat {seat} "
+                        f"opponent {opponent} decision_ms {decision_ms}")
+            return (f"match {match_id} profile {profile} target {target} players {players} "
+                    f"seat {seat} names {' '.join(names)} decision_ms {decision_ms}")
         case RulesLine(flags):
             return " ".join(["rules", *(f"{name}={value}" for name, value in flags)])
         case DealStart(deal_no, dealer, upcard, stock, hand, score, pot):
@@ -68,7 +74,9 @@ def _encode(msg: Message) -> str:
             return f"{decision}? {' '.join(map(str, actions))}"
         case Played(who, card):
             return f"played {who} {card}"
-        case Trick(who, led, followed):
+        case Trick(who, led, followed, more):
+            if more:
+                return f"trick {who} {led} {followed} {' '.join(map(str, more))}"
             return f"trick {who} {led} {followed}"
         case Marriage(who, suit, points):
             return f"marriage {who} {suit} {points}"
@@ -80,17 +88,23 @@ def _encode(msg: Message) -> str:
             return f"draw {who}" if card is None else f"draw {who} {card}"
         case Claim(who):
             return f"claim {who}"
-        case Settle(winner, reason, points, awarded, totals, tricks, score, pot):
-            return (f"settle winner {winner or 'none'} reason {reason} points {points} "
-                    f"awarded {awarded} totals {_pair(totals)} tricks {_pair(tricks)} "
-                    f"score {_pair(score)} pot {pot}")
+        case Settle(winner, reason, points, awarded, totals, tricks, score, pot, dead):
+            # ``winner or 'none'`` would write side 0 as none.
+            line = (f"settle winner {'none' if winner is None else winner} reason {reason} "
+                    f"points {points} awarded "
+                    f"{_pair(awarded) if isinstance(awarded, tuple) else awarded} "
+                    f"totals {_pair(totals)} tricks {_pair(tricks)} score {_pair(score)} pot {pot}")
+            return f"{line} dead {' '.join(map(str, dead))}" if dead else line
         case MatchEnd(winner, reason, score, fault, offender):
             tail = "" if fault is None else f" fault {fault} by {offender}"
-            return f"match_end winner {winner or 'none'} reason {reason} score {_pair(score)}{tail}"
+            return (f"match_end winner {'none' if winner is None else winner} reason {reason} "
+                    f"score {_pair(score)}{tail}")
         case Unknown(line):
             return line
         case Ready(name):
             return f"ready {name}"
+        case Decline(text):
+            return f"decline {text}" if text else "decline"
         case ActionReply(action):
             return str(action)
     raise TypeError(f"not a protocol message: {msg!r}")
@@ -153,7 +167,8 @@ def _line_text(line: str | bytes) -> str:
 # Exact wire forms, looked up instead of parsed (enum calls and Card.parse are slow in a bot's loop).
 _CARD_WORDS: dict[str, Card] = {str(c): c for c in CARDS}
 _SUIT_WORDS: dict[str, Suit] = {s.char: s for s in Suit}
-_WHO_WORDS: dict[str, Who] = {w.value: w for w in Who}
+_WHO_WORDS: dict[str, Player] = {w.value: w for w in Who}
+_WHO_WORDS.update({str(seat): seat for seat in range(MAX_PLAYERS)})  # PROTOCOL.md §9: seat numbers
 _COUNT_RE = re.compile(r"0|[1-9][0-9]*")  # int() would also take "+1", " 1", "1_0" and "١"
 
 
@@ -213,18 +228,28 @@ class _Words:
             raise self.error(f"{what} must be one of C S H D, got {_show(word)}")
         return suit
 
-    def who(self, what: str = "who") -> Who:
+    def who(self, what: str = "who") -> Player:
         word = self.word(what)
         who = _WHO_WORDS.get(word)
         if who is None:
-            raise self.error(f"{what} must be 'me' or 'opp', got {_show(word)}")
+            raise self.error(f"{what} must be 'me' or 'opp' (a seat number 0-{MAX_PLAYERS - 1} with "
+                             f"more players), got {_show(word)}")
         return who
 
-    def who_or_none(self, what: str) -> Who | None:
+    def who_or_none(self, what: str) -> Player | None:
         if self.peek() == "none":
             self.pos += 1
             return None
-        return self.who(f"{what} (me, opp or none)")
+        return self.who(f"{what} (me, opp or none; a number with more players)")
+
+    def counts_until(self, what: str, keyword: str | None) -> tuple[int, ...]:
+        """Whole numbers up to ``keyword`` (or the end of the line): a list per side (§9)."""
+        out = []
+        while self.more() and self.peek() != keyword:
+            out.append(self.count(what))
+        if not out:
+            raise self.error(f"missing {what}")
+        return tuple(out)
 
     def fault(self) -> Fault:
         word = self.word("fault")
@@ -261,7 +286,13 @@ def _action(word: str, error: Callable[[str], ProtocolError]) -> Action:
 
 
 def _hello(w: _Words) -> Hello:
-    return Hello(w.count("version"))
+    version = w.count("version")
+    if not w.more():
+        return Hello(version)
+    w.keyword("players")  # PROTOCOL.md §9: the N-seat greeting
+    players = w.count("players")
+    w.keyword("profile")
+    return Hello(version, players, w.word("profile"))
 
 
 def _match(w: _Words) -> MatchStart:
@@ -270,6 +301,18 @@ def _match(w: _Words) -> MatchStart:
     profile = w.word("profile")
     w.keyword("target")
     target = w.count("target")
+    if w.peek() == "players":  # PROTOCOL.md §9
+        w.pos += 1
+        players = w.count("players")
+        w.keyword("seat")
+        seat = w.count("seat")
+        w.keyword("names")
+        names = []
+        while w.more() and w.peek() != "decision_ms":
+            names.append(w.word("name"))
+        w.keyword("decision_ms")
+        return MatchStart(match_id, profile, target, seat, None, w.count("decision_ms"), players,
+                          tuple(names))
     w.keyword("seat")
     seat = w.count("seat")
     w.keyword("opponent")
@@ -302,7 +345,7 @@ def _deal(w: _Words) -> DealStart:
     while w.more() and w.peek() != "score":
         hand.append(w.card("card of the hand"))
     w.keyword("score")
-    score = w.pair("score")
+    score = w.pair("score") if isinstance(dealer, Who) else w.counts_until("score", "pot")
     w.keyword("pot")
     return DealStart(deal_no, dealer, upcard, stock, tuple(hand), score, w.count("pot"))
 
@@ -319,7 +362,14 @@ def _played(w: _Words) -> Played:
 
 
 def _trick(w: _Words) -> Trick:
-    return Trick(w.who(), w.card("led card"), w.card("followed card"))
+    who = w.who()
+    led, followed = w.card("led card"), w.card("followed card")
+    if isinstance(who, Who):
+        return Trick(who, led, followed)
+    more = []
+    while w.more():  # PROTOCOL.md §9: a trick of 3 or 4 cards
+        more.append(w.card("card of the trick"))
+    return Trick(who, led, followed, tuple(more))
 
 
 def _marriage(w: _Words) -> Marriage:
@@ -331,7 +381,10 @@ def _exchange(w: _Words) -> Exchange:
 
 
 def _close(w: _Words) -> Close:
-    return Close(w.who())
+    who = w.who()
+    if not isinstance(who, Who):  # RULES.md §10: closing is two-player only
+        raise w.error(f"who must be 'me' or 'opp' (nobody closes with more players), got {who}")
+    return Close(who)
 
 
 def _draw(w: _Words) -> Draw:
@@ -351,15 +404,37 @@ def _settle(w: _Words) -> Settle:
     w.keyword("points")
     points = w.count("points")
     w.keyword("awarded")
-    awarded = w.count("awarded")
+    if isinstance(winner, Who):
+        awarded: int | tuple[int, ...] = w.count("awarded")
+    else:
+        # ``winner none`` is both forms: one number is two players, one per side is §9.
+        listed = w.counts_until("awarded", "totals")
+        awarded = listed[0] if winner is None and len(listed) == 1 else listed
+    totals: tuple[int, ...]
+    tricks: tuple[int, ...]
+    score: tuple[int, ...]
+    if not isinstance(awarded, tuple):
+        w.keyword("totals")
+        totals = w.pair("totals")
+        w.keyword("tricks")
+        tricks = w.pair("tricks")
+        w.keyword("score")
+        score = w.pair("score")
+        w.keyword("pot")
+        return Settle(winner, reason, points, awarded, totals, tricks, score, w.count("pot"))
     w.keyword("totals")
-    totals = w.pair("totals")
+    totals = w.counts_until("totals", "tricks")
     w.keyword("tricks")
-    tricks = w.pair("tricks")
+    tricks = w.counts_until("tricks", "score")
     w.keyword("score")
-    score = w.pair("score")
+    score = w.counts_until("score", "pot")
     w.keyword("pot")
-    return Settle(winner, reason, points, awarded, totals, tricks, score, w.count("pot"))
+    pot = w.count("pot")
+    dead: tuple[Card, ...] = ()
+    if w.more():
+        w.keyword("dead")  # three players: the dead pile, revealed now (§9)
+        dead = (w.card("dead card"), w.card("dead card"))
+    return Settle(winner, reason, points, awarded, totals, tricks, score, pot, dead)
 
 
 def _match_end(w: _Words) -> MatchEnd:
@@ -368,7 +443,7 @@ def _match_end(w: _Words) -> MatchEnd:
     w.keyword("reason")
     reason = w.word("reason")
     w.keyword("score")
-    score = w.pair("score")
+    score = w.counts_until("score", "fault")
     if not w.more():
         return MatchEnd(winner, reason, score)
     w.keyword("fault")
@@ -418,17 +493,27 @@ def decode_from_referee(line: str | bytes) -> RefereeMessage:
 
 
 @overload
-def decode_from_bot(line: str | bytes, expect: Literal["ready"]) -> Ready: ...
+def decode_from_bot(line: str | bytes, expect: Literal["ready"],
+                    allow_decline: Literal[False] = False) -> Ready: ...
+@overload
+def decode_from_bot(line: str | bytes, expect: Literal["ready"],
+                    allow_decline: bool) -> Ready | Decline: ...
 @overload
 def decode_from_bot(line: str | bytes, expect: Literal["action"]) -> ActionReply: ...
 
 
-def decode_from_bot(line: str | bytes, expect: Literal["ready", "action"]) -> BotMessage:
+def decode_from_bot(line: str | bytes, expect: Literal["ready", "action"],
+                    allow_decline: bool = False) -> BotMessage:
     """The message of one bot line (what the referee reads). ``expect`` says what the referee
     asked for: ``"ready"`` after the greeting, ``"action"`` after a request. Anything but exactly
-    that is a ``ProtocolError`` with ``fault`` ``malformed`` (or ``line_too_long``)."""
+    that is a ``ProtocolError`` with ``fault`` ``malformed`` (or ``line_too_long``).
+
+    ``allow_decline`` (after the N-seat greeting of PROTOCOL.md §9 only) also accepts
+    ``decline [<text>]`` as the answer to the greeting; otherwise a ``decline`` is malformed."""
     if expect not in ("ready", "action"):
         raise ValueError(f"expect must be 'ready' or 'action', not {expect!r}")  # a caller's bug
+    if allow_decline and expect != "ready":
+        raise ValueError("only the greeting may be declined")  # a caller's bug
 
     def error(reason: str) -> ProtocolError:
         return ProtocolError(reason, Fault.MALFORMED, line)
@@ -443,6 +528,8 @@ def decode_from_bot(line: str | bytes, expect: Literal["ready", "action"]) -> Bo
         raise error(f"words must be separated by single spaces, without leading or trailing "
                     f"spaces: {_show(text)}")
     if expect == "ready":
+        if words[0] == "decline" and allow_decline:
+            return Decline(" ".join(words[1:]))  # printable ASCII, single spaces: checked above
         if words[0] != "ready":
             raise error(f"expected 'ready <name>' in answer to the greeting, got {_show(text)}")
         if len(words) == 1:

@@ -7,6 +7,12 @@ can always be written; a bad value is a ``ValueError`` naming the field.
 
 Cards, suits and actions are the engine's own types (``arena.game``): their text forms are the wire
 forms (``TH``, ``H``, ``play:TH``).
+
+Two players are named relative to the reader (``Who``: ``me``/``opp``); with three or four players
+(PROTOCOL.md §9) every player is a seat number and every per-side figure a list of one number per
+side. The same message types carry both forms: a ``who`` is a ``Player`` (``Who | int``), and which
+form a message has follows from its values (a ``Who`` or a seat number; a pair or a list per side).
+Two-player messages keep exactly the types and text they had before §9.
 """
 
 from __future__ import annotations
@@ -37,6 +43,16 @@ class Who(StrEnum):
 
     def __repr__(self) -> str:
         return f"Who.{self.name}"
+
+
+Player = Union[Who, int]
+"""How a line names a player: ``Who`` with two players, a seat number with three or four."""
+
+MAX_PLAYERS = 4
+N_SEAT_PLAYERS: tuple[int, ...] = (3, 4)
+"""Player counts of PROTOCOL.md §9 (two players are §3-§7)."""
+SIDE_COUNTS: tuple[int, ...] = (2, 3)
+"""Sides of an N-seat match: 3 with three players, 2 partnerships with four."""
 
 
 class Fault(StrEnum):
@@ -96,6 +112,33 @@ def _check_pair(value: object, field: str) -> None:
         _check_count(part, field)
 
 
+def _check_per_side(value: object, field: str, sides: int) -> None:
+    _check(isinstance(value, tuple) and len(value) == sides,
+           f"{field} must list one number per side ({sides}), not {value!r}")
+    assert isinstance(value, tuple)
+    for part in value:
+        _check_count(part, field)
+
+
+def _check_sides(value: object, field: str) -> int:
+    """The number of sides of an N-seat per-side list (PROTOCOL.md §9: 3 with three players, 2 with
+    four)."""
+    _check(isinstance(value, tuple) and len(value) in SIDE_COUNTS,
+           f"{field} must list one number per side (2 or 3 sides), not {value!r}")
+    assert isinstance(value, tuple)
+    return len(value)
+
+
+def _check_copies(cards: tuple[Card, ...], field: str, copies: int) -> None:
+    """No card more often than the packs hold it (two packs with four players: RULES.md §10.3)."""
+    seen: dict[Card, int] = {}
+    for card in cards:
+        seen[card] = seen.get(card, 0) + 1
+        if seen[card] > copies:
+            raise ValueError(f"{field} lists {card} {'twice' if copies == 1 else 'three times'}"
+                             + ("" if copies == 1 else " (two packs hold every card twice)"))
+
+
 def _check_card(value: object, field: str) -> None:
     _check(isinstance(value, Card), f"{field} must be a Card, not {value!r}")
 
@@ -116,6 +159,32 @@ def _who(value: object, field: str = "who") -> Who:
     raise ValueError(f"{field} must be 'me' or 'opp', not {value!r}")
 
 
+def _is_seat(value: object) -> bool:
+    return type(value) is int and 0 <= value < MAX_PLAYERS
+
+
+def _player(value: object, field: str = "who") -> Player:
+    """A ``Who`` (two players) or a seat number 0-3 (PROTOCOL.md §9)."""
+    if _is_seat(value):
+        return value  # type: ignore[return-value]
+    if isinstance(value, str) and value in ("me", "opp"):
+        return Who(value)
+    raise ValueError(f"{field} must be 'me' or 'opp' (a seat number 0-{MAX_PLAYERS - 1} with more "
+                     f"players), not {value!r}")
+
+
+def _side(value: object, field: str, sides: int) -> int:
+    _check(type(value) is int and 0 <= value < sides,
+           f"{field} must be a side number 0-{sides - 1}, not {value!r}")
+    return value  # type: ignore[return-value]
+
+
+def _seats_of(sides: int) -> int:
+    """Seats at a table with ``sides`` sides, N-seat only: 3 sides are 3 seats, 2 sides are the two
+    partnerships of four players (PROTOCOL.md §9)."""
+    return 3 if sides == 3 else 4
+
+
 def _set(obj: object, field: str, value: object) -> None:
     # Frozen dataclasses: normalising a field in __post_init__ needs object.__setattr__.
     object.__setattr__(obj, field, value)
@@ -126,33 +195,67 @@ def _set(obj: object, field: str, value: object) -> None:
 
 @dataclass(frozen=True, slots=True)
 class Hello:
-    """``sixtysix <version>``: the greeting (PROTOCOL.md §3)."""
+    """``sixtysix <version>``: the greeting (PROTOCOL.md §3); with three or four players
+    ``sixtysix <version> players <n> profile <profile>`` (§9), which a bot may ``decline``."""
 
     version: int = 1
+    players: int = 2
+    profile: str | None = None
 
     def __post_init__(self) -> None:
         _check_count(self.version, "version", 1)
+        if self.players == 2 and type(self.players) is int:
+            _check(self.profile is None, "a two-player greeting names no profile")
+            return
+        _check(self.players in N_SEAT_PLAYERS and type(self.players) is int,
+               f"players must be 2, 3 or 4, not {self.players!r}")
+        _check_word(self.profile, "profile")
+
+    @property
+    def is_nseat(self) -> bool:
+        return self.players != 2
 
 
 @dataclass(frozen=True, slots=True)
 class MatchStart:
-    """``match <id> profile <p> target <n> seat <0|1> opponent <name> decision_ms <ms>``."""
+    """``match <id> profile <p> target <n> seat <0|1> opponent <name> decision_ms <ms>``; with three or
+    four players (§9) ``match <id> profile <p> target <n> players <n> seat <k> names <name>...
+    decision_ms <ms>``: then ``players`` is 3 or 4, ``names`` every seat's name in seat order and
+    ``opponent`` is None."""
 
     match_id: str
     profile: str
     target: int
     seat: int
-    opponent: str
+    opponent: str | None
     decision_ms: int
+    players: int = 2
+    names: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         _check_word(self.match_id, "match_id")
         _check_word(self.profile, "profile")
         _check_count(self.target, "target", 1)
-        _check(self.seat in (0, 1) and type(self.seat) is int,
-               f"seat must be 0 or 1, not {self.seat!r}")
-        _check_name(self.opponent, "opponent")
+        if self.players == 2 and type(self.players) is int:
+            _check(self.seat in (0, 1) and type(self.seat) is int,
+                   f"seat must be 0 or 1, not {self.seat!r}")
+            _check_name(self.opponent, "opponent")
+            _check(self.names == (), "a two-player match names its opponent, not names")
+        else:
+            _check(self.players in N_SEAT_PLAYERS and type(self.players) is int,
+                   f"players must be 2, 3 or 4, not {self.players!r}")
+            _check(type(self.seat) is int and 0 <= self.seat < self.players,
+                   f"seat must be 0 to {self.players - 1}, not {self.seat!r}")
+            _check(self.opponent is None, "a match of more than two players has names, no opponent")
+            _check(isinstance(self.names, tuple) and len(self.names) == self.players,
+                   f"names must list every seat's name ({self.players}), not {self.names!r}")
+            for name in self.names:
+                _check_name(name, "every name of names")
         _check_count(self.decision_ms, "decision_ms", 1)
+
+    @property
+    def is_nseat(self) -> bool:
+        return self.players != 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,19 +298,21 @@ def _flag_text(value: object) -> str:
 
 @dataclass(frozen=True, slots=True)
 class DealStart:
-    """``deal <n> dealer <who> upcard <card> stock <k> hand <card>... score <m> <t> pot <p>``."""
+    """``deal <n> dealer <who> upcard <card> stock <k> hand <card>... score <m> <t> pot <p>``; with
+    three or four players (§9) the dealer is a seat and ``score`` one number per side, side 0 first.
+    With four players (two packs) the hand may hold a card twice."""
 
     deal_no: int
-    dealer: Who
+    dealer: Player
     upcard: Card
     stock: int
     hand: tuple[Card, ...]
-    score: tuple[int, int]
+    score: tuple[int, ...]
     pot: int
 
     def __post_init__(self) -> None:
         _check_count(self.deal_no, "deal_no", 1)
-        _set(self, "dealer", _who(self.dealer, "dealer"))
+        _set(self, "dealer", _player(self.dealer, "dealer"))
         _check_card(self.upcard, "upcard")
         # The up-card is part of the stock (PROTOCOL.md §4), so a deal always starts with one.
         _check_count(self.stock, "stock", 1)
@@ -215,10 +320,22 @@ class DealStart:
                "hand must be a non-empty tuple")
         for card in self.hand:
             _check_card(card, "every card of hand")
-        _check(len(set(self.hand)) == len(self.hand), "hand lists a card twice")
-        _check(self.upcard not in self.hand, "the up-card cannot be in the hand")
-        _check_pair(self.score, "score")
-        _check_count(self.pot, "pot")
+        if isinstance(self.dealer, Who):
+            _check(len(set(self.hand)) == len(self.hand), "hand lists a card twice")
+            _check(self.upcard not in self.hand, "the up-card cannot be in the hand")
+            _check_pair(self.score, "score")
+        else:
+            sides = _check_sides(self.score, "score")
+            _check_per_side(self.score, "score", sides)
+            _check(self.dealer < _seats_of(sides),
+                   f"dealer must be a seat 0-{_seats_of(sides) - 1}, not {self.dealer}")
+            # Three players: one pack. Four players (two sides): two packs, every card twice.
+            copies = 1 if sides == 3 else 2
+            _check_copies(self.hand + (self.upcard,), "hand and upcard", copies)
+
+    @property
+    def is_nseat(self) -> bool:
+        return not isinstance(self.dealer, Who)
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,39 +359,58 @@ class Request:
 class Played:
     """``played <who> <card>``: a card was led or followed."""
 
-    who: Who
+    who: Player
     card: Card
 
     def __post_init__(self) -> None:
-        _set(self, "who", _who(self.who))
+        _set(self, "who", _player(self.who))
         _check_card(self.card, "card")
 
 
 @dataclass(frozen=True, slots=True)
 class Trick:
-    """``trick <who> <led> <followed>``: ``who`` won the trick."""
+    """``trick <who> <led> <followed>``: ``who`` won the trick. With three or four players (§9)
+    ``trick <seat> <c_1> ... <c_n>``: ``more`` holds the cards after the second, in the order
+    played; ``cards`` is the whole trick."""
 
-    who: Who
+    who: Player
     led: Card
     followed: Card
+    more: tuple[Card, ...] = ()
 
     def __post_init__(self) -> None:
-        _set(self, "who", _who(self.who))
+        _set(self, "who", _player(self.who))
         _check_card(self.led, "led")
         _check_card(self.followed, "followed")
-        _check(self.led is not self.followed, "a trick holds two different cards")
+        if isinstance(self.who, Who):
+            _check(self.more == (), "a two-player trick holds two cards")
+            _check(self.led is not self.followed, "a trick holds two different cards")
+            return
+        _check(isinstance(self.more, tuple) and len(self.more) in (1, 2),
+               f"a trick of three or four players holds 3 or 4 cards, not {self.more!r} more")
+        for card in self.more:
+            _check_card(card, "every card of the trick")
+        players = 2 + len(self.more)
+        _check(self.who < players, f"who must be a seat 0-{players - 1}, not {self.who}")
+        # Three players use one pack; four use two, so a card may come twice (RULES.md §10.3).
+        _check_copies(self.cards, "a trick", 1 if players == 3 else 2)
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        """The cards of the trick in the order played (the led card first)."""
+        return (self.led, self.followed) + self.more
 
 
 @dataclass(frozen=True, slots=True)
 class Marriage:
     """``marriage <who> <suit> <points>``: the king and queen of ``suit`` were shown."""
 
-    who: Who
+    who: Player
     suit: Suit
     points: int
 
     def __post_init__(self) -> None:
-        _set(self, "who", _who(self.who))
+        _set(self, "who", _player(self.who))
         _check(isinstance(self.suit, Suit), f"suit must be a Suit, not {self.suit!r}")
         _check(self.points in MARRIAGE_POINTS and type(self.points) is int,
                f"a marriage is worth 20 or 40, not {self.points!r}")
@@ -284,20 +420,21 @@ class Marriage:
 class Exchange:
     """``exchange <who> <took> <gave>``: ``who`` took the up-card and put the lowest trump under."""
 
-    who: Who
+    who: Player
     took: Card
     gave: Card
 
     def __post_init__(self) -> None:
-        _set(self, "who", _who(self.who))
+        _set(self, "who", _player(self.who))
         _check_card(self.took, "took")
         _check_card(self.gave, "gave")
+        # Also with two packs: an up-card that is itself the lowest trump is never exchanged (§5.3).
         _check(self.took is not self.gave, "an exchange swaps two different cards")
 
 
 @dataclass(frozen=True, slots=True)
 class Close:
-    """``close <who>``: the stock is closed."""
+    """``close <who>``: the stock is closed (two players only: N-seat profiles have no closing)."""
 
     who: Who
 
@@ -307,75 +444,111 @@ class Close:
 
 @dataclass(frozen=True, slots=True)
 class Draw:
-    """``draw me <card>``, ``draw opp`` (hidden) or ``draw opp <card>`` (the face-up card)."""
+    """``draw me <card>``, ``draw opp`` (hidden) or ``draw opp <card>`` (the face-up card); with
+    three or four players ``draw <seat> [<card>]`` (§9: the card is shown to its drawer, and to
+    everyone when it is the face-up card)."""
 
-    who: Who
+    who: Player
     card: Card | None = None
 
     def __post_init__(self) -> None:
-        _set(self, "who", _who(self.who))
+        _set(self, "who", _player(self.who))
         if self.card is not None:
             _check_card(self.card, "card")
-        _check(self.who is Who.OPP or self.card is not None, "a bot always sees the card it draws")
+        _check(self.who is not Who.ME or self.card is not None,
+               "a bot always sees the card it draws")
 
 
 @dataclass(frozen=True, slots=True)
 class Claim:
-    """``claim <who>``: ``who`` claimed 66; the deal ends at once."""
+    """``claim <who>``: ``who`` claimed 66 (101 with four players) for its side; the deal ends at
+    once."""
 
-    who: Who
+    who: Player
 
     def __post_init__(self) -> None:
-        _set(self, "who", _who(self.who))
+        _set(self, "who", _player(self.who))
 
 
 @dataclass(frozen=True, slots=True)
 class Settle:
     """``settle winner <who|none> reason <r> points <g> awarded <a> totals <m> <t> tricks <m> <t>
-    score <m> <t> pot <p>``: the end of a deal (PROTOCOL.md §4.3)."""
+    score <m> <t> pot <p>``: the end of a deal (PROTOCOL.md §4.3).
 
-    winner: Who | None
+    With three or four players (§9) the winner is a side number (or None), ``awarded`` is a tuple
+    with one number per side (the carried pot included), as are ``totals``, ``tricks`` and
+    ``score`` (side 0 first), and ``dead`` holds the two dead-pile cards of a three-player deal."""
+
+    winner: Player | None
     reason: str
     points: int
-    awarded: int
-    totals: tuple[int, int]
-    tricks: tuple[int, int]
-    score: tuple[int, int]
+    awarded: int | tuple[int, ...]
+    totals: tuple[int, ...]
+    tricks: tuple[int, ...]
+    score: tuple[int, ...]
     pot: int
+    dead: tuple[Card, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.winner is not None:
-            _set(self, "winner", _who(self.winner, "winner"))
         _check(self.reason in SETTLE_REASONS,
                f"reason must be one of {', '.join(sorted(SETTLE_REASONS))}, not {self.reason!r}")
         _check_count(self.points, "points")
-        _check_count(self.awarded, "awarded")
-        _check_pair(self.totals, "totals")
-        _check_pair(self.tricks, "tricks")
-        _check_pair(self.score, "score")
+        if isinstance(self.awarded, tuple):
+            sides = _check_sides(self.awarded, "awarded")
+            _check_per_side(self.awarded, "awarded", sides)
+            if self.winner is not None:
+                _set(self, "winner", _side(self.winner, "winner", sides))
+            _check_per_side(self.totals, "totals", sides)
+            _check_per_side(self.tricks, "tricks", sides)
+            _check_per_side(self.score, "score", sides)
+            _check(isinstance(self.dead, tuple) and len(self.dead) in ((0, 2) if sides == 3 else (0,)),
+                   f"dead must be the two dead-pile cards (three players only), not {self.dead!r}")
+            for card in self.dead:
+                _check_card(card, "every card of dead")
+            _check_copies(self.dead, "dead", 1)
+        else:
+            if self.winner is not None:
+                _set(self, "winner", _who(self.winner, "winner"))
+            _check_count(self.awarded, "awarded")
+            _check_pair(self.totals, "totals")
+            _check_pair(self.tricks, "tricks")
+            _check_pair(self.score, "score")
+            _check(self.dead == (), "a two-player deal has no dead pile")
         _check_count(self.pot, "pot")
+
+    @property
+    def is_nseat(self) -> bool:
+        return isinstance(self.awarded, tuple)
 
 
 @dataclass(frozen=True, slots=True)
 class MatchEnd:
     """``match_end winner <who|none> reason <target|forfeit|deal_limit> score <m> <t>
-    [fault <fault> by <who>]``. Only a ``deal_limit`` end with equal scores has no winner."""
+    [fault <fault> by <who>]``. Only a ``deal_limit`` end with equal scores has no winner.
 
-    winner: Who | None
+    With three or four players (§9) the winner is a side number, ``score`` one number per side and
+    the offender a seat; a three-player forfeit has no winner (two players remain)."""
+
+    winner: Player | None
     reason: str
-    score: tuple[int, int]
+    score: tuple[int, ...]
     fault: Fault | None = None
-    offender: Who | None = None
+    offender: Player | None = None
 
     def __post_init__(self) -> None:
         _check(self.reason in MATCH_END_REASONS,
                f"reason must be one of {', '.join(sorted(MATCH_END_REASONS))}, not {self.reason!r}")
-        if self.winner is None:
-            _check(self.reason == _MatchEndReason.DEAL_LIMIT,
-                   "only a match stopped at the deal limit has no winner")
+        nseat = (_is_seat(self.winner) or _is_seat(self.offender)
+                 or (isinstance(self.score, tuple) and len(self.score) == 3))
+        if nseat:
+            sides = _check_sides(self.score, "score")
+            _check_per_side(self.score, "score", sides)
+            if self.winner is not None:
+                _set(self, "winner", _side(self.winner, "winner", sides))
         else:
-            _set(self, "winner", _who(self.winner, "winner"))
-        _check_pair(self.score, "score")
+            if self.winner is not None:
+                _set(self, "winner", _who(self.winner, "winner"))
+            _check_pair(self.score, "score")
         _check((self.fault is None) == (self.offender is None),
                "fault and offender go together (fault <fault> by <who>)")
         if self.fault is not None:
@@ -384,8 +557,23 @@ class MatchEnd:
             except ValueError:
                 raise ValueError(f"fault must be one of {', '.join(Fault)}, not {self.fault!r}") \
                     from None
-            _set(self, "offender", _who(self.offender, "offender"))
+            if nseat:
+                seats = _seats_of(len(self.score))
+                _check(_is_seat(self.offender) and self.offender < seats,  # type: ignore[operator]
+                       f"offender must be a seat 0-{seats - 1}, not {self.offender!r}")
+            else:
+                _set(self, "offender", _who(self.offender, "offender"))
             _check(self.reason == _MatchEndReason.FORFEIT, "only a forfeit names a fault")
+        if self.winner is None:
+            # A tie at the deal limit; and a three-player forfeit, where two players remain.
+            _check(self.reason == _MatchEndReason.DEAL_LIMIT
+                   or (self.reason == _MatchEndReason.FORFEIT and len(self.score) == 3),
+                   "only a match stopped at the deal limit (or a three-player forfeit) has no winner")
+
+    @property
+    def is_nseat(self) -> bool:
+        return not isinstance(self.winner, Who) and not isinstance(self.offender, Who) and (
+            self.winner is not None or self.offender is not None or len(self.score) == 3)
 
 
 @dataclass(frozen=True, slots=True)
@@ -416,6 +604,25 @@ class Ready:
         _check_name(self.name, "name")
 
 
+DECLINE_TEXT_RE = re.compile(r"[ -~]*")
+"""The text of a ``decline``: printable ASCII (spaces included)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Decline:
+    """``decline [<text>]``: the bot does not play the variant the N-seat greeting named (PROTOCOL.md
+    §9). Never an answer to the two-player greeting."""
+
+    text: str = ""
+
+    def __post_init__(self) -> None:
+        _check(isinstance(self.text, str) and DECLINE_TEXT_RE.fullmatch(self.text) is not None,
+               f"text must be printable ASCII, not {self.text!r}")
+        # One line of single-spaced words, as every line (PROTOCOL.md §1).
+        _check(self.text == "" or "" not in self.text.split(" "),
+               f"text must be words separated by single spaces, not {self.text!r}")
+
+
 @dataclass(frozen=True, slots=True)
 class ActionReply:
     """``<action>``: the answer to a request."""
@@ -433,7 +640,7 @@ Event = Union[Played, Trick, Marriage, Exchange, Close, Draw, Claim]
 
 RefereeMessage = Union[Hello, MatchStart, RulesLine, DealStart, Request, Played, Trick, Marriage,
                        Exchange, Close, Draw, Claim, Settle, MatchEnd, Unknown]
-BotMessage = Union[Ready, ActionReply]
+BotMessage = Union[Ready, Decline, ActionReply]
 Message = Union[RefereeMessage, BotMessage]
 
 KNOWN_REFEREE_WORDS: frozenset[str] = frozenset(

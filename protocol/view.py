@@ -18,6 +18,7 @@ from arena.game.rules import FLAG_FIELDS, MarriageCredit
 from protocol.messages import (Claim, Close, DealStart, Draw, Exchange, Hello, Marriage, MatchEnd,
                                MatchStart, Played, RefereeMessage, Request, RulesLine, Settle,
                                Trick, Unknown, Who)
+from protocol.messages import Player
 
 DEFAULT_RULES = PROFILES["sixty_six"]
 
@@ -34,7 +35,7 @@ class StockState(StrEnum):
 class ShownMarriage:
     """A marriage as the bot saw it, and whether its points count yet (RULES.md §5.4)."""
 
-    who: Who
+    who: Player
     suit: Suit
     points: int
     credited: bool
@@ -68,7 +69,7 @@ def rules_from_line(profile: str, flags: Mapping[str, str]) -> tuple[Rules, tupl
 
 @dataclass(slots=True)
 class _Shown:
-    who: Who
+    who: Player
     suit: Suit
     points: int
     tricks_before: int  # the declarer's tricks when shown (marriage_credit=next_trick_after_meld)
@@ -92,7 +93,7 @@ class BotView:
         self.rules: Rules = DEFAULT_RULES
         self.rules_warnings: tuple[str, ...] = ()
         self._rule_flags: dict[str, str] = {}
-        self.score: tuple[int, int] = (0, 0)
+        self.score: tuple[int, ...] = (0, 0)
         self.pot = 0
         self.last_settle: Settle | None = None
         self.match_end: MatchEnd | None = None
@@ -100,25 +101,25 @@ class BotView:
 
     def _reset_deal(self) -> None:
         self.deal_no = 0
-        self.dealer: Who | None = None
+        self.dealer: Player | None = None
         self.trump: Suit | None = None
         self.upcard: Card | None = None        # the face-up card under an open stock
         self.stock_bottom: Card | None = None  # the bottom card, known even once face down
         self.stock_size = 0                    # the up-card included (PROTOCOL.md §4)
         self.stock_state = StockState.OPEN
         self.closer: Who | None = None
-        self.exchanged_by: Who | None = None
-        self.claimed_by: Who | None = None
-        self.leader: Who | None = None         # who leads the current (or next) trick
+        self.exchanged_by: Player | None = None
+        self.claimed_by: Player | None = None
+        self.leader: Player | None = None         # who leads the current (or next) trick
         self.led: Card | None = None           # the card led to the current trick
         self.trick_no = 0                      # tricks completed
-        self.last_trick_winner: Who | None = None
+        self.last_trick_winner: Player | None = None
         self.request: Request | None = None    # the request being answered, if any
         self.deal_over = False
         self._hand: set[Card] = set()
         self._played: list[Card] = []
-        self._won: dict[Who, list[Card]] = {Who.ME: [], Who.OPP: []}
-        self._tricks: dict[Who, int] = {Who.ME: 0, Who.OPP: 0}
+        self._won: dict[Player, list[Card]] = {Who.ME: [], Who.OPP: []}
+        self._tricks: dict[Player, int] = {Who.ME: 0, Who.OPP: 0}
         self._shown: list[_Shown] = []
         self._opp_known: set[Card] = set()
 
@@ -132,16 +133,16 @@ class BotView:
                 (self._hand if who is Who.ME else self._opp_known).discard(card)
                 if self.led is None:
                     self.led, self.leader = card, who
-            case Trick(who, led, followed):
-                self._won[who] += (led, followed)
-                self._tricks[who] += 1
+            case Trick(who=who):
+                self._won.setdefault(who, []).extend(msg.cards)
+                self._tricks[who] = self._tricks.get(who, 0) + 1
                 self.trick_no += 1
                 self.leader = self.last_trick_winner = who  # the winner leads next (RULES.md §4)
                 self.led = None
             case Draw(who, card):
                 self._draw(who, card)
             case Marriage(who, suit, points):
-                self._shown.append(_Shown(who, suit, points, self._tricks[who]))
+                self._shown.append(_Shown(who, suit, points, self._tricks.get(who, 0)))
                 if who is Who.OPP:
                     # Both cards were shown; he holds them until he plays them.
                     self._opp_known |= {Card(suit, Rank.KING), Card(suit, Rank.QUEEN)}
@@ -197,9 +198,9 @@ class BotView:
         self.stock_size = msg.stock
         self._hand = set(msg.hand)
         self.score, self.pot = msg.score, msg.pot
-        self.leader = msg.dealer.other  # the non-dealer leads to trick 1 (RULES.md §2.5)
+        self.leader = msg.dealer.other if isinstance(msg.dealer, Who) else None  # the non-dealer leads to trick 1 (RULES.md §2.5)
 
-    def _draw(self, who: Who, card: Card | None) -> None:
+    def _draw(self, who: Player, card: Card | None) -> None:
         # Each draw takes one card; the up-card is in the count and is drawn last (RULES.md §5.2).
         self.stock_size -= 1
         if who is Who.ME:

@@ -137,3 +137,88 @@ def test_demo_runs_a_small_tournament_and_prints_the_leaderboard(tmp_path, monke
     # The demo says where its report page is, and the page is there.
     assert f"report: {Path('results') / folders[0].name / 'report' / 'index.html'}" in result.output
     assert (folders[0] / "report" / "index.html").is_file()
+
+
+# -- three and four players (issue 15) ------------------------------------------------------------
+
+NSEAT_BOT = Path(__file__).parent / "arena" / "fixtures" / "nseat_bot.py"
+
+
+def _nseat_cmd(path: Path = NSEAT_BOT, mode: str = "play") -> str:
+    return f"{sys.executable} {path} {mode}"
+
+
+@pytest.mark.slow
+def test_play_with_three_bots_plays_three_player_and_replays_each_seat(tmp_path):
+    record = tmp_path / "m3.jsonl"
+    result = runner.invoke(app, ["play", _nseat_cmd(), _nseat_cmd(), _nseat_cmd(), "--seed", "3",
+                                 "--record", str(record)])
+    assert result.exit_code == 0, result.output
+    assert "Deal  1:" in result.output and "wins the match" in result.output
+    assert "nseat_bot-2: claims" in result.output
+    header = record.read_text().splitlines()[0]
+    assert '"name":"three_player"' in header
+    omniscient = runner.invoke(app, ["replay", str(record)])
+    assert omniscient.exit_code == 0, omniscient.output
+    assert "nseat_bot-0 vs nseat_bot-1 vs nseat_bot-2" in omniscient.output
+    assert "  dead " in omniscient.output and "wins the match" in omniscient.output
+    seat2 = runner.invoke(app, ["replay", str(record), "--seat", "2"])
+    assert seat2.exit_code == 0, seat2.output
+    assert "> match play-seeded profile three_player target 7 players 3 seat 2 " in seat2.output
+    assert all(" seat 2 " in l for l in seat2.output.splitlines() if l.startswith("> match "))
+    bad = runner.invoke(app, ["replay", str(record), "--seat", "3"])
+    assert bad.exit_code == 2
+    assert "--seat 3 is not a seat of this match: it has seats 0 to 2" in bad.output
+
+
+@pytest.mark.slow
+def test_play_with_four_bots_seats_partners_a_and_c_against_b_and_d(tmp_path):
+    other = NSEAT_BOT.with_name("nseat_partner.py")
+    record = tmp_path / "m4.jsonl"
+    result = runner.invoke(app, ["play", _nseat_cmd(), _nseat_cmd(other), _nseat_cmd(),
+                                 _nseat_cmd(other), "--seed", "5", "--record", str(record)])
+    assert result.exit_code == 0, result.output
+    # Sides are named by both their bots, without the seat numbers that tell equal names apart.
+    assert "nseat_bot+nseat_bot" in result.output and "nseat_partner+nseat_partner" in result.output
+    assert "wins the match" in result.output
+    replayed = runner.invoke(app, ["replay", str(record)])
+    assert replayed.exit_code == 0, replayed.output
+    assert "nseat_bot-0+nseat_bot-2 vs nseat_partner-1+nseat_partner-3" in replayed.output
+    assert runner.invoke(app, ["replay", str(record), "--seat", "3"]).exit_code == 0
+
+
+def test_play_profile_that_does_not_fit_the_number_of_bots_is_a_clear_error():
+    cmd = _nseat_cmd()
+    result = runner.invoke(app, ["play", cmd, cmd, cmd, "--profile", "sixty_six"])
+    assert result.exit_code == 2
+    assert "profile sixty_six is for 2 players, but 3 bots were given" in result.output
+    result = runner.invoke(app, ["play", cmd, cmd, "--profile", "four_player"])
+    assert result.exit_code == 2 and "four_player is for 4 players, but 2 bots" in result.output
+    result = runner.invoke(app, ["play", *[cmd] * 5])
+    assert result.exit_code == 2 and "needs 2, 3 or 4 bots" in result.output
+    result = runner.invoke(app, ["play", cmd, cmd, cmd, "--first-dealer", "3"])
+    assert result.exit_code == 2 and "--first-dealer must be a seat from 0 to 2" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_play_refuses_a_bundled_bot_that_does_not_declare_the_variant():
+    result = runner.invoke(app, ["play", "first-legal-c", "random", "random"])
+    assert result.exit_code == 2
+    assert "first-legal-c does not support three_player" in result.output
+
+
+def test_bundled_bots_declare_known_profiles():
+    from arena.bot_specs import bundled_names
+    from arena.game import PROFILES
+    from bots import BUNDLED_PROFILES
+
+    assert set(BUNDLED_PROFILES) == set(bundled_names())
+    assert all(set(p) <= set(PROFILES) for p in BUNDLED_PROFILES.values())
+
+
+def test_a_tournament_refuses_a_three_player_profile(tmp_path):
+    result = runner.invoke(app, ["tournament", "-b", "random", "-b", "greedy", "--profile",
+                                 "three_player", "-o", str(tmp_path / "t")])
+    assert result.exit_code == 2
+    assert "three_player is for 3 players; tournaments are two-player" in result.output
+    assert not (tmp_path / "t" / "results.sqlite").exists()

@@ -128,7 +128,7 @@ class StrongBot(Bot):
 
     def _solver(self, view: BotView) -> Solver:
         assert self.know is not None
-        payoff = Payoff.for_match(self.know.me, view.score, view.pot, view.target or
+        payoff = Payoff.for_match(self.know.me, (view.score[0], view.score[1]), view.pot, view.target or
                                   view.rules.match_target)
         return Solver(view.rules, payoff)
 

@@ -81,7 +81,9 @@ class Knowledge:
     def opp(self) -> int:
         return 1 - self.me
 
-    def seat_of(self, who: Who) -> int:
+    def seat_of(self, who: Who | int) -> int:
+        if not isinstance(who, Who):
+            return who  # a seat number (PROTOCOL.md §9: three or four players)
         return self.me if who is Who.ME else self.opp
 
     # -- folding in what happens -------------------------------------------------------------------

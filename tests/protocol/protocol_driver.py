@@ -40,7 +40,7 @@ def play(rules: Rules, bots: Sequence[Bot], seed: int | str = 0, first_dealer: i
         ready = decode_from_bot(send(seat, Hello()) or "", "ready")
         assert isinstance(ready, Ready)
     for seat in (0, 1):
-        send(seat, from_engine.match_start(match_id, rules, seat, bots[1 - seat].name, 1000))
+        send(seat, from_engine.match_start(match_id, rules, seat, [b.name for b in bots], 1000))
         for line in from_engine.rules_lines(rules):
             send(seat, line)
 
@@ -68,7 +68,7 @@ def play(rules: Rules, bots: Sequence[Bot], seed: int | str = 0, first_dealer: i
                     if msg is not None:
                         send(s, msg)
             for s in (0, 1):
-                send(s, from_engine.settle(result, s))
+                send(s, from_engine.settle(result, s, rules))
     assert state.outcome is not None
     for seat in (0, 1):
         send(seat, from_engine.match_end(state.outcome, seat))

@@ -33,7 +33,7 @@ def test_settle_pairs_are_mine_then_theirs() -> None:
     while not state.results:
         state = state.apply(state.legal_actions()[-1])
     result = state.results[0]
-    s0, s1 = from_engine.settle(result, 0), from_engine.settle(result, 1)
+    s0, s1 = from_engine.settle(result, 0, state.rules), from_engine.settle(result, 1, state.rules)
     assert s0.totals == result.settlement.totals and s1.totals == s0.totals[::-1]
     assert s0.score == result.game_points_after and s1.score == s0.score[::-1]
     assert (s0.winner, s1.winner) in ((Who.ME, Who.OPP), (Who.OPP, Who.ME), (None, None))
