@@ -354,9 +354,10 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
                                                             list(zip(config.bots, specs))))
         if cluster is None:  # a cluster's workers are checked where they run (cluster.py)
             try:
-                preflight(specs, limits, hide=[out, *map(Path, data_folders())])
+                preflight(specs, limits, hide=[out, *map(Path, data_folders())], rules=rules)
             except PreflightError as err:
-                raise ConfigError(f"not every bot can start, so nothing was played:\n{err}") \
+                what = "start" if rules.players == 2 else f"start and play {rules.name}"
+                raise ConfigError(f"not every bot can {what}, so nothing was played:\n{err}") \
                     from None
         try:
             cleanup.enter_context(FolderLock(out))
