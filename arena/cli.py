@@ -141,11 +141,15 @@ def demo(
     level = best_level()
     console.print(f"sandbox level for the demo: {level} (the strongest this machine gives; the "
                   "demo's bots are the arena's own, so the demo opts in to it)", soft_wrap=True)
-    bots = list(DEMO_BOTS)
+    from bots import BUNDLED_PROFILES
+
+    # Only the bots that declare the profile: one that declines it would stop the tournament.
+    bots = [b for b in DEMO_BOTS if profile in BUNDLED_PROFILES.get(b.split()[0], (profile,))]
     try:
         check("c-counter")
     except BotSpecError as err:
-        bots.remove("c-counter")
+        if "c-counter" in bots:
+            bots.remove("c-counter")
         err_console.print(f"note: the C bot is left out of the demo: {safe(err, limit=None)}",
                           soft_wrap=True)
     # Each demo run has its own folder: a demo never overwrites earlier results.
