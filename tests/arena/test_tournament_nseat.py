@@ -55,23 +55,34 @@ def outcome(db_path: Path) -> dict[str, list]:
 
 
 def settings(tmp_path: Path, players: int, folder: str, **kw: object) -> dict[str, object]:
-    return {"name": f"n{players}", "bots": BOTS, "profile": PROFILES[players], "deal_sets": 1,
+    return {"name": f"n{players}", "bots": BOTS, "profile": PROFILES[players], "deal_sets": 2,
             "seed": 4, "workers": 2, "output": str(tmp_path / folder), **kw}
 
 
-def schedule(players: int, sets: int = 1):
+def schedule(players: int, sets: int = 2):
     make = three_player_sets if players == 3 else partnership_groups
     return make(f"n{players}", NAMES, sets)
 
 
-@pytest.mark.parametrize("players", [3, 4])
-def test_the_store_holds_exactly_the_scheduled_matches_each_replaying(tmp_path, players):
-    db_path = run_tournament(load_config(None, settings(tmp_path, players, "t")))
+@pytest.fixture(scope="module", params=[3, 4], ids=["three", "four"])
+def played(request, tmp_path_factory) -> tuple[int, Path, Path]:
+    """The same tournament run with one worker and with two (12 matches each); the tests below
+    and the kill and cluster tests compare against these runs."""
+    players = request.param
+    tmp_path = tmp_path_factory.mktemp(f"nseat{players}")
+    one = run_tournament(load_config(None, settings(tmp_path, players, "w1", workers=1)))
+    two = run_tournament(load_config(None, settings(tmp_path, players, "w2", workers=2)))
+    return players, one, two
+
+
+def test_the_store_holds_exactly_the_scheduled_matches_each_replaying(played):
+    players, _, db_path = played
     stored = outcome(db_path)
     expected = schedule(players)
+    assert len(expected) == 12
     assert [m[0] for m in stored["matches"]] == [s.match_id for s in expected]
     assert all(m[9] == "target" and m[16] == players for m in stored["matches"])
-    seats = {}
+    seats: dict[str, list[str]] = {}
     for match_id, seat, bot, *_ in stored["seats"]:
         seats.setdefault(match_id, []).append(bot)
     assert seats == {s.match_id: list(s.seats) for s in expected}
@@ -80,14 +91,17 @@ def test_the_store_holds_exactly_the_scheduled_matches_each_replaying(tmp_path, 
         assert rec.header["match_id"] == match_id
         replay_record(rec)  # the record replays to the stored result
     # Every seating of a deal set is dealt the same cards: the same first dealer and the same
-    # label (deal_keys.py), only the seats differ.
-    assert len({(m[4], m[5]) for m in stored["matches"]}) == 1
+    # label (deal_keys.py), only the seats differ; the next set has its own.
+    sets = {(m[4], m[5]) for m in stored["matches"]}
+    assert len(sets) == 2
+    # Whole matches: every match has every side's points and every deal its sides' figures.
+    sides = 3 if players == 3 else 2
+    assert len(stored["sides"]) == sides * 12
+    assert len(stored["deal_sides"]) == sides * len(stored["deals"])
 
 
-@pytest.mark.parametrize("players", [3, 4])
-def test_one_or_two_workers_give_identical_results_and_ratings(tmp_path, players):
-    one = run_tournament(load_config(None, settings(tmp_path, players, "w1", workers=1)))
-    two = run_tournament(load_config(None, settings(tmp_path, players, "w2", workers=2)))
+def test_one_or_two_workers_give_identical_results_and_ratings(played):
+    _, one, two = played
     assert outcome(one) == outcome(two)
     boards = [runner.invoke(app, ["leaderboard", str(db.parent), "--format", "csv"]).output
               for db in (one, two)]
@@ -95,6 +109,9 @@ def test_one_or_two_workers_give_identical_results_and_ratings(tmp_path, players
     assert boards[0].splitlines()[0] == ("rank,bot,mu,sigma,conservative,matches,win_pct,"
                                          "score_pct,points_per_deal,forfeits,declined")
     assert all(name in boards[0] for name in NAMES)
+    assert (two.parent / "report" / "index.html").is_file() is False  # the API writes no report
+    done = runner.invoke(app, ["report", str(two.parent)])
+    assert done.exit_code == 0 and (two.parent / "report" / "index.html").is_file()
 
 
 @pytest.mark.parametrize("players", [3, 4])
@@ -113,7 +130,8 @@ def test_a_bot_that_declines_the_variant_stops_the_tournament_before_anything_ru
 
 def test_a_forfeiting_bot_is_rated_last_and_the_tournament_completes(tmp_path):
     bots = [*BOTS[:2], f"{NSEAT} illegal"]
-    db_path = run_tournament(load_config(None, settings(tmp_path, 3, "f", bots=bots)))
+    db_path = run_tournament(load_config(None, settings(tmp_path, 3, "f", bots=bots,
+                                                        deal_sets=1)))
     with sqlite3.connect(db_path) as db:
         rows = db.execute("SELECT reason, winner, offender, fault FROM matches").fetchall()
     assert len(rows) == 6 and all(r[0] == "forfeit" and r[1] is None and r[3] for r in rows)
@@ -123,15 +141,10 @@ def test_a_forfeiting_bot_is_rated_last_and_the_tournament_completes(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("players", [3, 4])
-def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path, players):
-    flags = ["--profile", PROFILES[players], "-n", "3", "--seed", "5", "-w", "2", "--name", "k",
-             *[a for b in BOTS for a in ("-b", b)]]
-    reference = tmp_path / "reference"
-    subprocess.run(ARENA + ["tournament", *flags, "-o", str(reference)], check=True,
-                   capture_output=True)
-    total = len(outcome(reference / "results.sqlite")["matches"])
-    assert total == 18
+def test_kill_9_then_resume_equals_an_uninterrupted_run(played, tmp_path):
+    players, _, reference = played
+    flags = ["--profile", PROFILES[players], "-n", "2", "--seed", "4", "-w", "2", "--name",
+             f"n{players}", *[a for b in BOTS for a in ("-b", b)]]
     killed = tmp_path / "killed"
     proc = subprocess.Popen(ARENA + ["tournament", *flags, "-o", str(killed)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -150,25 +163,25 @@ def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path, players):
     os.killpg(proc.pid, signal.SIGKILL)  # the runner and its workers, mid-run
     proc.wait()
     partial = outcome(db_path)
-    assert 3 <= len(partial["matches"]) < total, "the kill should land mid-run"
-    # Whole matches only: every stored match has all its seats, sides and deals' sides.
+    assert 3 <= len(partial["matches"]) < 12, "the kill should land mid-run"
+    # Whole matches only: every stored match has all its seats and sides.
     ids = {m[0] for m in partial["matches"]}
     assert {s[0] for s in partial["sides"]} == ids
     assert len(partial["seats"]) == players * len(ids)
     result = subprocess.run(ARENA + ["tournament", "--resume", str(killed)], capture_output=True,
                             text=True)
     assert result.returncode == 0, result.stderr
-    assert outcome(db_path) == outcome(reference / "results.sqlite")
+    # The same as the uninterrupted run of the same settings (through the API: the same store).
+    assert outcome(db_path) == outcome(reference)
     assert "score_pct" in result.stdout and (killed / "report" / "index.html").is_file()
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("players", [3, 4])
-def test_the_same_seed_stores_the_same_results_locally_and_on_the_cluster(tmp_path, players):
+def test_the_same_seed_stores_the_same_results_locally_and_on_the_cluster(played, tmp_path):
     pytest.importorskip("distributed")
     from test_cluster import local_dask
 
-    local = run_tournament(load_config(None, settings(tmp_path, players, "local")))
+    players, _, local = played
     with local_dask(tmp_path / "dask", workers=2) as (dask, _):
         remote = run_tournament(load_config(None, settings(tmp_path, players, "remote",
                                                            cluster=dask.address)))
