@@ -179,7 +179,7 @@ def _deal_sets_for_nseat(config: TournamentConfig, data: Mapping[str, Any],
         return config
     if config.deal_sets is not None:
         if "matches_per_pairing" in data:
-            raise ConfigError(f"give deal_sets or matches_per_pairing (-n), not both")
+            raise ConfigError("give deal_sets or matches_per_pairing (-n), not both")
         return config
     if "matches_per_pairing" in flags:  # -n on the command line
         return replace(config, deal_sets=config.matches_per_pairing,

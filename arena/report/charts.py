@@ -23,9 +23,9 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from arena.ratings import MU, SIGMA
-from arena.report.data import (ALWAYS_SHOWN, DEAL_ENDINGS, DRAWN, LOST, LOST_FAILED_CLOSE,
-                               LOST_FORFEITED_DEAL, LOST_WRONG_CLAIM, WON_BY_CLAIM, WON_ON_MISTAKE,
-                               WON_PLAYED_OUT, ReportData)
+from arena.report.data import (ALWAYS_SHOWN, DRAWN, LOST, LOST_FAILED_CLOSE, LOST_FORFEITED_DEAL,
+                               LOST_PARTNER_WRONG_CLAIM, LOST_WRONG_CLAIM, WON_BY_CLAIM,
+                               WON_ON_MISTAKE, WON_PLAYED_OUT, ReportData)
 
 CHARTS = ("leaderboard", "ratings", "head_to_head", "outcomes")
 PNG_DPI = 144
@@ -51,6 +51,7 @@ ENDING_COLOURS = {
     DRAWN: "#e3e3e3",
     LOST: "#a8a8a8",
     LOST_WRONG_CLAIM: "#f4a13a",
+    LOST_PARTNER_WRONG_CLAIM: "#f8cd8c",
     LOST_FAILED_CLOSE: "#d9412b",
     LOST_FORFEITED_DEAL: "#6b0f1a",
 }
@@ -219,7 +220,8 @@ def outcomes_chart(data: ReportData) -> Figure:
     outcomes = data.outcomes
     mistakes = data.mistakes
     n = len(outcomes)
-    shown = [e for e in DEAL_ENDINGS if e in ALWAYS_SHOWN or outcomes[e].any()]
+    # The columns are DEAL_ENDINGS (SEATED_DEAL_ENDINGS with three or four players).
+    shown = [e for e in outcomes.columns if e in ALWAYS_SHOWN or outcomes[e].any()]
     deals = outcomes.sum(axis=1)
     shares = 100 * outcomes[shown].div(deals.where(deals > 0), axis=0).fillna(0.0)
     columns = ["deals", *mistakes.columns]

@@ -32,8 +32,13 @@ LOST = "lost"
 LOST_WRONG_CLAIM = "lost: own wrong claim"
 LOST_FAILED_CLOSE = "lost: own failed close"
 LOST_FORFEITED_DEAL = "lost: forfeited deal"
+LOST_PARTNER_WRONG_CLAIM = "lost: partner's wrong claim"  # four players only
 DEAL_ENDINGS = (*WON_BY_CLAIM, WON_ON_MISTAKE, WON_PLAYED_OUT, DRAWN, LOST, LOST_WRONG_CLAIM,
                 LOST_FAILED_CLOSE, LOST_FORFEITED_DEAL)
+# Three and four players: a partnership's deal may be lost on the partner's wrong claim.
+SEATED_DEAL_ENDINGS = (*DEAL_ENDINGS[:DEAL_ENDINGS.index(LOST_WRONG_CLAIM) + 1],
+                       LOST_PARTNER_WRONG_CLAIM,
+                       *DEAL_ENDINGS[DEAL_ENDINGS.index(LOST_WRONG_CLAIM) + 1:])
 # Shown in the legend even when no deal ended so: the chart would otherwise not say "none".
 ALWAYS_SHOWN = (*WON_BY_CLAIM, LOST)
 
@@ -256,41 +261,45 @@ def _table_seen_by(seated: pd.DataFrame, bot: str, side: int, players: int) -> s
 
 
 def seated_deal_ending(reason: str, winner: float | None, points: int, side: int,
-                       claimant_side: int | None, awards: int) -> str:
+                       claimant_side: int | None, awards: int, own_claim: bool = True) -> str:
     """How a deal of three or four players ended for ``side``: as with two players, except that a
     three-player wrong claim pays both opponents (no single winner): the claimant's side lost by
-    its own wrong claim, the others won on its mistake (RULES.md §10.4)."""
+    its wrong claim, the others won on its mistake (RULES.md §10.4); and that with four players a
+    side's wrong claim may be the partner's (``own_claim`` False)."""
+    lost_claim = LOST_WRONG_CLAIM if own_claim else LOST_PARTNER_WRONG_CLAIM
     if (winner is None or pd.isna(winner)) and awards:
-        return LOST_WRONG_CLAIM if side == claimant_side else WON_ON_MISTAKE
+        return lost_claim if side == claimant_side else WON_ON_MISTAKE
     if reason == DealEnding.WRONG_CLAIM and winner is not None and not pd.isna(winner):
         # the deal's loser is the claimant's side; with three players a third side just lost
         if side == winner:
             return WON_ON_MISTAKE
-        return LOST_WRONG_CLAIM if side == claimant_side else LOST
+        return lost_claim if side == claimant_side else LOST
     if reason == DealEnding.FORFEIT and side != winner:
         return LOST  # the deals table does not say which of several losing sides forfeited
     return deal_ending(reason, winner, points, side)
 
 
 def _seated_outcomes(results: SeatedResults, deals: pd.DataFrame, order: list[str]) -> pd.DataFrame:
-    """Per bot, how its side's deals ended (a bot filling two seats counts each deal once)."""
-    awards = results.deals.set_index(["match_id", "deal_no", "side"])["awarded"]
+    """Per bot, how its side's deals ended (a bot filling two seats counts each deal once), in the
+    columns SEATED_DEAL_ENDINGS."""
+    awards = results.deals.groupby(["match_id", "deal_no"])["awarded"].sum()
+    bot_at = results.seats.set_index(["match_id", "seat"])["bot"]
     seats = results.seats.drop_duplicates(["match_id", "bot"])[["match_id", "bot", "side"]]
     rows = deals.merge(seats, on="match_id")
     players = results.players
     endings = [
-        seated_deal_ending(r, w, p, int(side),
-                           None if pd.isna(c) else side_of(players, int(c)),
-                           int(sum(awards.get((mid, no, k), 0) for k in range(results.sides_per_match))))
-        for r, w, p, side, c, mid, no in zip(rows["reason"], rows["winner"], rows["points"],
-                                             rows["side"], rows["claimant"], rows["match_id"],
-                                             rows["deal_no"])]
+        seated_deal_ending(r, w, p, int(side), None if pd.isna(c) else side_of(players, int(c)),
+                           int(awards.get((mid, no), 0)),
+                           own_claim=pd.isna(c) or bot_at.get((mid, int(c))) == bot)
+        for r, w, p, side, c, mid, no, bot in zip(
+            rows["reason"], rows["winner"], rows["points"], rows["side"], rows["claimant"],
+            rows["match_id"], rows["deal_no"], rows["bot"])]
     both = pd.DataFrame({"bot": rows["bot"], "ending": endings})
-    unknown = set(both["ending"]) - set(DEAL_ENDINGS)
+    unknown = set(both["ending"]) - set(SEATED_DEAL_ENDINGS)
     if unknown:
         raise ValueError(f"deal endings the report cannot place: {sorted(unknown)}")
     counts = pd.crosstab(both["bot"], both["ending"]) if len(both) else pd.DataFrame()
-    return counts.reindex(index=order, columns=list(DEAL_ENDINGS)).fillna(0).astype(int)
+    return counts.reindex(index=order, columns=list(SEATED_DEAL_ENDINGS)).fillna(0).astype(int)
 
 
 def _seated_mistakes(per_bot: pd.DataFrame, seats: pd.DataFrame, order: list[str]) -> pd.DataFrame:

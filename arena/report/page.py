@@ -20,7 +20,7 @@ from typing import Any, Mapping
 import jinja2
 
 from arena import __version__
-from arena.report.data import DEAL_ENDINGS, ReportData
+from arena.report.data import ReportData
 from arena.report.public import publishable_record, scrub_paths
 from arena.types import MatchEnding
 
@@ -172,7 +172,7 @@ def _bot_page(data: ReportData, bot: str, pages: dict[str, str], records: str) -
                       "score": _num(p.score_pct)}
                      for p in data.partners.itertuples() if p.bot == bot],
         "endings": [(e, int(endings[e]), _num(100 * endings[e] / deals) if deals else "–")
-                    for e in DEAL_ENDINGS if endings[e]],
+                    for e in data.outcomes.columns if endings[e]],
         "mistakes": [(k, int(v)) for k, v in data.mistakes.loc[bot].items()],
         "forfeits": [_match_row(m, records) for m in mine[mine["forfeited"]].itertuples()],
         "timing": {"decisions": int(timing["decisions"]), "median": _num(timing["median_ms"], 2),

@@ -398,3 +398,23 @@ def test_charts_draw_for_nseat_and_say_what_a_cell_means(seated):
     figures = build_charts(data)
     note = figures["head_to_head"]._supxlabel.get_text()  # noqa: SLF001 - the figure's own note
     assert "different sides" in note
+
+
+@pytest.mark.parametrize("case,args,expected", [
+    # (reason, winner side, points, side, claimant's side, points awarded, claim by this bot)
+    ("3p wrong claim, the claimant", ("wrong_claim", None, 2, 1, 1, 4, True), "lost: own wrong claim"),
+    ("3p wrong claim, an opponent", ("wrong_claim", None, 2, 0, 1, 4, True),
+     "won on opponent's mistake"),
+    ("4p wrong claim by the partner", ("wrong_claim", 1, 2, 0, 0, 2, False),
+     "lost: partner's wrong claim"),
+    ("4p wrong claim by itself", ("wrong_claim", 1, 2, 0, 0, 2, True), "lost: own wrong claim"),
+    ("4p wrong claim, the other side", ("wrong_claim", 1, 2, 1, 0, 2, False),
+     "won on opponent's mistake"),
+    ("3p claim, a third side", ("claim", 2, 2, 0, 2, 2, False), "lost"),
+    ("3p claim, the claimant", ("claim", 2, 2, 2, 2, 2, True), "won by claim for 2"),
+    ("nobody scores", ("higher_total", None, 0, 0, None, 0, True), "drawn"),
+])
+def test_a_deal_ending_is_seen_from_each_side(case, args, expected):
+    from arena.report.data import seated_deal_ending
+    *rest, own = args
+    assert seated_deal_ending(*rest, own_claim=own) == expected, case
