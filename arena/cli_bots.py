@@ -11,6 +11,7 @@ import typer
 from arena import console as term
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
 from arena.cli_options import DEFAULT_DATA, DataOption
+from arena.manifest import check_profiles
 from arena.qualify import QUALIFYING_MATCHES
 from arena.registry import RegisteredBot, Registry, RegistryError
 from arena.sandbox import SandboxLimits, parse_limits
@@ -43,6 +44,9 @@ def submit(
     matches: int = typer.Option(QUALIFYING_MATCHES, min=1, help="Qualifying matches against "
                                 "the random bot (seats alternate)."),
     isolation: Optional[str] = typer.Option(None, "--isolation", help=ISOLATION_HELP),
+    profile: Optional[list[str]] = typer.Option(None, "--profile", help="A variant a command "
+                                                "plays (repeat; default: the two-player "
+                                                "profiles). A folder declares them in bot.toml."),
 ) -> None:
     """Build a bot, qualify it against the random bot, and register it (or say why not)."""
     from arena.sandbox import SandboxUnavailable, set_isolation, support
@@ -56,11 +60,14 @@ def submit(
 
     try:
         sandbox = SandboxLimits.from_mapping(parse_limits(limit or []))
-    except ValueError as err:
+        if profile:
+            check_profiles(profile, "--profile")
+    except ValueError as err:  # ManifestError included
         raise _fail(str(err)) from None
     limits = Limits(decision_ms=decision_ms, startup_ms=startup_ms, sandbox=sandbox)
     console.print(f"submitting {safe(target, limit=None)}", soft_wrap=True)
-    outcome = run_submit(target, name=name, data=data, limits=limits, matches=matches)
+    outcome = run_submit(target, name=name, data=data, limits=limits, matches=matches,
+                         profiles=profile or ())
     if outcome.build_output and outcome.status == "rejected" and outcome.report is None:
         console.print("build output (end):", soft_wrap=True)
         for line in outcome.build_output.splitlines()[-20:]:

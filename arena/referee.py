@@ -1,12 +1,14 @@
 """The referee: runs one match between 2, 3 or 4 bot processes (PROTOCOL.md, RULES.md).
 
 The loop is short and linear: deal, tell every bot what it may see, ask the player to act, check
-the answer against the engine, apply, repeat. One process per seat; the number of seats is the
-profile's (``rules.players``). Two-player lines are those of PROTOCOL.md §3-§7; with three or four
-players (§9) the greeting names the variant, a bot may decline it (the match is then not played and
-nobody forfeits), players are named by seat number and side figures are lists. Every fault a bot commits becomes a result (a forfeit
+the answer against the engine, apply, repeat. Every fault a bot commits becomes a result (a forfeit
 with the fault's word, detail and offending line), never an exception that escapes. The referee
 owns the seeded deals; bots only ever see what ``observe`` allows, translated into protocol lines.
+
+One process per seat, as many as the profile's players (``rules.players``). Two-player lines are
+those of PROTOCOL.md §3-§7; with three or four players (§9) the greeting names the variant and a bot
+may decline it (the match is then not played and nobody forfeits), players are named by seat
+number and side figures are lists. ``protocol.from_engine`` makes every line either way.
 """
 
 from __future__ import annotations
@@ -336,8 +338,9 @@ class _Match:
             self.state = state = state.forfeit(seat, f"{fault.fault}: {fault.detail}")
         # The engine's outcome: the other side with two sides (four players: the offender's
         # partnership loses); with three players nobody wins alone (RULES.md §10.4).
-        winner = state.outcome.winner if state is not None and state.outcome is not None \
-            and state.outcome.reason == MatchEnd.FORFEIT else _forfeit_winner(self.config.rules, seat)
+        outcome = state.outcome if state is not None else None
+        winner = outcome.winner if outcome is not None and outcome.reason == MatchEnd.FORFEIT \
+            else _forfeit_winner(self.config.rules, seat)
         result = self._result(winner, MatchEnding.FORFEIT, seat, fault)
         self._tell_end(result)
         return result
@@ -401,6 +404,7 @@ class _SeatFault(Exception):
 
 
 def _forfeit_winner(rules: Rules, offender: int) -> int | None:
+    """Who wins when ``offender`` forfeits and the engine could not say (no match state)."""
     others = rules.other_sides[rules.side_of[offender]]
     return others[0] if len(others) == 1 else None
 

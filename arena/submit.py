@@ -12,10 +12,12 @@ import shlex
 import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Sequence
 
 from arena.bot_process import Limits
 from arena.bot_specs import BotSpecError, bundled_names, check_bot_paths, resolve_bot
-from arena.manifest import Manifest, ManifestError, check_name, load_manifest
+from arena.manifest import (TWO_PLAYER_PROFILES, Manifest, ManifestError, check_name,
+                            check_profiles, load_manifest)
 from arena.qualify import QUALIFYING_MATCHES, QualificationReport, qualify
 from arena.types import BotSpec
 from arena.registry import (MAX_FOLDER_BYTES, RegisteredBot, Registry, RegistryError,
@@ -44,14 +46,21 @@ class Submission:
 
 
 def submit(target: str, name: str | None = None, data: Path | None = None,
-           limits: Limits = Limits(), matches: int = QUALIFYING_MATCHES) -> Submission:
-    """Submit a folder holding ``bot.toml``, or a command (then ``name`` is needed)."""
+           limits: Limits = Limits(), matches: int = QUALIFYING_MATCHES,
+           profiles: Sequence[str] = ()) -> Submission:
+    """Submit a folder holding ``bot.toml``, or a command (then ``name`` is needed).
+    ``profiles``: the variants a command declares (a folder declares them in its manifest)."""
     folder = Path(target)
     try:
         with Registry.open(data) as registry:
             if folder.is_dir():
+                if profiles:
+                    raise ManifestError("a bot folder declares its profiles in bot.toml "
+                                        "(profiles = [...]), not with --profile")
                 return _submit_folder(registry, folder.resolve(), name, limits, matches)
-            return _submit_command(registry, target, name, limits, matches)
+            declared = check_profiles(list(profiles), "--profile") if profiles \
+                else TWO_PLAYER_PROFILES
+            return _submit_command(registry, target, name, limits, matches, declared)
     except (ManifestError, RegistryError, BotSpecError) as err:
         return Submission("rejected", str(err), name or "")
 
@@ -138,7 +147,7 @@ def _build(manifest: Manifest, folder: Path, staging: Path) -> tuple[str, str]:
 
 
 def _submit_command(registry: Registry, command: str, name: str | None, limits: Limits,
-                    matches: int) -> Submission:
+                    matches: int, profiles: tuple[str, ...]) -> Submission:
     if not name:
         raise ManifestError(f"{command!r} is not a folder; to submit a command, give its name "
                             "with --name (or submit a folder with a bot.toml)")
@@ -148,23 +157,28 @@ def _submit_command(registry: Registry, command: str, name: str | None, limits: 
     check_bot_paths(spec, _private(registry))
     if spec.folder is not None or command.split("@")[0] in bundled_names():
         raise ManifestError(f"{command!r} is already a bot; submit a folder or a command")
-    version = _command_hash(spec.argv)
+    # Declaring other variants makes another version (as a changed bot.toml does for a folder).
+    version = _command_hash(spec.argv, () if profiles == TWO_PLAYER_PROFILES else profiles)
     if registry.find(name, version) is not None:
         return Submission("unchanged", f"{name} version {version} is already registered (same "
                           "command and files)", name, version, bot=registry.find(name, version))
     spec = BotSpec(name, spec.argv, version=version)
-    report = qualify(spec, limits, matches=matches)
+    report = qualify(spec, limits, matches=matches, profiles=profiles)
     if not report.passed:
         return _rejected(name, version, report, "")
     bot = registry.add(name, version, spec.argv, ".", None,
-                       {"name": name, "command": shlex.join(spec.argv)}, report.to_dict())
+                       {"name": name, "command": shlex.join(spec.argv),
+                        "profiles": list(profiles)}, report.to_dict())
     return Submission("registered", f"{name} version {version} registered (a command: its files "
                       "stay where they are)", name, version, report, "", bot)
 
 
-def _command_hash(argv: tuple[str, ...]) -> str:
-    """A command's version: its arguments and the contents of the files it names."""
+def _command_hash(argv: tuple[str, ...], profiles: tuple[str, ...] = ()) -> str:
+    """A command's version: its arguments, the contents of the files it names, and the variants it
+    declares beyond the default (none: the same version as before profiles existed)."""
     digest = hashlib.sha256("\0".join(argv).encode())
+    if profiles:
+        digest.update(("\0profiles\0" + "\0".join(profiles)).encode())
     for item in argv:
         path = Path(item)
         if path.is_file():

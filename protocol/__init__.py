@@ -7,16 +7,17 @@ referee sends, from ``arena.game``) ; ``view`` (what a bot has seen) ; ``sdk`` (
 from protocol.codec import (MAX_LINE_BYTES, PROTOCOL_NAME, PROTOCOL_VERSION, ProtocolError,
                             decode_from_bot, decode_from_referee, encode)
 from protocol.messages import (REQUEST_DECISIONS, ActionReply, BotMessage, Claim, Close, DealStart,
-                               Draw, Event, Exchange, Fault, Hello, Marriage, MatchEnd, MatchStart,
-                               Message, Played, Ready, RefereeMessage, Request, RulesLine, Settle,
-                               Trick, Unknown, Who, wire_name)
+                               Decline, Draw, Event, Exchange, Fault, Hello, Marriage, MatchEnd,
+                               MatchStart, Message, Played, Player, Ready, RefereeMessage, Request,
+                               RulesLine, Settle, Trick, Unknown, Who, wire_name)
 from protocol.sdk import Bot, BotSession, run
 from protocol.view import BotView, ShownMarriage, StockState
 
 __all__ = [
     "MAX_LINE_BYTES", "PROTOCOL_NAME", "PROTOCOL_VERSION", "REQUEST_DECISIONS", "ActionReply",
-    "Bot", "BotMessage", "BotSession", "BotView", "Claim", "Close", "DealStart", "Draw", "Event",
-    "Exchange", "Fault", "Hello", "Marriage", "MatchEnd", "MatchStart", "Message", "Played",
+    "Bot", "BotMessage", "BotSession", "BotView", "Claim", "Close", "DealStart", "Decline", "Draw",
+    "Event",
+    "Exchange", "Fault", "Hello", "Marriage", "MatchEnd", "MatchStart", "Message", "Played", "Player",
     "ProtocolError", "Ready", "RefereeMessage", "Request", "RulesLine", "Settle", "ShownMarriage",
     "StockState", "Trick", "Unknown", "Who", "decode_from_bot", "decode_from_referee", "encode",
     "run", "wire_name",

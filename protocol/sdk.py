@@ -17,6 +17,10 @@ can be scripted in a test or played in-process; ``BotView`` (view.py) keeps what
     if __name__ == "__main__":
         run(FirstBot())
 
+A bot plays two-player matches unless it says more: set ``player_counts = (2, 3, 4)`` (and perhaps
+``profiles``) or override ``supports``. To a three- or four-player greeting it cannot play, the SDK
+answers ``decline does not support <profile>`` (PROTOCOL.md §9) instead of ``ready``.
+
 The SDK never corrects a bot: an action that the request did not list is logged and sent as it is,
 and the referee judges it (by default the bot forfeits: PROTOCOL.md §5). Logging goes to stderr,
 which the referee keeps; stdout carries only the protocol.
@@ -30,9 +34,9 @@ from typing import BinaryIO, TextIO, cast
 
 from arena.game import Action
 from protocol.codec import PROTOCOL_VERSION, decode_from_referee, encode
-from protocol.messages import (EVENT_TYPES, ActionReply, DealStart, Event, Hello, MatchEnd,
-                               MatchStart, Ready, RefereeMessage, Request, RulesLine, Settle,
-                               Unknown)
+from protocol.messages import (EVENT_TYPES, ActionReply, DealStart, Decline, Event, Hello,
+                               MatchEnd, MatchStart, Ready, RefereeMessage, Request, RulesLine,
+                               Settle, Unknown)
 from protocol.view import BotView
 
 
@@ -49,6 +53,15 @@ class Bot:
     ``decide``. The hooks are optional; each receives the view already updated."""
 
     name: str = "bot"
+    player_counts: tuple[int, ...] = (2,)
+    """The numbers of players the bot plays with (PROTOCOL.md §9): two only unless it says more."""
+    profiles: frozenset[str] | None = None
+    """The profiles it plays; None: every profile with one of ``player_counts``."""
+
+    def supports(self, profile: str, players: int) -> bool:
+        """Does the bot play ``profile`` with ``players`` players? Asked at an N-seat greeting; a
+        bot that answers no declines the match cleanly instead of playing it."""
+        return players in self.player_counts and (self.profiles is None or profile in self.profiles)
 
     def decide(self, view: BotView, legal: tuple[Action, ...]) -> Action:
         """The answer to a request: one of ``legal`` (the decision point is ``view.decision``)."""
@@ -96,6 +109,9 @@ class BotSession:
                              msg.version, PROTOCOL_VERSION)
                 self.finished = True
                 return None
+            if msg.is_nseat and not self.bot.supports(msg.profile or "", msg.players):
+                self.finished = True  # the referee closes our input and the match is not played
+                return encode(Decline(f"does not support {msg.profile}"))
             return encode(Ready(self.bot.name))
         view, bot = self.view, self.bot
         view.update(msg)

@@ -72,28 +72,45 @@ class _Shown:
     who: Player
     suit: Suit
     points: int
-    tricks_before: int  # the declarer's tricks when shown (marriage_credit=next_trick_after_meld)
+    tricks_before: int  # the declarer's side's tricks when shown (next_trick_after_meld)
+
+
+def _take(cards: list[Card], card: Card) -> None:
+    """One copy of ``card`` out of ``cards``, if there is one (two packs: a card may be there twice)."""
+    try:
+        cards.remove(card)
+    except ValueError:
+        pass
 
 
 class BotView:
     """Everything a bot has been told, organised. Attributes are maintained by ``update()``; read
-    them, do not assign them. Pairs are ``(mine, theirs)``."""
+    them, do not assign them.
+
+    Two players (PROTOCOL.md §3-§7): players are ``Who.ME``/``Who.OPP`` and pairs are
+    ``(mine, theirs)``. Three or four players (§9): players are seat numbers, a *side* is a seat
+    (three players) or a partnership (four: seats 0+2 are side 0, 1+3 side 1), and per-side tuples
+    are in side order, side 0 first. ``me``, ``my_side``, ``seats`` and ``side_of`` hide the
+    difference for code that serves both.
+    """
 
     def __init__(self) -> None:
         self._reset_match()
 
     def _reset_match(self) -> None:
-        # The match (PROTOCOL.md §3).
+        # The match (PROTOCOL.md §3, §9).
         self.match_id: str | None = None
         self.profile: str | None = None
         self.target = 0
         self.seat: int | None = None
-        self.opponent: str | None = None
+        self.players = 2
+        self.names: tuple[str, ...] = ()       # every seat's name in seat order (§9 only)
+        self.opponent: str | None = None       # two players only
         self.decision_ms = 0
         self.rules: Rules = DEFAULT_RULES
         self.rules_warnings: tuple[str, ...] = ()
         self._rule_flags: dict[str, str] = {}
-        self.score: tuple[int, ...] = (0, 0)
+        self.score: tuple[int, ...] = (0, 0)  # (mine, theirs), or per side with three or four
         self.pot = 0
         self.last_settle: Settle | None = None
         self.match_end: MatchEnd | None = None
@@ -107,21 +124,90 @@ class BotView:
         self.stock_bottom: Card | None = None  # the bottom card, known even once face down
         self.stock_size = 0                    # the up-card included (PROTOCOL.md §4)
         self.stock_state = StockState.OPEN
-        self.closer: Who | None = None
+        self.closer: Player | None = None
         self.exchanged_by: Player | None = None
         self.claimed_by: Player | None = None
-        self.leader: Player | None = None         # who leads the current (or next) trick
+        self.leader: Player | None = None      # who leads the current (or next) trick
         self.led: Card | None = None           # the card led to the current trick
         self.trick_no = 0                      # tricks completed
         self.last_trick_winner: Player | None = None
         self.request: Request | None = None    # the request being answered, if any
         self.deal_over = False
-        self._hand: set[Card] = set()
+        self.dead_pile: tuple[Card, ...] = ()  # three players: shown by the settle line (§9)
+        self._hand: list[Card] = []            # a list: with two packs a card may be held twice
         self._played: list[Card] = []
-        self._won: dict[Player, list[Card]] = {Who.ME: [], Who.OPP: []}
-        self._tricks: dict[Player, int] = {Who.ME: 0, Who.OPP: 0}
+        self._played_by: dict[Player, list[Card]] = {p: [] for p in self.seats}
+        self._table: list[tuple[Player, Card]] = []
+        self._tricks_seen: list[tuple[Player, tuple[Card, ...]]] = []
+        self._won: dict[Player, list[Card]] = {s: [] for s in self.sides_keys}
+        self._tricks: dict[Player, int] = {s: 0 for s in self.sides_keys}
         self._shown: list[_Shown] = []
-        self._opp_known: set[Card] = set()
+        self._known: dict[Player, list[Card]] = {p: [] for p in self.seats}
+        self._hand_sizes: dict[Player, int] = {p: 0 for p in self.seats}
+
+    # -- seats and sides ---------------------------------------------------------------------------
+
+    @property
+    def nseat(self) -> bool:
+        """Three or four players (PROTOCOL.md §9)."""
+        return self.players != 2
+
+    @property
+    def me(self) -> Player:
+        """How the lines name the reader: ``Who.ME``, or its seat number with more players."""
+        if self.players == 2:
+            return Who.ME
+        assert self.seat is not None
+        return self.seat
+
+    @property
+    def seats(self) -> tuple[Player, ...]:
+        """Every player as the lines name them: (ME, OPP), or the seat numbers in order."""
+        return (Who.ME, Who.OPP) if self.players == 2 else tuple(range(self.players))
+
+    @property
+    def sides(self) -> int:
+        """How many sides score: 2 with two or four players, 3 with three (RULES.md §10)."""
+        return 2 if self.players in (2, 4) else 3
+
+    @property
+    def sides_keys(self) -> tuple[Player, ...]:
+        """Every side as ``points()`` takes it: (ME, OPP), or the side numbers in order."""
+        return (Who.ME, Who.OPP) if self.players == 2 else tuple(range(self.sides))
+
+    def side_of(self, player: Player) -> Player:
+        """The side ``player`` scores for: itself with two or three players, its partnership
+        (seat mod 2) with four."""
+        if isinstance(player, Who):
+            return player
+        return player % self.sides
+
+    @property
+    def my_side(self) -> Player:
+        return self.side_of(self.me)
+
+    @property
+    def partner(self) -> int | None:
+        """The seat opposite (four players), else None."""
+        if self.players != 4 or self.seat is None:
+            return None
+        return (self.seat + 2) % 4
+
+    @property
+    def opponents(self) -> tuple[Player, ...]:
+        """The players of every other side."""
+        mine = self.my_side
+        return tuple(p for p in self.seats if self.side_of(p) != mine)
+
+    @property
+    def claim_target(self) -> int:
+        """The card points a side needs to claim: 66, or 101 with four players (the rules line)."""
+        return self.rules.claim_target
+
+    def _next(self, player: Player) -> Player:
+        if isinstance(player, Who):
+            return player.other
+        return (player + 1) % self.players
 
     # -- folding messages in ----------------------------------------------------------------------
 
@@ -130,29 +216,39 @@ class BotView:
         match msg:
             case Played(who, card):
                 self._played.append(card)
-                (self._hand if who is Who.ME else self._opp_known).discard(card)
-                if self.led is None:
+                self._played_by[who].append(card)
+                self._hand_sizes[who] -= 1
+                if who == self.me:
+                    _take(self._hand, card)
+                else:
+                    _take(self._known[who], card)
+                if not self._table:
                     self.led, self.leader = card, who
+                self._table.append((who, card))
             case Trick(who=who):
-                self._won.setdefault(who, []).extend(msg.cards)
-                self._tricks[who] = self._tricks.get(who, 0) + 1
+                cards = msg.cards
+                side = self.side_of(who)
+                self._won[side] += cards
+                self._tricks[side] += 1
+                self._tricks_seen.append((who, cards))
                 self.trick_no += 1
                 self.leader = self.last_trick_winner = who  # the winner leads next (RULES.md §4)
                 self.led = None
+                self._table = []
             case Draw(who, card):
                 self._draw(who, card)
             case Marriage(who, suit, points):
-                self._shown.append(_Shown(who, suit, points, self._tricks.get(who, 0)))
-                if who is Who.OPP:
-                    # Both cards were shown; he holds them until he plays them.
-                    self._opp_known |= {Card(suit, Rank.KING), Card(suit, Rank.QUEEN)}
+                self._shown.append(_Shown(who, suit, points, self._tricks[self.side_of(who)]))
+                if who != self.me:
+                    # Both cards were shown; the declarer holds them until it plays them.
+                    known = self._known[who]
+                    for shown in (Card(suit, Rank.KING), Card(suit, Rank.QUEEN)):
+                        if shown not in known:  # two packs: perhaps the very card already known
+                            known.append(shown)
             case Exchange(who, took, gave):
-                if who is Who.ME:
-                    self._hand.discard(gave)
-                    self._hand.add(took)
-                else:
-                    self._opp_known.discard(gave)
-                    self._opp_known.add(took)
+                held = self._hand if who == self.me else self._known[who]
+                _take(held, gave)
+                held.append(took)
                 self.stock_bottom = gave
                 # At a close (DP-X) the card goes under a stock that is already face down.
                 self.upcard = gave if self.stock_state is StockState.OPEN else None
@@ -170,14 +266,18 @@ class BotView:
             case Settle(score=score, pot=pot):
                 self.last_settle = msg
                 self.score, self.pot = score, pot
+                self.dead_pile = msg.dead
                 self.deal_over = True
                 self.request = None
             case MatchStart():
                 self._reset_match()  # a new match forgets the old one
                 self.match_id, self.profile, self.target = msg.match_id, msg.profile, msg.target
                 self.seat, self.opponent, self.decision_ms = msg.seat, msg.opponent, msg.decision_ms
+                self.players, self.names = msg.players, msg.names
+                self.score = (0,) * self.sides
                 # The profile's flags until the rules line (which lists them all) says otherwise.
                 self.rules = PROFILES.get(msg.profile, DEFAULT_RULES)
+                self._reset_deal()
             case RulesLine():
                 # Several rules lines may come (PROTOCOL.md §3); their flags add up.
                 self._rule_flags.update(msg.as_dict())
@@ -196,19 +296,26 @@ class BotView:
         self.trump = msg.upcard.suit
         self.upcard = self.stock_bottom = msg.upcard
         self.stock_size = msg.stock
-        self._hand = set(msg.hand)
+        self._hand = list(msg.hand)
+        for p in self.seats:
+            self._hand_sizes[p] = len(msg.hand)  # everyone is dealt as many (RULES.md §2, §10)
         self.score, self.pot = msg.score, msg.pot
-        self.leader = msg.dealer.other if isinstance(msg.dealer, Who) else None  # the non-dealer leads to trick 1 (RULES.md §2.5)
+        # The non-dealer leads to trick 1 (RULES.md §2.5); with more players the dealer's left
+        # (the next seat, §10.4).
+        self.leader = self._next(msg.dealer)
 
     def _draw(self, who: Player, card: Card | None) -> None:
         # Each draw takes one card; the up-card is in the count and is drawn last (RULES.md §5.2).
         self.stock_size -= 1
-        if who is Who.ME:
+        self._hand_sizes[who] += 1
+        if who == self.me:
             assert card is not None
-            self._hand.add(card)
+            self._hand.append(card)
         elif card is not None:
-            self._opp_known.add(card)  # the face-up card: public
-        if card is not None and card is self.stock_bottom:
+            self._known[who].append(card)  # the face-up card: public
+        # With two packs the twin of the bottom card can be drawn from the top: only the last draw
+        # takes the face-up card there.
+        if card is not None and card is self.stock_bottom and self.rules.pack.copies == 1:
             self.upcard = self.stock_bottom = None
         if self.stock_size <= 0:
             self.stock_size = 0
@@ -219,56 +326,112 @@ class BotView:
 
     @property
     def hand(self) -> tuple[Card, ...]:
-        """My cards, by suit and strongest first."""
+        """My cards, by suit and strongest first (a card held twice is listed twice)."""
         return tuple(sorted(self._hand))
 
     @property
     def played(self) -> tuple[Card, ...]:
-        """Every card played this deal, in order (both players)."""
+        """Every card played this deal, in order (every player)."""
         return tuple(self._played)
+
+    def played_by(self, player: Player) -> tuple[Card, ...]:
+        """The cards ``player`` played this deal, in order (e.g. the partner's)."""
+        return tuple(self._played_by[player])
+
+    @property
+    def table(self) -> tuple[tuple[Player, Card], ...]:
+        """The current trick so far: (player, card) in the order played, the led card first."""
+        return tuple(self._table)
+
+    @property
+    def tricks(self) -> tuple[tuple[Player, tuple[Card, ...]], ...]:
+        """The tricks completed this deal: (winner, its cards in the order played)."""
+        return tuple(self._tricks_seen)
+
+    @property
+    def to_play(self) -> Player | None:
+        """Who plays the next card of the current trick (None once the deal is over)."""
+        if self.deal_over or self.leader is None:
+            return None
+        if not self._table:
+            return self.leader
+        return self._next(self._table[-1][0])
+
+    def won_by(self, side: Player) -> tuple[Card, ...]:
+        """The cards in ``side``'s tricks (every card of a trick is public)."""
+        return tuple(self._won[side])
 
     @property
     def won_by_me(self) -> tuple[Card, ...]:
-        return tuple(self._won[Who.ME])
+        """The cards in my side's tricks."""
+        return tuple(self._won[self.my_side])
 
     @property
     def won_by_opp(self) -> tuple[Card, ...]:
-        return tuple(self._won[Who.OPP])
+        """The cards in the other sides' tricks."""
+        mine = self.my_side
+        return tuple(c for side in self.sides_keys if side != mine for c in self._won[side])
 
     @property
-    def tricks_won(self) -> tuple[int, int]:
-        return self._tricks[Who.ME], self._tricks[Who.OPP]
+    def tricks_won(self) -> tuple[int, ...]:
+        """(mine, theirs) with two players; tricks per side, side 0 first, with more."""
+        return tuple(self._tricks[side] for side in self.sides_keys)
 
     @property
     def marriages(self) -> tuple[ShownMarriage, ...]:
         """Marriages shown this deal, in order, with whether each counts yet."""
         return tuple(ShownMarriage(m.who, m.suit, m.points, self._credited(m)) for m in self._shown)
 
+    def known_cards(self, player: Player) -> tuple[Card, ...]:
+        """Cards ``player`` certainly holds: a shown marriage's cards not yet played, the up-card it
+        took by exchanging, the face-up card it drew (my own hand for me)."""
+        if player == self.me:
+            return self.hand
+        return tuple(sorted(self._known[player]))
+
     @property
     def opp_known(self) -> frozenset[Card]:
-        """Cards the opponent certainly holds: a shown marriage's cards not yet played, the up-card
-        he took by exchanging, the face-up card he drew."""
-        return frozenset(self._opp_known)
+        """Cards the opponent certainly holds (two players; with more, every other player's)."""
+        me = self.me
+        return frozenset(c for p, cards in self._known.items() if p != me for c in cards)
+
+    def unseen_counts(self) -> dict[Card, int]:
+        """How many copies of each card I know nothing about: in other hands, the stock, or (three
+        players) the dead pile. Two packs (four players) hold every card twice."""
+        counts = dict.fromkeys(self.rules.pack.cards, 0)
+        for card in self.rules.pack.cards:
+            counts[card] += 1
+        me = self.me
+        seen = self._hand + self._played + [c for p, cards in self._known.items() if p != me
+                                            for c in cards] + list(self.dead_pile)
+        if self.stock_bottom is not None:
+            seen.append(self.stock_bottom)
+        for card in seen:
+            if counts.get(card, 0) > 0:
+                counts[card] -= 1
+        return {card: n for card, n in counts.items() if n}
 
     @property
     def unseen(self) -> frozenset[Card]:
-        """Cards of the pack I know nothing about: in the opponent's hand or in the stock."""
-        known = self._hand | self._opp_known | set(self._played)
-        if self.stock_bottom is not None:
-            known.add(self.stock_bottom)
-        return frozenset(c for c in self.rules.pack.cards if c not in known)
+        """Cards of the pack I know nothing about (at least one copy of each): in the other hands
+        or in the stock (or, three players, the dead pile)."""
+        return frozenset(self.unseen_counts())
 
     @property
     def opp_possible(self) -> frozenset[Card]:
-        """Cards the opponent may hold. Once the stock is exhausted this is exactly his hand."""
+        """Cards the opponent may hold. Once the stock is exhausted this is exactly his hand (two
+        players; with more, what any other player may hold)."""
         return self.opp_known | self.unseen
 
     @property
+    def hand_sizes(self) -> tuple[int, ...]:
+        """Every player's number of cards in hand, in ``seats`` order."""
+        return tuple(self._hand_sizes[p] for p in self.seats)
+
+    @property
     def opp_hand_size(self) -> int:
-        # Hands are equal between tricks; during a trick the leader is one card short.
-        if self.led is None:
-            return len(self._hand)
-        return len(self._hand) - 1 if self.leader is Who.OPP else len(self._hand) + 1
+        """The opponent's cards in hand (with more players: the next seat's)."""
+        return self._hand_sizes[self._next(self.me)]
 
     @property
     def phase(self) -> int:
@@ -286,37 +449,48 @@ class BotView:
     # -- the mental count --------------------------------------------------------------------------
 
     def _credited(self, m: _Shown) -> bool:
-        """RULES.md §5.4: a marriage counts once its declarer has a trick (any trick by default;
-        a trick won after showing it with marriage_credit=next_trick_after_meld)."""
-        tricks = self._tricks[m.who]
+        """RULES.md §5.4 (§10.3 for a side): a marriage counts once its declarer's side has a trick
+        (any trick by default; a trick won after showing it with
+        marriage_credit=next_trick_after_meld)."""
+        tricks = self._tricks[self.side_of(m.who)]
         if self.rules.marriage_credit is MarriageCredit.NEXT_TRICK_AFTER_MELD:
             return tricks > m.tricks_before
         return tricks > 0
 
-    def _last_trick_bonus(self, who: Who) -> int:
+    def _last_trick_bonus(self, side: Player) -> int:
         """RULES.md §7.1: the last trick of a deal played out with the stock exhausted, never closed
         (a closed stock stays closed, so an exhausted one was never closed)."""
         played_out = (self.stock_state is StockState.EXHAUSTED and not self._hand
-                      and self.led is None and self.trick_no > 0)
-        return self.rules.last_trick_bonus if played_out and self.last_trick_winner is who else 0
+                      and not self._table and self.trick_no > 0)
+        winner = self.last_trick_winner
+        if not played_out or winner is None or self.side_of(winner) != side:
+            return 0
+        return self.rules.last_trick_bonus
 
-    def points(self, who: Who) -> int:
-        """``who``'s total by RULES.md §7.1, from what was shown: every won card is public."""
-        cards = sum(c.points for c in self._won[who])
-        melds = sum(m.points for m in self._shown if m.who is who and self._credited(m))
-        return cards + melds + self._last_trick_bonus(who)
+    def points(self, side: Player) -> int:
+        """``side``'s total by RULES.md §7.1 (§10: partners pool theirs), from what was shown: every
+        won card is public. ``side`` is ``Who`` with two players, a side number with more."""
+        cards = sum(c.points for c in self._won[side])
+        melds = sum(m.points for m in self._shown
+                    if self.side_of(m.who) == side and self._credited(m))
+        return cards + melds + self._last_trick_bonus(side)
 
     def my_points(self) -> int:
-        """My total: card points of my tricks, my credited marriages, the last-trick bonus."""
-        return self.points(Who.ME)
+        """My side's total: card points of my (and my partner's) tricks, credited marriages, the
+        last-trick bonus. A claim is correct at ``claim_target`` or more."""
+        return self.points(self.my_side)
 
     def opp_points_known(self) -> int:
-        """The opponent's total as far as it is known (it is exactly known: all of it is public)."""
-        return self.points(Who.OPP)
+        """The opponent's total as far as it is known (it is exactly known: all of it is public).
+        With three players: the best of the two others."""
+        mine = self.my_side
+        return max(self.points(side) for side in self.sides_keys if side != mine)
 
-    def pending_marriage_points(self, who: Who = Who.ME) -> int:
-        """Marriage points shown by ``who`` that will count once he wins a trick."""
-        return sum(m.points for m in self._shown if m.who is who and not self._credited(m))
+    def pending_marriage_points(self, side: Player | None = None) -> int:
+        """Marriage points shown by ``side`` (default: mine) that will count once it wins a trick."""
+        side = self.my_side if side is None else side
+        return sum(m.points for m in self._shown
+                   if self.side_of(m.who) == side and not self._credited(m))
 
     def __repr__(self) -> str:
         return (f"<BotView deal={self.deal_no} trump={self.trump} stock={self.stock_size}/"

@@ -165,7 +165,15 @@ def test_play_with_three_bots_plays_three_player_and_replays_each_seat(tmp_path)
     seat2 = runner.invoke(app, ["replay", str(record), "--seat", "2"])
     assert seat2.exit_code == 0, seat2.output
     assert "> match play-seeded profile three_player target 7 players 3 seat 2 " in seat2.output
-    assert all(" seat 2 " in l for l in seat2.output.splitlines() if l.startswith("> match "))
+    shown = seat2.output.splitlines()[1:]
+    from arena.records import read_record
+
+    mine = [m for m in read_record(record).messages if m["seat"] == 2]
+    assert len(shown) == len(mine) and all(l[:2] in ("> ", "< ") for l in shown)
+    # Seat 2 sees no card another seat drew from the stock, only the face-up one (PROTOCOL.md §9).
+    up_cards = {l.split()[6] for l in shown if l.startswith("> deal ")}
+    others_draws = [l.split() for l in shown if l.startswith("> draw ") and l.split()[2] != "2"]
+    assert others_draws and all(len(w) == 3 or w[3] in up_cards for w in others_draws)
     bad = runner.invoke(app, ["replay", str(record), "--seat", "3"])
     assert bad.exit_code == 2
     assert "--seat 3 is not a seat of this match: it has seats 0 to 2" in bad.output
@@ -224,3 +232,15 @@ def test_a_three_player_tournament_of_two_bots_is_refused(tmp_path):
     assert "three_player is for three players: a tournament needs at least three bots" \
         in result.output
     assert not (tmp_path / "t" / "results.sqlite").exists()
+
+
+def test_play_with_a_bot_that_declines_says_so_and_the_record_replays(tmp_path):
+    record = tmp_path / "d.jsonl"
+    result = runner.invoke(app, ["play", _nseat_cmd(mode="decline"), _nseat_cmd(), _nseat_cmd(),
+                                 "--record", str(record)])
+    assert result.exit_code == 0, result.output
+    assert "not played: nseat_bot-0 does not support three_player (no partners here)" in \
+        result.output
+    assert "forfeit" not in result.output
+    replayed = runner.invoke(app, ["replay", str(record)])
+    assert replayed.exit_code == 0 and "not played: nseat_bot-0 does not support" in replayed.output

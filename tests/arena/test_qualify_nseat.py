@@ -133,3 +133,29 @@ def test_the_registry_keeps_the_declared_profiles_and_defaults_old_ones(tmp_path
         # A row written before manifests had profiles reads as the two-player ones.
         old = registry.add("old", "v1", ("x",), ".", None, {"name": "old", "command": "x"}, {})
         assert old.profiles == TWO_PLAYER_PROFILES
+
+
+def test_a_command_declares_its_variants_with_profile_on_the_command_line(tmp_path):
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    data = tmp_path / "data"
+    command = f"{sys.executable} {NSEAT_BOT} decline"
+    result = CliRunner().invoke(app, ["submit", command, "--name", "nbd", "--profile",
+                                      "three_player", "--data", str(data), "--matches", "1"])
+    assert result.exit_code == 1, result.output
+    assert "declined" in result.output and "nbd does not support three_player" in result.output
+    # Without --profile the same command declares the two-player profiles, and is registered.
+    result = CliRunner().invoke(app, ["submit", command, "--name", "nbd", "--data", str(data),
+                                      "--matches", "1"])
+    assert result.exit_code == 0, result.output
+    with Registry.open(data) as registry:
+        bot = registry.find("nbd")
+        assert bot is not None and bot.profiles == TWO_PLAYER_PROFILES
+    shown = CliRunner().invoke(app, ["bots", "show", "nbd", "--data", str(data)])
+    assert shown.exit_code == 0 and "profiles: sixty_six, schnapsen, vu_compat" in shown.output
+    bad = CliRunner().invoke(app, ["submit", command, "--name", "x", "--profile", "five_player",
+                                   "--data", str(data)])
+    assert bad.exit_code == 2 and "unknown profile(s) 'five_player'" in bad.output
+    assert "Traceback" not in bad.output

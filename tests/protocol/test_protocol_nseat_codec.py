@@ -4,12 +4,15 @@ constructors check, and the lines a decoder refuses (each error names the field)
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from arena.game import Action, Card, Suit
 from protocol import (ActionReply, Claim, DealStart, Draw, Exchange, Fault, Hello, Marriage,
                       MatchEnd, MatchStart, Message, Played, ProtocolError, Ready, Settle, Trick,
                       Who, decode_from_bot, decode_from_referee, encode)
 from protocol.messages import Decline, RefereeMessage
+from protocol_strategies import greeting_answers, nseat_messages
 
 C = Card.parse
 
@@ -240,3 +243,51 @@ def test_rejected_nseat_lines(line: str, reason: str) -> None:
 def test_constructors_check_nseat_facts(make: object, field: str) -> None:
     with pytest.raises(ValueError, match=field):
         make()  # type: ignore[operator]
+
+
+# -- round trips and fuzzing (hypothesis), as for the two-player lines ---------------------------------
+
+@given(nseat_messages)
+def test_nseat_round_trip(msg: RefereeMessage) -> None:
+    line = encode(msg)
+    assert decode_from_referee(line) == msg
+    assert decode_from_referee(line.encode() + b"\n") == msg
+
+
+@given(greeting_answers)
+def test_greeting_answers_round_trip(msg: Ready | Decline) -> None:
+    assert decode_from_bot(encode(msg), "ready", allow_decline=True) == msg
+
+
+def _decodes_or_refuses(decode: object, data: object, **kwargs: object) -> None:
+    try:
+        msg = decode(data, **kwargs)  # type: ignore[operator]
+    except ProtocolError as err:
+        assert err.fault in (Fault.MALFORMED, Fault.LINE_TOO_LONG) and err.reason
+        return
+    assert decode(encode(msg), **kwargs) == msg  # type: ignore[operator]
+
+
+@given(nseat_messages, st.data())
+def test_fuzz_mutated_nseat_lines(msg: RefereeMessage, data: st.DataObject) -> None:
+    # Mutations of valid lines reach the N-seat parsers' branches, which random text rarely does.
+    line = encode(msg)
+    pos = data.draw(st.integers(0, len(line)))
+    cut = data.draw(st.integers(0, 4))
+    insert = data.draw(st.text(" 0123456789ACDHSJKQT9menopdaw\r\n\x00", max_size=4))
+    _decodes_or_refuses(decode_from_referee, line[:pos] + insert + line[pos + cut:])
+
+
+@given(greeting_answers, st.data())
+def test_fuzz_mutated_greeting_answers(msg: Ready | Decline, data: st.DataObject) -> None:
+    line = encode(msg)
+    pos = data.draw(st.integers(0, len(line)))
+    cut = data.draw(st.integers(0, 3))
+    insert = data.draw(st.text(" decliny\r\n\t\x00\u00e9~", max_size=3))
+    _decodes_or_refuses(decode_from_bot, line[:pos] + insert + line[pos + cut:], expect="ready",
+                        allow_decline=True)
+
+
+@given(st.one_of(st.text(max_size=200), st.binary(max_size=200)))
+def test_fuzz_greeting_answers(data: str | bytes) -> None:
+    _decodes_or_refuses(decode_from_bot, data, expect="ready", allow_decline=True)

@@ -177,3 +177,43 @@ def test_session_feeds_without_streams() -> None:
     assert not session.finished
     session.feed("match_end winner me reason forfeit score 0 0 fault exit by opp")
     assert session.finished
+
+
+# -- three and four players: declared variants, decline (PROTOCOL.md §9) ---------------------------
+
+
+class EveryVariant(FirstLegal):
+    name = "every"
+    player_counts = (2, 3, 4)
+
+
+class ThreeOnly(FirstLegal):
+    name = "three"
+    profiles = frozenset({"three_player"})
+    player_counts = (2, 3)
+
+
+@pytest.mark.parametrize("bot, greeting, answer", [
+    (FirstLegal(), "sixtysix 1", "ready first"),
+    (FirstLegal(), "sixtysix 1 players 3 profile three_player",
+     "decline does not support three_player"),
+    (FirstLegal(), "sixtysix 1 players 4 profile four_player", "decline does not support four_player"),
+    (EveryVariant(), "sixtysix 1 players 4 profile four_player", "ready every"),
+    (ThreeOnly(), "sixtysix 1 players 3 profile three_player", "ready three"),
+    (ThreeOnly(), "sixtysix 1 players 3 profile three_player_house", "decline does not support "
+                                                                      "three_player_house"),
+    (ThreeOnly(), "sixtysix 1", "ready three"),
+], ids=["two", "default declines 3", "default declines 4", "every variant", "declared profile",
+        "other profile", "three-only plays two"])
+def test_the_greeting_is_answered_by_what_the_bot_declares(bot: Bot, greeting: str,
+                                                           answer: str) -> None:
+    session = BotSession(bot)
+    assert session.feed(greeting) == answer
+    assert session.finished == answer.startswith("decline")
+
+
+def test_run_declines_and_stops_reading() -> None:
+    out = io.StringIO()
+    lines = "sixtysix 1 players 3 profile three_player\nmatch this is never read\n"
+    run(FirstLegal(), io.StringIO(lines), out)
+    assert out.getvalue() == "decline does not support three_player\n"
