@@ -4,6 +4,11 @@ Ratings are updated match by match **in schedule order**, so the same results gi
 ratings whatever order the workers finished in. A match cannot be drawn (RULES.md §8: only one
 player scores in a deal), so the environment's draw probability is 0; the two matches that have no
 winner (both bots failed to start, or a tie at the platform's deal limit) leave ratings unchanged.
+
+Three and four players (RULES.md §10, issue 16) use TrueSkill's multi-team model (``rate_ranked``):
+three teams of one ranked by game points (a forfeit last, equal points tied), or two partnerships.
+Their leaderboard (``seated_leaderboard``) adds a bot's score share and declined matches, and
+``partner_table`` gives each bot's results with each partner.
 """
 
 from __future__ import annotations
