@@ -56,7 +56,8 @@ CREATE TABLE IF NOT EXISTS bots (
 CREATE TABLE IF NOT EXISTS matches (
     -- With three or four players (players > 2), seat0/seat1 are the bots of seats 0 and 1 (the
     -- seats table names every seat), winner is a side, points0/points1 are sides 0 and 1 (the
-    -- sides table holds every side) and offender is a seat (PROTOCOL.md §9).
+    -- sides table holds every side), offender is a seat (PROTOCOL.md §9), pair_index is the
+    -- deal set of the group and swapped the seating, 0-5 (schedule.py).
     match_id TEXT PRIMARY KEY,
     sched_order INTEGER NOT NULL UNIQUE,
     seat0 TEXT NOT NULL REFERENCES bots(name),
