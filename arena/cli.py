@@ -540,6 +540,21 @@ def _print_leaderboard(db_path: Path, fmt: str) -> None:
         term.data(shown.to_markdown(index=False), limit=None)
     else:
         term.data(shown.to_string(index=False), limit=None)
+    if fmt in ("table", "markdown"):
+        # Four players (issue 16): each bot's results with each partner, below the ratings.
+        from arena.ratings import partner_table
+        from arena.store import connect_read_only
+
+        db = connect_read_only(db_path)
+        try:
+            partners = partner_table(db).round({"score_pct": 1})
+        finally:
+            db.close()
+        if len(partners):
+            term.data("\nwith each partner (score_pct: the side's share of the game points):",
+                      limit=None)
+            term.data(partners.to_markdown(index=False) if fmt == "markdown"
+                      else partners.to_string(index=False), limit=None)
 
 
 @app.command()

@@ -418,3 +418,13 @@ def test_a_deal_ending_is_seen_from_each_side(case, args, expected):
     from arena.report.data import seated_deal_ending
     *rest, own = args
     assert seated_deal_ending(*rest, own_claim=own) == expected, case
+
+
+def test_the_leaderboard_command_shows_partners_with_four_players(seated):
+    four = runner.invoke(app, ["leaderboard", str(seated[4])])
+    three = runner.invoke(app, ["leaderboard", str(seated[3])])
+    assert four.exit_code == three.exit_code == 0
+    assert "with each partner" in four.output and "with each partner" not in three.output
+    assert "score_pct" in three.output and "declined" in three.output
+    csv = runner.invoke(app, ["leaderboard", str(seated[4]), "--format", "csv"]).output
+    assert len(csv.splitlines()) == len(FOUR) + 1  # csv and json: the one table
