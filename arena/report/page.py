@@ -170,7 +170,9 @@ def _bot_page(data: ReportData, bot: str, pages: dict[str, str], records: str) -
                       "record": f"{int(p.wins)}–{int(p.losses)}" +
                       (f"–{int(p.undecided)}" if p.undecided else ""),
                       "score": _num(p.score_pct)}
-                     for p in data.partners.itertuples() if p.bot == bot],
+                     for p in sorted(data.partners.itertuples(),
+                                     key=lambda p: data.order.index(p.partner))
+                     if p.bot == bot],  # in leaderboard order, as the opponents
         "endings": [(e, int(endings[e]), _num(100 * endings[e] / deals) if deals else "–")
                     for e in data.outcomes.columns if endings[e]],
         "mistakes": [(k, int(v)) for k, v in data.mistakes.loc[bot].items()],
