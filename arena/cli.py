@@ -118,7 +118,11 @@ def demo(
     seed: Optional[int] = typer.Option(None, help="Research runs only: deal from this public seed "
                                        "instead of a secret key (bots could derive the deals)."),
     profile: str = typer.Option("sixty_six", help="Rules profile."),
-    matches: int = typer.Option(20, "--matches", "-n", help="Matches per pairing (even)."),
+    matches: Optional[int] = typer.Option(None, "--matches", "-n",
+                                          help="Matches per pairing (even; default 20); for a "
+                                               "three- or four-player profile, deal sets per "
+                                               "group of bots (default 1), each played in six "
+                                               "seatings."),
     one_match: bool = typer.Option(False, "--one-match",
                                    help="Instead: one in-process match between two random "
                                         "players, printed deal by deal."),
@@ -137,19 +141,29 @@ def demo(
     level = best_level()
     console.print(f"sandbox level for the demo: {level} (the strongest this machine gives; the "
                   "demo's bots are the arena's own, so the demo opts in to it)", soft_wrap=True)
-    bots = list(DEMO_BOTS)
+    from bots import BUNDLED_PROFILES
+
+    # Only the bots that declare the profile: one that declines it would stop the tournament.
+    bots = [b for b in DEMO_BOTS if profile in BUNDLED_PROFILES.get(b.split()[0], (profile,))]
     try:
         check("c-counter")
     except BotSpecError as err:
-        bots.remove("c-counter")
+        if "c-counter" in bots:
+            bots.remove("c-counter")
         err_console.print(f"note: the C bot is left out of the demo: {safe(err, limit=None)}",
                           soft_wrap=True)
     # Each demo run has its own folder: a demo never overwrites earlier results.
     output = Path("results") / f"demo-{time.strftime('%Y%m%d-%H%M%S')}"
     deals = "a secret key" if seed is None else f"seed {seed}"
-    console.print(f"[bold]demo tournament[/]: {', '.join(bots)}; {matches} matches per pairing "
-                  f"({matches // 2} duplicate pairs), profile {profile}, deals from {deals}",
-                  soft_wrap=True)
+    players = _rules_or_fail(profile, None, None).players
+    if players == 2:
+        matches = 20 if matches is None else matches
+        plan = f"{matches} matches per pairing ({matches // 2} duplicate pairs)"
+    else:  # tournament.py: -n counts deal sets per group with three or four players
+        matches = 1 if matches is None else matches
+        plan = f"{matches} deal set(s) per group of {min(players, len(bots))} bots, six seatings each"
+    console.print(f"[bold]demo tournament[/]: {', '.join(bots)}; {plan}, profile {profile}, "
+                  f"deals from {deals}", soft_wrap=True)
     tournament(config_file=None, bot=bots, name="demo", profile=profile,
                matches_per_pairing=matches, seed=seed, workers=None, decision_ms=None,
                startup_ms=None, output=output, resume=None, limit=None, cluster=None,
@@ -358,8 +372,10 @@ def tournament(
                                                  "command (repeat)."),
     name: Optional[str] = typer.Option(None, help="Tournament name (default: tournament)."),
     profile: Optional[str] = typer.Option(None, help="Rules profile."),
-    matches_per_pairing: Optional[int] = typer.Option(None, "--matches", "-n",
-                                                      help="Matches per pairing (even)."),
+    matches_per_pairing: Optional[int] = typer.Option(
+        None, "--matches", "-n", help="Matches per pairing (even; default 4). For a three- or "
+        "four-player profile: deal sets per group of bots (default 1), each played in six "
+        "seatings (README: what a schedule costs)."),
     seed: Optional[int] = typer.Option(None, help="Research runs only: deal from this public seed "
                                        "instead of a fresh secret key (bots could derive the "
                                        "deals)."),
@@ -516,7 +532,7 @@ def _current_leader(db_path: Path) -> str:
 
 def _print_leaderboard(db_path: Path, fmt: str) -> None:
     table = _read_leaderboard(db_path)
-    shown = table.round({"mu": 2, "sigma": 2, "conservative": 2, "win_pct": 1,
+    shown = table.round({"mu": 2, "sigma": 2, "conservative": 2, "win_pct": 1, "score_pct": 1,
                          "points_per_deal": 3})
     # Bot names are data: arena.console shows them as written, never as markup.
     if fmt == "csv":
@@ -527,6 +543,21 @@ def _print_leaderboard(db_path: Path, fmt: str) -> None:
         term.data(shown.to_markdown(index=False), limit=None)
     else:
         term.data(shown.to_string(index=False), limit=None)
+    if fmt in ("table", "markdown"):
+        # Four players (issue 16): each bot's results with each partner, below the ratings.
+        from arena.ratings import partner_table
+        from arena.store import connect_read_only
+
+        db = connect_read_only(db_path)
+        try:
+            partners = partner_table(db).round({"score_pct": 1})
+        finally:
+            db.close()
+        if len(partners):
+            term.data("\nwith each partner (score_pct: the side's share of the game points):",
+                      limit=None)
+            term.data(partners.to_markdown(index=False) if fmt == "markdown"
+                      else partners.to_string(index=False), limit=None)
 
 
 @app.command()

@@ -202,7 +202,7 @@ def run_batch(jobs: Sequence[_Job], bots: Sequence[WorkerBot], version: str) -> 
         root = Path(tmp)
         for job in jobs:
             match_id = job.entry.match_id
-            local = replace(job, bots=(here[job.bots[0].name], here[job.bots[1].name]),
+            local = replace(job, bots=tuple(here[bot.name] for bot in job.bots),
                             record=root / "records" / f"{match_id}.jsonl", log_dir=root / "logs")
             result = _play(local)
             files = {}

@@ -26,7 +26,7 @@ log = logging.getLogger("arena.tournament")
 class MatchJob:
     entry: ScheduledMatch
     deal_secret: str    # deal_keys.deal_secret of the entry's deal set: workers never see the key
-    bots: tuple[BotSpec, BotSpec]
+    bots: tuple[BotSpec, ...]  # one per seat: 2, 3 or 4 (a bot partnering itself fills two)
     rules: Rules
     limits: Limits
     max_deals: int
@@ -41,8 +41,12 @@ def play_job(job: MatchJob) -> MatchResult:
                          match_id=entry.match_id, limits=job.limits, max_deals=job.max_deals,
                          private=(job.log_dir.parent,))  # the tournament's folder: its database
     result = run_match(job.bots, config, record_path=job.record, log_dir=job.log_dir)
-    log.info("match %s %s vs %s: %s, winner seat %s", entry.match_id, entry.seat0, entry.seat1,
-             result.reason, result.winner)
+    if len(entry.seats) == 2:
+        log.info("match %s %s vs %s: %s, winner seat %s", entry.match_id, entry.seat0, entry.seat1,
+                 result.reason, result.winner)
+    else:
+        log.info("match %s %s: %s, winner side %s", entry.match_id, " | ".join(entry.seats),
+                 result.reason, result.winner)
     # The coordinator stores settlements: the final states and each deal's event log would only
     # cost pickling (the record on disk keeps every event).
     return replace(result, state=None,

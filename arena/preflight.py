@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Sequence
 
 from arena.bot_process import BotFault, BotProcess, Limits, stderr_tail
+from arena.game import Rules
 from arena.types import BotSpec, Fault
 from arena.sandbox import support
-from protocol import messages as m
+from protocol import from_engine, messages as m
 from protocol.codec import PROTOCOL_VERSION, ProtocolError, decode_from_bot, encode
 
 STDERR_LINES = 8  # lines of a failed bot's stderr shown in the error
@@ -33,10 +34,15 @@ class PreflightError(ValueError):
     """One or more bots cannot start; the message names each, with why."""
 
 
-def preflight(bots: Sequence[BotSpec], limits: Limits, hide: Sequence[Path] = ()) -> None:
+def preflight(bots: Sequence[BotSpec], limits: Limits, hide: Sequence[Path] = (),
+              rules: Rules | None = None) -> None:
     """Start every bot at once, greet it, and end it. Raises ``PreflightError`` for those that do
-    not answer ``ready`` within ``limits.startup_ms``."""
+    not answer ``ready`` within ``limits.startup_ms``. With ``rules`` of three or four players the
+    greeting names the variant (PROTOCOL.md §9), and a bot that declines it is an error too: a
+    tournament of that variant refuses to start rather than play matches nobody can rate."""
     problems: list[str] = []
+    hello = from_engine.hello(rules) if rules is not None else m.Hello(PROTOCOL_VERSION)
+    declines: dict[int, str] = {}
     with tempfile.TemporaryDirectory(prefix="sixtysix-preflight-") as logs:
         procs: list[BotProcess] = []
         try:
@@ -48,13 +54,15 @@ def preflight(bots: Sequence[BotSpec], limits: Limits, hide: Sequence[Path] = ()
                 procs.append(proc)
                 try:
                     proc.start()
-                    proc.send(encode(m.Hello(PROTOCOL_VERSION)))
+                    proc.send(encode(hello))
                 except BotFault as fault:
                     faults[i] = fault
             for i, proc in enumerate(procs):
                 if i not in faults:
                     try:
-                        _read_ready(proc)
+                        text = _read_ready(proc, allow_decline=hello.players > 2)
+                        if text is not None:
+                            declines[i] = text
                     except BotFault as fault:
                         faults[i] = fault
         finally:
@@ -72,14 +80,20 @@ def preflight(bots: Sequence[BotSpec], limits: Limits, hide: Sequence[Path] = ()
                 text += "\n  last lines of its stderr:\n" + "\n".join(f"    {line}"
                                                                       for line in tail)
             problems.append(text)
+        for i, text in sorted(declines.items()):
+            problems.append(f"bot {bots[i].name!r} does not support {hello.profile}"
+                            + (f" ({text})" if text else "") + ": leave it out, or choose a "
+                            "profile it plays")
     if problems:
         raise PreflightError("\n".join(problems))
 
 
-def _read_ready(proc: BotProcess) -> None:
+def _read_ready(proc: BotProcess, allow_decline: bool = False) -> str | None:
+    """Reads the answer to the greeting: None for ``ready``, the text of a ``decline``."""
     line = proc.read_ready_line()
     try:
-        decode_from_bot(line, expect="ready")
+        answer = decode_from_bot(line, expect="ready", allow_decline=allow_decline)
+        return answer.text if isinstance(answer, m.Decline) else None
     except ProtocolError as err:
         shown = line[:80].decode("utf-8", "replace")
         raise BotFault(Fault(err.fault), f"bad answer to the greeting ({err.reason}): {shown!r}",

@@ -12,8 +12,9 @@ or the key, so a resumed run knows exactly which matches are missing.
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import combinations, permutations
 from typing import Sequence
 
 from arena.deal_keys import deal_set_label
@@ -26,13 +27,32 @@ class ScheduledMatch:
 
     order: int
     match_id: str
-    seat0: str          # bot name in seat 0
-    seat1: str          # bot name in seat 1
-    deal_set: str       # label of the match's deals (shared by the two matches of a duplicate pair)
+    seats: tuple[str, ...]  # bot name per seat (2, 3 or 4 seats)
+    deal_set: str           # label of the match's deals (shared by every seating of one set)
     first_dealer: int
-    pairing: tuple[str, str]  # the two bots, in tournament order
-    pair_index: int     # which duplicate pair of this pairing
-    swapped: bool       # the second match of the pair (seats swapped)
+    group: tuple[str, ...]  # the bots the set is for, in tournament order (the pairing with two)
+    set_index: int          # which deal set of this group (the duplicate pair with two players)
+    seating: int            # which seating of the set; with two players 1 is the swapped match
+
+    @property
+    def seat0(self) -> str:
+        return self.seats[0]
+
+    @property
+    def seat1(self) -> str:
+        return self.seats[1]
+
+    @property
+    def pairing(self) -> tuple[str, ...]:
+        return self.group
+
+    @property
+    def pair_index(self) -> int:
+        return self.set_index
+
+    @property
+    def swapped(self) -> bool:
+        return self.seating == 1
 
 
 def round_robin(tournament: str, bots: Sequence[str], pairs_per_pairing: int) -> list[ScheduledMatch]:
@@ -41,9 +61,7 @@ def round_robin(tournament: str, bots: Sequence[str], pairs_per_pairing: int) ->
     The schedule interleaves pairings (pair 0 of every pairing, then pair 1, ...) so that a run
     stopped early has played every pairing about equally.
     """
-    if len(set(bots)) != len(bots):
-        duplicates = sorted({b for b in bots if list(bots).count(b) > 1})
-        raise ValueError(f"bot names must be unique in a tournament; repeated: {', '.join(duplicates)}")
+    _check_unique(bots)
     if len(bots) < 2:
         raise ValueError("a round robin needs at least two bots")
     if pairs_per_pairing < 1:
@@ -59,9 +77,107 @@ def round_robin(tournament: str, bots: Sequence[str], pairs_per_pairing: int) ->
             for swapped in (False, True):
                 seat0, seat1 = (b, a) if swapped else (a, b)
                 match_id = _match_id(tournament, a, b, pair_index, swapped)
-                schedule.append(ScheduledMatch(len(schedule), match_id, seat0, seat1, deal_set,
-                                               first_dealer, (a, b), pair_index, swapped))
+                schedule.append(ScheduledMatch(len(schedule), match_id, (seat0, seat1), deal_set,
+                                               first_dealer, (a, b), pair_index, int(swapped)))
     return schedule
+
+
+_Plan = tuple[tuple[str, ...], list[tuple[str, ...]]]
+"""A group of bots and the seatings each of its deal sets is played in."""
+
+
+def three_player_sets(tournament: str, bots: Sequence[str], sets_per_group: int) -> list[ScheduledMatch]:
+    """Every set of three of ``bots`` plays ``sets_per_group`` deal sets; each deal set is played in
+    all six seat orders (RULES.md §10.2 seats), so every bot meets the same cards from every seat and
+    with every neighbour to its left: the duplicate pair generalised to three players.
+
+    Costs ``6 * sets_per_group * C(B, 3)`` matches for B bots.
+    """
+    _check_unique(bots)
+    if len(bots) < 3:
+        raise ValueError("a three-player tournament needs at least three bots")
+    _check_sets(sets_per_group)
+    plans: list[_Plan] = [(group, list(permutations(group))) for group in combinations(bots, 3)]
+    return _interleave(tournament, "three_player", plans, sets_per_group, players=3)
+
+
+def partnership_groups(tournament: str, bots: Sequence[str], sets_per_group: int) -> list[ScheduledMatch]:
+    """Four players in two partnerships (RULES.md §10.3: seats 0+2 against 1+3). Every group of four
+    of ``bots`` plays ``sets_per_group`` deal sets; each deal set is played in the three ways of
+    splitting the group into partnerships, each with the sides swapped, six matches on the same
+    deals. Every bot is rated on its own; whom it partners changes from match to match.
+
+    With fewer than four bots a bot fills two seats, partnering itself (a bot is never on both
+    sides of one match): two bots play A+A against B+B (two matches per deal set); three bots play
+    each bot doubled against the other two (six matches per deal set).
+
+    Costs ``6 * sets_per_group * C(B, 4)`` matches for B >= 4 bots, ``6 * sets_per_group`` for three
+    and ``2 * sets_per_group`` for two.
+    """
+    _check_unique(bots)
+    if len(bots) < 2:
+        raise ValueError("a four-player tournament needs at least two bots")
+    _check_sets(sets_per_group)
+    plans: list[_Plan] = []
+    Split = tuple[tuple[str, str], tuple[str, str]]
+    if len(bots) >= 4:
+        for a, b, c, d in combinations(bots, 4):
+            splits: list[Split] = [((a, b), (c, d)), ((a, c), (b, d)), ((a, d), (b, c))]
+            plans.append(((a, b, c, d), [seats for split in splits for seats in _both_ways(*split)]))
+    else:
+        everyone = tuple(bots)
+        if len(everyone) == 2:
+            x, y = everyone
+            splits = [((x, x), (y, y))]
+        else:
+            splits = []
+            for x in everyone:
+                y, z = (o for o in everyone if o != x)
+                splits.append(((x, x), (y, z)))
+        plans.append((everyone, [seats for split in splits for seats in _both_ways(*split)]))
+    return _interleave(tournament, "four_player", plans, sets_per_group, players=4)
+
+
+def _both_ways(side0: tuple[str, str], side1: tuple[str, str]) -> list[tuple[str, ...]]:
+    """The seatings of one partnership split: partners opposite, then the sides swapped."""
+    (p, q), (r, s) = side0, side1
+    return [(p, r, q, s), (r, p, s, q)]
+
+
+def _interleave(tournament: str, profile: str,
+                plans: list[_Plan],
+                sets_per_group: int, players: int) -> list[ScheduledMatch]:
+    # Set 0 of every group first, then set 1, ...: a run stopped early has played every group about
+    # equally, and always whole sets of a group first (as round_robin does with pairs).
+    schedule: list[ScheduledMatch] = []
+    for set_index in range(sets_per_group):
+        for group, seatings in plans:
+            deal_set = deal_set_label(profile, set_index, *group)
+            # The first dealer rotates between sets; within a set the deals are identical and only
+            # the seating changes.
+            first_dealer = set_index % players
+            for seating, seats in enumerate(seatings):
+                digest = hashlib.sha256(
+                    json.dumps([tournament, profile, list(group), set_index, seating]).encode()).hexdigest()
+                match_id = f"{set_index:04d}{_seating_letter(seating)}-{digest[:12]}"
+                schedule.append(ScheduledMatch(len(schedule), match_id, seats, deal_set, first_dealer,
+                                               group, set_index, seating))
+    return schedule
+
+
+def _seating_letter(seating: int) -> str:
+    return "abcdefghijklmnopqrstuvwxyz"[seating]
+
+
+def _check_unique(bots: Sequence[str]) -> None:
+    if len(set(bots)) != len(bots):
+        duplicates = sorted({b for b in bots if list(bots).count(b) > 1})
+        raise ValueError(f"bot names must be unique in a tournament; repeated: {', '.join(duplicates)}")
+
+
+def _check_sets(sets_per_group: int) -> None:
+    if sets_per_group < 1:
+        raise ValueError("each group needs at least one deal set")
 
 
 def _match_id(tournament: str, a: str, b: str, pair_index: int, swapped: bool) -> str:

@@ -18,11 +18,16 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from arena.deal_keys import check_key
+from arena.game import DealResult
 from arena.types import MatchResult
 from arena.schedule import ScheduledMatch
 
 DB_NAME = "results.sqlite"  # in the tournament's folder
-SCHEMA_VERSION = 2  # 2: deals from a secret key (deal_key table, matches.deal_set); 1 had seeds
+# 3: matches of three and four players (matches.players, seats.declined, the sides and deal_sides
+#    tables); a version-2 store is brought to 3 when a run resumes it (``_upgrade_2_to_3``: columns and
+#    tables are only added, no stored value changes) and is read as it is by the leaderboard and report.
+# 2: deals from a secret key (deal_key table, matches.deal_set); 1 had seeds.
+SCHEMA_VERSION = 3
 # PRAGMA application_id of every database the arena creates ("66AR"): a SQLite file without it is
 # another program's, and the arena neither writes nor adds tables to it.
 APPLICATION_ID = 0x36364152
@@ -49,6 +54,10 @@ CREATE TABLE IF NOT EXISTS bots (
     version TEXT NOT NULL            -- content hash of the bot's files, or '' when unknown
 );
 CREATE TABLE IF NOT EXISTS matches (
+    -- With three or four players (players > 2), seat0/seat1 are the bots of seats 0 and 1 (the
+    -- seats table names every seat), winner is a side, points0/points1 are sides 0 and 1 (the
+    -- sides table holds every side), offender is a seat (PROTOCOL.md §9), pair_index is the
+    -- deal set of the group and swapped the seating, 0-5 (schedule.py).
     match_id TEXT PRIMARY KEY,
     sched_order INTEGER NOT NULL UNIQUE,
     seat0 TEXT NOT NULL REFERENCES bots(name),
@@ -66,7 +75,8 @@ CREATE TABLE IF NOT EXISTS matches (
     detail TEXT NOT NULL,
     record TEXT,                     -- path of the JSON Lines record, relative to the database
     play_ms REAL NOT NULL,
-    finished TEXT NOT NULL
+    finished TEXT NOT NULL,
+    players INTEGER NOT NULL DEFAULT 2  -- seats: 2, 3 or 4 (see above)
 );
 CREATE TABLE IF NOT EXISTS deals (
     match_id TEXT NOT NULL REFERENCES matches(match_id),
@@ -95,9 +105,35 @@ CREATE TABLE IF NOT EXISTS seats (
     median_ms REAL,
     p99_ms REAL,
     max_ms REAL,
+    declined INTEGER NOT NULL DEFAULT 0,  -- 1: the bot declined the variant (PROTOCOL.md §9)
     PRIMARY KEY (match_id, seat)
 );
 """
+
+# The tables schema 3 added (also created by _upgrade_2_to_3).
+_SIDE_TABLES = """
+CREATE TABLE IF NOT EXISTS sides (
+    -- Game points of every side of a match of three or four players (a side is a seat with three,
+    -- a partnership of seats k and k+2 with four: RULES.md §10.3). Two-player matches keep theirs
+    -- in matches.points0/points1 only, as in schema 2.
+    match_id TEXT NOT NULL REFERENCES matches(match_id),
+    side INTEGER NOT NULL,
+    points INTEGER NOT NULL,
+    PRIMARY KEY (match_id, side)
+);
+CREATE TABLE IF NOT EXISTS deal_sides (
+    -- Per side of a deal of three or four players: game points scored (the carried pot included:
+    -- a three-player wrong claim pays two sides), card totals and tricks (PROTOCOL.md §9 settle).
+    match_id TEXT NOT NULL REFERENCES matches(match_id),
+    deal_no INTEGER NOT NULL,
+    side INTEGER NOT NULL,
+    awarded INTEGER NOT NULL,
+    total INTEGER NOT NULL,
+    tricks INTEGER NOT NULL,
+    PRIMARY KEY (match_id, deal_no, side)
+);
+"""
+_SCHEMA += _SIDE_TABLES
 
 
 class StoreError(ValueError):
@@ -287,17 +323,25 @@ class Store:
 
     def record_match(self, scheduled: ScheduledMatch, result: MatchResult,
                      record: str | None = None) -> None:
-        """Store a finished match, its deals and both seats' figures, all or nothing."""
-        names = (scheduled.seat0, scheduled.seat1)
+        """Store a finished match, its deals and every seat's figures, all or nothing. With three
+        or four players, every side's points go in ``sides`` and ``deal_sides`` as well."""
+        names = scheduled.seats
+        players = len(names)
+        if len(result.seats) != players:
+            raise StoreError(f"match {scheduled.match_id}: {players} seats scheduled but "
+                             f"{len(result.seats)} in the result")
+        declined = set(result.declined)
         with self._transaction():
             self.db.execute(
-                "INSERT INTO matches VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (scheduled.match_id, scheduled.order, scheduled.seat0, scheduled.seat1,
+                "INSERT INTO matches (match_id, sched_order, seat0, seat1, deal_set, first_dealer, "
+                "pair_index, swapped, winner, reason, points0, points1, offender, fault, detail, "
+                "record, play_ms, finished, players) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (scheduled.match_id, scheduled.order, names[0], names[1],
                  scheduled.deal_set, scheduled.first_dealer, scheduled.pair_index,
-                 int(scheduled.swapped), result.winner, result.reason, result.game_points[0],
-                 result.game_points[1], result.offender,
+                 scheduled.seating if players > 2 else int(scheduled.swapped), result.winner,
+                 result.reason, result.game_points[0], result.game_points[1], result.offender,
                  result.fault, result.detail, record, result.play_ms,
-                 time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())))
+                 time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), players))
             self.db.executemany(
                 "INSERT INTO deals VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 [(scheduled.match_id, d.deal_no, d.dealer, str(d.settlement.reason),
@@ -305,13 +349,33 @@ class Store:
                   d.settlement.totals[1], d.settlement.tricks[0], d.settlement.tricks[1],
                   d.settlement.claimant, d.settlement.closer) for d in result.deals])
             self.db.executemany(
-                "INSERT INTO seats VALUES (?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO seats VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 [(scheduled.match_id, seat, names[seat], s.correct_claims, s.wrong_claims,
                   s.missed_claims, t["decisions"], t.get("median_ms"), t.get("p99_ms"),
-                  t.get("max_ms")) for seat, s in enumerate(result.seats) for t in [s.timing()]])
+                  t.get("max_ms"), int(seat in declined))
+                 for seat, s in enumerate(result.seats) for t in [s.timing()]])
+            if players > 2:
+                self.db.executemany("INSERT INTO sides VALUES (?,?,?)",
+                                    [(scheduled.match_id, side, points)
+                                     for side, points in enumerate(result.game_points)])
+                self.db.executemany(
+                    "INSERT INTO deal_sides VALUES (?,?,?,?,?,?)",
+                    [(scheduled.match_id, d.deal_no, side, award, d.settlement.totals[side],
+                      d.settlement.tricks[side])
+                     for d in result.deals for side, award in enumerate(deal_awards(d))])
 
     def _transaction(self) -> "_Transaction":
         return _Transaction(self.db)
+
+
+def deal_awards(deal: DealResult) -> tuple[int, ...]:
+    """Game points each side scored in a deal, the carried pot included (PROTOCOL.md §9's
+    ``awarded``): the single scorer's ``awarded``, or the settlement's awards when several sides
+    score (a three-player wrong claim, RULES.md §10.4: the pot waits)."""
+    sides = len(deal.settlement.totals)
+    if deal.settlement.winner is not None:
+        return tuple(deal.awarded if side == deal.settlement.winner else 0 for side in range(sides))
+    return tuple(deal.settlement.awards) if deal.settlement.awards else (0,) * sides
 
 
 def _refuse_other_versions(db: sqlite3.Connection, path: Path) -> None:
@@ -323,12 +387,44 @@ def _refuse_other_versions(db: sqlite3.Connection, path: Path) -> None:
     version = row[0] if row else None
     if version is None or int(version) == SCHEMA_VERSION:
         return
+    if int(version) == 2:
+        _upgrade_2_to_3(db, path)
+        return
     if int(version) == 1:
         raise StoreError(f"{path} was made by an earlier arena, whose deals came from a seed that "
                          "bots could guess; it cannot be resumed (start a new tournament), but "
                          "arena leaderboard and arena report still read it and its records replay")
     raise StoreError(f"{path} has schema version {version}; this arena reads version "
                      f"{SCHEMA_VERSION}")
+
+
+def _upgrade_2_to_3(db: sqlite3.Connection, path: Path) -> None:
+    """A schema-2 store (two-player only) gains what schema 3 adds, in one transaction: the
+    ``players`` column (2 for every stored match, which is what they are), ``seats.declined`` (0:
+    nobody could decline a two-player match) and the empty ``sides`` and ``deal_sides`` tables.
+    Nothing stored is changed or removed, so its leaderboard stays the same and the run resumes
+    where it stopped. Only a writer (a resumed run) upgrades; readers take a version-2 file as it
+    is (``match_players``)."""
+    try:
+        db.executescript(
+            "BEGIN IMMEDIATE; "
+            "ALTER TABLE matches ADD COLUMN players INTEGER NOT NULL DEFAULT 2; "
+            "ALTER TABLE seats ADD COLUMN declined INTEGER NOT NULL DEFAULT 0; "
+            f"{_SIDE_TABLES}; UPDATE meta SET value = '3' WHERE key = 'schema_version'; COMMIT;")
+    except sqlite3.Error as err:
+        if db.in_transaction:
+            _rollback(db)
+        if is_disk_full(err):
+            raise DiskFullError(f"the disk holding {path} is full") from None
+        raise StoreError(f"cannot bring {path} from schema version 2 to {SCHEMA_VERSION}: {err}") \
+            from None
+
+
+def match_players(db: sqlite3.Connection) -> str:
+    """The SQL expression for a match's seats in ``matches``: the column, or 2 in a version-2 store
+    (read as it is: readers never upgrade a file)."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(matches)")}
+    return "players" if "players" in columns else "2"
 
 
 def _create_schema(db: sqlite3.Connection) -> None:

@@ -33,7 +33,7 @@ from arena.registry import data_dir
 from arena.match_job import MatchJob as _Job, play_job as _play
 from arena.types import BotSpec, ConfigError, MatchResult
 from arena.sandbox import SandboxLimits, check_level, data_folders, describe as describe_sandbox
-from arena.schedule import round_robin
+from arena.schedule import ScheduledMatch, partnership_groups, round_robin, three_player_sets
 from arena.store import DB_NAME, DiskFullError, Store, StoreError, connect_read_only, is_disk_full
 
 log = logging.getLogger("arena.tournament")
@@ -72,6 +72,9 @@ class TournamentConfig:
     profile: str = "sixty_six"
     rules: Mapping[str, Any] = field(default_factory=dict)  # flag overrides (RULES.md §11)
     matches_per_pairing: int = 4               # even: matches come in duplicate pairs
+    # Three and four players (schedule.py): deal sets per group of bots, each played in six
+    # seatings. None with two players; -n sets it for an N-seat profile (load_config).
+    deal_sets: int | None = None
     seed: int | None = None                    # research runs only: deals from a public key
     workers: int = 0                           # 0: all cores
     decision_ms: int = DEFAULT_DECISION_MS
@@ -96,6 +99,10 @@ class TournamentConfig:
         data["rules"] = dict(self.rules)
         for key in ("workers", "output", "cluster", "isolation", "data"):
             data.pop(key)
+        if self.deal_sets is None:
+            del data["deal_sets"]  # two players: stored as before N-seat tournaments, so they resume
+        else:
+            del data["matches_per_pairing"]  # not used with three or four players
         if self.seed is None:
             del data["seed"]  # deals from the secret key in the store (deal_keys.py): no seed shown
         data["sandbox"] = dict(self.sandbox)
@@ -116,6 +123,7 @@ _TYPES: dict[str, tuple[Any, str]] = {
     "profile": (str, "a rules profile name (a string)"),
     "rules": (Mapping, "a table of flag = value"),
     "matches_per_pairing": (int, "a whole number"),
+    "deal_sets": (int, "a whole number"),
     "seed": (int, "a whole number"),
     "workers": (int, "a whole number"),
     "decision_ms": (int, "a whole number of milliseconds"),
@@ -144,7 +152,7 @@ def load_config(path: Path | None, overrides: Mapping[str, Any]) -> TournamentCo
         _check_type(key, value, "" if key in flags else where)
     try:
         values: dict[str, Any] = {k: (tuple(v) if k == "bots" else v) for k, v in data.items()}
-        config = TournamentConfig(**values)
+        config = _deal_sets_for_nseat(TournamentConfig(**values), data, flags, where)
     except TypeError as err:
         raise ConfigError(f"{where}{err}") from None
     try:
@@ -152,6 +160,35 @@ def load_config(path: Path | None, overrides: Mapping[str, Any]) -> TournamentCo
     except ConfigError as err:
         raise ConfigError(f"{where}{err}") from None
     return config
+
+
+def _deal_sets_for_nseat(config: TournamentConfig, data: Mapping[str, Any],
+                         flags: Mapping[str, Any], where: str) -> TournamentConfig:
+    """One ``-n`` for every profile: with two players it is ``matches_per_pairing``; with three or
+    four it is ``deal_sets``, deal sets per group of bots (default 1), each played in six seatings
+    (schedule.py). A settings file names the one its profile uses."""
+    try:
+        players = load_rules(config.profile, overrides=config.rules).players
+    except (RulesError, TypeError, AttributeError):
+        return config  # _check reports the profile or the rules
+    if players == 2:
+        if config.deal_sets is not None:
+            raise ConfigError(f"{where if 'deal_sets' not in flags else ''}deal_sets is for three- "
+                              "and four-player profiles; a two-player tournament plays "
+                              "matches_per_pairing (-n) matches per pairing")
+        return config
+    if config.deal_sets is not None:
+        if "matches_per_pairing" in data:
+            raise ConfigError("give deal_sets or matches_per_pairing (-n), not both")
+        return config
+    if "matches_per_pairing" in flags:  # -n on the command line
+        return replace(config, deal_sets=config.matches_per_pairing,
+                       matches_per_pairing=TournamentConfig.matches_per_pairing)
+    if "matches_per_pairing" in data:
+        raise ConfigError(f"{where}profile {config.profile} is for {players} players: give "
+                          "deal_sets (deal sets per group of bots, each played in six seatings) "
+                          "instead of matches_per_pairing")
+    return replace(config, deal_sets=1)
 
 
 def _read_settings_file(path: Path) -> dict[str, Any]:
@@ -202,16 +239,19 @@ def _check(config: TournamentConfig) -> None:
     need(config.matches_per_pairing >= 2 and config.matches_per_pairing % 2 == 0,
          f"matches_per_pairing must be even and at least 2 (matches come in duplicate pairs with "
          f"seats swapped), not {config.matches_per_pairing}")
+    need(config.deal_sets is None or isinstance(config.deal_sets, int)
+         and not isinstance(config.deal_sets, bool) and config.deal_sets >= 1,
+         f"deal_sets (-n for three or four players) must be a whole number >= 1, "
+         f"not {config.deal_sets!r}")
     need(config.decision_ms > 0 and config.startup_ms > 0 and config.max_deals > 0,
          "decision_ms, startup_ms and max_deals must be positive")
     need(isinstance(config.rules, Mapping), "rules must be a table of flag = value")
     need(isinstance(config.cluster, str), f"cluster must be an address like tcp://HOST:8786, "
          f"not {config.cluster!r}")
-    # The store, the schedule and the ratings are two-player (issue 16 makes N-seat tournaments):
-    # refuse a three- or four-player profile here rather than store its matches wrongly.
     players = rules_of(config).players
-    need(players == 2, f"profile {config.profile} is for {players} players; tournaments are "
-         "two-player for now (play one match with: arena play A B C [D])")
+    # Two bots can fill a four-player table (each partnering itself); three seats need three bots.
+    need(players != 3 or len(config.bots) >= 3, f"profile {config.profile} is for three players: "
+         f"a tournament needs at least three bots, not {len(config.bots)}")
     sandbox_limits(config)
     if config.isolation:
         try:
@@ -234,6 +274,17 @@ def sandbox_limits(config: TournamentConfig) -> SandboxLimits:
         return SandboxLimits.from_mapping(config.sandbox)
     except ValueError as err:
         raise ConfigError(str(err)) from None
+
+
+def schedule_of(config: TournamentConfig, rules: Rules, bots: list[str]) -> list[ScheduledMatch]:
+    """The tournament's matches: a round robin of duplicate pairs with two players, every three
+    bots in all seat orders with three, every partnership split of four bots with four
+    (schedule.py)."""
+    if rules.players == 3:
+        return three_player_sets(config.name, bots, config.deal_sets or 1)
+    if rules.players == 4:
+        return partnership_groups(config.name, bots, config.deal_sets or 1)
+    return round_robin(config.name, bots, config.matches_per_pairing // 2)
 
 
 def resolve_bots(config: TournamentConfig) -> list[BotSpec]:
@@ -287,7 +338,7 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
     rules = rules_of(config)
     specs = resolve_bots(config)
     by_name = {s.name: s for s in specs}
-    schedule = round_robin(config.name, [s.name for s in specs], config.matches_per_pairing // 2)
+    schedule = schedule_of(config, rules, [s.name for s in specs])
     limits = Limits(decision_ms=config.decision_ms, startup_ms=config.startup_ms,
                     sandbox=sandbox_limits(config))
     with ExitStack() as cleanup:
@@ -303,9 +354,10 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
                                                             list(zip(config.bots, specs))))
         if cluster is None:  # a cluster's workers are checked where they run (cluster.py)
             try:
-                preflight(specs, limits, hide=[out, *map(Path, data_folders())])
+                preflight(specs, limits, hide=[out, *map(Path, data_folders())], rules=rules)
             except PreflightError as err:
-                raise ConfigError(f"not every bot can start, so nothing was played:\n{err}") \
+                what = "start" if rules.players == 2 else f"start and play {rules.name}"
+                raise ConfigError(f"not every bot can {what}, so nothing was played:\n{err}") \
                     from None
         try:
             cleanup.enter_context(FolderLock(out))
@@ -341,7 +393,7 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
             on_progress(progress)
         log.info("%s", describe_sandbox())
         secrets = {m.deal_set: deal_secret(key, m.deal_set) for m in todo}
-        jobs = [_Job(m, secrets[m.deal_set], (by_name[m.seat0], by_name[m.seat1]), rules, limits,
+        jobs = [_Job(m, secrets[m.deal_set], tuple(by_name[bot] for bot in m.seats), rules, limits,
                      config.max_deals, out / "records" / f"{m.match_id}.jsonl", out / "logs")
                 for m in todo]
         try:

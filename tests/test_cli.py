@@ -224,11 +224,13 @@ def test_bundled_bots_declare_known_profiles():
     assert all(set(p) <= set(PROFILES) for p in BUNDLED_PROFILES.values())
 
 
-def test_a_tournament_refuses_a_three_player_profile(tmp_path):
+def test_a_three_player_tournament_of_two_bots_is_refused(tmp_path):
+    # (Issue 16 made three- and four-player tournaments; three seats still need three bots.)
     result = runner.invoke(app, ["tournament", "-b", "random", "-b", "greedy", "--profile",
                                  "three_player", "-o", str(tmp_path / "t")])
     assert result.exit_code == 2
-    assert "three_player is for 3 players; tournaments are two-player" in result.output
+    assert "three_player is for three players: a tournament needs at least three bots" \
+        in result.output
     assert not (tmp_path / "t" / "results.sqlite").exists()
 
 

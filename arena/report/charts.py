@@ -23,9 +23,9 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from arena.ratings import MU, SIGMA
-from arena.report.data import (ALWAYS_SHOWN, DEAL_ENDINGS, DRAWN, LOST, LOST_FAILED_CLOSE,
-                               LOST_FORFEITED_DEAL, LOST_WRONG_CLAIM, WON_BY_CLAIM, WON_ON_MISTAKE,
-                               WON_PLAYED_OUT, ReportData)
+from arena.report.data import (ALWAYS_SHOWN, DRAWN, LOST, LOST_FAILED_CLOSE, LOST_FORFEITED_DEAL,
+                               LOST_PARTNER_WRONG_CLAIM, LOST_WRONG_CLAIM, WON_BY_CLAIM,
+                               WON_ON_MISTAKE, WON_PLAYED_OUT, ReportData)
 
 CHARTS = ("leaderboard", "ratings", "head_to_head", "outcomes")
 PNG_DPI = 144
@@ -51,6 +51,7 @@ ENDING_COLOURS = {
     DRAWN: "#e3e3e3",
     LOST: "#a8a8a8",
     LOST_WRONG_CLAIM: "#f4a13a",
+    LOST_PARTNER_WRONG_CLAIM: "#f8cd8c",
     LOST_FAILED_CLOSE: "#d9412b",
     LOST_FORFEITED_DEAL: "#6b0f1a",
 }
@@ -202,9 +203,13 @@ def head_to_head_chart(data: ReportData) -> Figure:
     bar = fig.colorbar(image, ax=ax, shrink=min(1.0, 4 / max(cell * n, 1)), pad=0.02)
     bar.set_label("score %")
     ax.set_title(f"Head to head: {data.name}", loc="left")
-    fig.supxlabel(textwrap.fill("Each cell: the row's match score against the column in % (a win "
-                                "counts 1, a match without a winner ½), and below it the number "
-                                "of matches they played.", width=int(12 * width)),
+    note = ("Each cell: the row's match score against the column in % (a win counts 1, a match "
+            "without a winner ½), and below it the number of matches they played."
+            if data.players == 2 else
+            "Each cell: the row's score against the column in % in the matches they played on "
+            "different sides (its side placed ahead counts 1, level ½), and below it the number "
+            "of those matches.")
+    fig.supxlabel(textwrap.fill(note, width=int(12 * width)),
                   x=0.02, ha="left", fontsize=9)
     return fig
 
@@ -215,7 +220,8 @@ def outcomes_chart(data: ReportData) -> Figure:
     outcomes = data.outcomes
     mistakes = data.mistakes
     n = len(outcomes)
-    shown = [e for e in DEAL_ENDINGS if e in ALWAYS_SHOWN or outcomes[e].any()]
+    # The columns are DEAL_ENDINGS (SEATED_DEAL_ENDINGS with three or four players).
+    shown = [e for e in outcomes.columns if e in ALWAYS_SHOWN or outcomes[e].any()]
     deals = outcomes.sum(axis=1)
     shares = 100 * outcomes[shown].div(deals.where(deals > 0), axis=0).fillna(0.0)
     columns = ["deals", *mistakes.columns]

@@ -20,7 +20,7 @@ from typing import Any, Mapping
 import jinja2
 
 from arena import __version__
-from arena.report.data import DEAL_ENDINGS, ReportData
+from arena.report.data import ReportData
 from arena.report.public import publishable_record, scrub_paths
 from arena.types import MatchEnding
 
@@ -38,9 +38,19 @@ CHART_TEXT = {
                  "How each bot's deals ended, as shares of its deals, and its mistakes counted: "
                  "wrong claims, failed closes, missed claims, forfeits by fault."),
 }
+# With three or four players a chart's figures are per side (PROTOCOL.md §9).
+SEATED_CAPTIONS = {
+    "head_to_head": "The row's score against the column in the matches they both played, on "
+                    "different sides: its side placed ahead counts 1, level ½ (by game points, a "
+                    "forfeit last; with four players the winning side); and the number of such "
+                    "matches.",
+    "outcomes": "How the deals of each bot's side ended (its partnership's with four players), as "
+                "shares of its deals, and its own mistakes counted: wrong and missed claims, "
+                "forfeits by fault, declined matches.",
+}
 SETTING_NAMES = {
     "profile": "rules profile", "rules": "rule overrides", "matches_per_pairing":
-    "matches per pairing", "decision_ms": "time per decision (ms)",
+    "matches per pairing", "deal_sets": "deal sets per group (each in six seatings)", "decision_ms": "time per decision (ms)",
     "startup_ms": "start-up time (ms)", "max_deals": "deal limit per match",
 }
 
@@ -67,7 +77,7 @@ def _seeded(config: dict[str, Any]) -> bool:
 
 def _settings(config: dict[str, Any]) -> list[tuple[str, str]]:
     rows = []
-    for key in ("profile", "rules", "matches_per_pairing", "seed", "decision_ms", "startup_ms",
+    for key in ("profile", "rules", "matches_per_pairing", "deal_sets", "seed", "decision_ms", "startup_ms",
                 "max_deals"):
         if key == "seed":  # deal_keys.py: a tournament without --seed deals from a secret key
             rows.append(("deals", f"from research seed {config['seed']} (bots that know it can "
@@ -109,9 +119,20 @@ MATCH_ENDINGS = {MatchEnding.TARGET: "played to the target",
 
 def _match_row(m: Any, records: str) -> dict[str, Any]:
     ending = MATCH_ENDINGS.get(m.reason, m.reason)
+    seated = hasattr(m, "others")  # a three- or four-player match (data._seated_per_bot)
     if m.reason == MatchEnding.FORFEIT:
-        who = "forfeited" if m.forfeited else "opponent forfeited"
+        who = "forfeited" if m.forfeited else \
+            f"{m.offender_bot} forfeited" if seated else "opponent forfeited"
         ending = f"{who}: {m.fault}" + (f" ({scrub_paths(m.detail)})" if m.detail else "")
+    if m.reason == MatchEnding.DECLINED:
+        ending = "not played: " + ("it declined the variant" if m.declined
+                                   else "another bot declined the variant")
+    if seated:
+        # The match's figures are its sides' (PROTOCOL.md §9): the result is the side's.
+        result = {"won": "won", "lost": "lost"}.get(m.side_result, "undecided")
+        return {"order": int(m.sched_order) + 1, "id": m.match_id, "opponent": m.others,
+                "href": records + m.record if publishable_record(m.record) else None,
+                "seat": int(m.seat), "result": result, "score": m.score, "ending": ending}
     return {"order": int(m.sched_order) + 1, "id": m.match_id, "opponent": m.opponent,
             "href": records + m.record if publishable_record(m.record) else None,
             "seat": int(m.seat), "result": m.result, "score": f"{m.points_for}–{m.points_against}",
@@ -125,6 +146,8 @@ def _bot_page(data: ReportData, bot: str, pages: dict[str, str], records: str) -
     row = data.leaderboard.set_index("bot").loc[bot]
     command = data.bots.set_index("name").loc[bot]
     mine = data.matches[data.matches["bot"] == bot]
+    if data.players > 2:  # a row per opponent met: the bot's list shows each match once
+        mine = mine.drop_duplicates("match_id")
     endings = data.outcomes.loc[bot]
     deals = int(endings.sum())
     h2h = data.head_to_head[data.head_to_head["bot"] == bot].set_index("opponent")
@@ -140,9 +163,18 @@ def _bot_page(data: ReportData, bot: str, pages: dict[str, str], records: str) -
         "mu": _num(row["mu"], 2), "sigma": _num(row["sigma"], 2),
         "conservative": _num(row["conservative"], 2), "matches": int(row["matches"]),
         "win_pct": _num(row["win_pct"]), "points_per_deal": _num(row["points_per_deal"], 3),
+        "score_pct": _num(row["score_pct"]) if "score_pct" in row else None,
         "deals": deals,
+        "partners": [{"name": p.partner, "page": pages[p.partner].removeprefix("bots/"),
+                      "matches": int(p.matches),
+                      "record": f"{int(p.wins)}–{int(p.losses)}" +
+                      (f"–{int(p.undecided)}" if p.undecided else ""),
+                      "score": _num(p.score_pct)}
+                     for p in sorted(data.partners.itertuples(),
+                                     key=lambda p: data.order.index(p.partner))
+                     if p.bot == bot],  # in leaderboard order, as the opponents
         "endings": [(e, int(endings[e]), _num(100 * endings[e] / deals) if deals else "–")
-                    for e in DEAL_ENDINGS if endings[e]],
+                    for e in data.outcomes.columns if endings[e]],
         "mistakes": [(k, int(v)) for k, v in data.mistakes.loc[bot].items()],
         "forfeits": [_match_row(m, records) for m in mine[mine["forfeited"]].itertuples()],
         "timing": {"decisions": int(timing["decisions"]), "median": _num(timing["median_ms"], 2),
@@ -150,6 +182,26 @@ def _bot_page(data: ReportData, bot: str, pages: dict[str, str], records: str) -
         "opponents": opponents,
         "rows": [_match_row(m, records) for m in mine.itertuples()],
     }
+
+
+def _partner_matrix(data: ReportData, pages: dict[str, str]) -> dict[str, Any] | None:
+    """Four players: each bot (row) with each partner (column): its side's score share in % and the
+    matches they played together, in leaderboard order. None for other tournaments."""
+    if data.players != 4:
+        return None
+    table = data.partners.set_index(["bot", "partner"])
+    rows = []
+    for bot in data.order:
+        cells: list[dict[str, Any] | None] = []
+        for partner in data.order:
+            if (bot, partner) in table.index:
+                t = table.loc[(bot, partner)]
+                cells.append({"score": _num(t["score_pct"]), "matches": int(t["matches"]),
+                              "record": f"{int(t['wins'])}–{int(t['losses'])}"})
+            else:
+                cells.append(None)
+        rows.append({"bot": bot, "page": pages[bot], "cells": cells})
+    return {"columns": [{"bot": b, "page": pages[b]} for b in data.order], "rows": rows}
 
 
 def tournament_id(data: ReportData) -> str:
@@ -175,12 +227,14 @@ def render_pages(data: ReportData, charts: Mapping[str, tuple[float, float]],
     pages = page_names(data.order)
     finished = data.matches["finished"]
     common = {"name": data.name, "version": __version__, "bot_count": len(data.order),
+              "players": data.players,
               "published": published, "tournament_id": tournament_id(data)}
     leaderboard = [{
         "rank": int(r.rank), "bot": r.bot, "page": pages[r.bot], "mu": _num(r.mu, 2),
         "sigma": _num(r.sigma, 2), "conservative": _num(r.conservative, 2),
         "matches": int(r.matches), "win_pct": _num(r.win_pct),
         "points_per_deal": _num(r.points_per_deal, 3), "forfeits": int(r.forfeits),
+        "score_pct": _num(getattr(r, "score_pct", None)), "declined": getattr(r, "declined", 0),
     } for r in data.leaderboard.itertuples()]
     bots = data.bots.assign(version=data.bots["version"].replace("", "–"))
     out = {"index.html": _ENV.get_template("index.html.j2").render(
@@ -189,10 +243,13 @@ def render_pages(data: ReportData, charts: Mapping[str, tuple[float, float]],
         last=_when(finished.max()) if len(finished) else None,
         played=data.played,
         scheduled=data.scheduled,
-        deals=int(data.outcomes.to_numpy().sum()) // 2,  # each deal counts once for each player
+        deals=data.deal_count,
+        partners=_partner_matrix(data, pages),
         settings=_settings(data.config),
         leaderboard=leaderboard,
-        charts=[{"name": c, "title": CHART_TEXT[c][0], "caption": CHART_TEXT[c][1],
+        charts=[{"name": c, "title": CHART_TEXT[c][0],
+                 "caption": SEATED_CAPTIONS.get(c, CHART_TEXT[c][1]) if data.players > 2
+                 else CHART_TEXT[c][1],
                  "width": round(w * 96), "height": round(h * 96)} for c, (w, h) in charts.items()],
         bots=[{"name": b.name, "page": pages[b.name], "command": b.command, "version": b.version}
               for b in bots.itertuples()],

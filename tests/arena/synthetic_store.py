@@ -13,7 +13,8 @@ from pathlib import Path
 from arena.game.match import DealResult
 from arena.game.scoring import DealSettlement, SettleReason
 from arena.referee import MatchResult, SeatStats
-from arena.schedule import round_robin
+from arena.schedule import ScheduledMatch, partnership_groups, round_robin, three_player_sets
+from arena.types import Fault, MatchEnding
 from arena.store import Store
 
 NAMES = [
@@ -89,3 +90,80 @@ def fill(path: Path, bots: int = 30, matches_per_pairing: int = 2, seed: int = 7
     finally:
         store.close()
     return names
+
+
+def _seated_deal(rng: random.Random, deal_no: int, players: int, side_strength: list[float],
+                 totals: list[int]) -> DealResult:
+    """A made-up deal of three or four players: mostly a claim by the stronger side; with three
+    players now and then a wrong claim that pays both opponents (RULES.md §10.4)."""
+    sides = len(side_strength)
+    weights = [2.0 ** s for s in side_strength]
+    winner: int | None = rng.choices(range(sides), weights=weights)[0]
+    awards = [0] * sides
+    if players == 3 and rng.random() < 0.1:
+        claimant = rng.randrange(3)
+        for side in range(3):
+            awards[side] = 0 if side == claimant else 2
+        reason, winner, points = SettleReason.WRONG_CLAIM, None, 2
+    else:
+        assert winner is not None
+        reason = SettleReason.CLAIM
+        points = rng.choice([1, 1, 2, 3])
+        awards[winner] = points
+        claimant = winner
+    for side in range(sides):
+        totals[side] += awards[side]
+    deal_totals = tuple(70 if side == winner else 30 for side in range(sides))
+    settlement = DealSettlement(reason=reason, winner=winner, game_points=points,
+                                claimant=claimant, closer=None, totals=deal_totals,
+                                tricks=tuple(2 for _ in range(sides)), last_trick_winner=None,
+                                awards=tuple(awards))
+    return DealResult(deal_no=deal_no, dealer=deal_no % players, order=(), settlement=settlement,
+                      awarded=points if winner is not None else 0, pot_after=0,
+                      game_points_after=tuple(totals), final=None)
+
+
+def fill_seated(path: Path, players: int, names: list[str], deal_sets: int = 1, seed: int = 7,
+                target: int = 7, flaky: str | None = None,
+                strength: dict[str, float] | None = None) -> list[ScheduledMatch]:
+    """A finished synthetic three- or four-player tournament of ``names`` in a new store at
+    ``path``, scheduled as a real one is (schedule.three_player_sets / partnership_groups). A bot
+    named ``flaky`` forfeits now and then. Returns the schedule."""
+    rng = random.Random(seed)
+    strength = strength or {n: rng.gauss(0, 1) for n in names}
+    profile = "three_player" if players == 3 else "four_player"
+    schedule = (three_player_sets if players == 3 else partnership_groups)("synthetic", names,
+                                                                          deal_sets)
+    sides = 3 if players == 3 else 2
+    store = Store.open(path)
+    try:
+        store.begin_tournament("synthetic", {"name": "synthetic", "bots": names, "profile": profile,
+                                             "rules": {}, "deal_sets": deal_sets, "seed": seed})
+        store.register_bots([(n, ["./" + n], "") for n in names])
+        for entry in schedule:
+            seat_side = [seat % 2 if players == 4 else seat for seat in range(players)]
+            side_strength = [sum(strength[entry.seats[k]] for k in range(players)
+                                 if seat_side[k] == side) for side in range(sides)]
+            totals = [0] * sides
+            deals: list[DealResult] = []
+            offender = None
+            while max(totals) < target or sorted(totals)[-1] == sorted(totals)[-2]:
+                if flaky in entry.seats and rng.random() < 0.05:
+                    offender = entry.seats.index(flaky)
+                    break
+                deals.append(_seated_deal(rng, len(deals) + 1, players, side_strength, totals))
+            stats = tuple(SeatStats(entry.seats[s], correct_claims=rng.randrange(4),
+                                    decision_ms=[rng.uniform(0.1, 5) for _ in range(20)])
+                          for s in range(players))
+            if offender is not None:
+                winner = None if players == 3 else 1 - offender % 2
+                result = MatchResult(entry.match_id, winner, MatchEnding.FORFEIT, tuple(totals),
+                                     tuple(deals), stats, offender=offender, fault=Fault.TIMEOUT,
+                                     detail="made-up timeout")
+            else:
+                result = MatchResult(entry.match_id, totals.index(max(totals)), MatchEnding.TARGET,
+                                     tuple(totals), tuple(deals), stats)
+            store.record_match(entry, result, record=f"records/{entry.match_id}.jsonl")
+    finally:
+        store.close()
+    return schedule

@@ -72,3 +72,66 @@ def test_leaderboard_has_one_row_per_bot_with_figures_from_the_store(store):
         assert row.matches == matches == 8
         assert row.win_pct == pytest.approx(100 * wins / matches)
     assert table.iloc[-1]["bot"] == "random"  # it claims at random: it loses nearly everything
+
+
+# -- three and four players (issue 16) ----------------------------------------------------------
+
+from arena.ratings import ENV, rate_ranked, ranks_of  # noqa: E402
+
+
+def test_a_three_player_match_is_a_ranking_of_three():
+    ratings, history = rate_ranked([(0, (("a",), ("b",), ("c",)), (0, 1, 2))])
+    assert ratings["a"].mu > ratings["b"].mu > ratings["c"].mu
+    assert abs(ratings["b"].mu - ENV.create_rating().mu) < 1e-9   # the middle of three moves little
+    assert [p.bot for p in history] == ["a", "b", "c"]
+
+
+def test_ties_are_ties():
+    ratings, _ = rate_ranked([(0, (("a",), ("b",), ("c",)), (0, 1, 1))])
+    assert ratings["b"].mu == pytest.approx(ratings["c"].mu)
+    assert ratings["b"].sigma == pytest.approx(ratings["c"].sigma)
+    assert ratings["a"].mu > ratings["b"].mu
+
+
+def test_a_four_player_match_is_two_teams_of_two():
+    ratings, _ = rate_ranked([(0, (("a", "c"), ("b", "d")), (1, 0))])
+    assert (ratings["b"].mu, ratings["a"].mu) == (ratings["d"].mu, ratings["c"].mu)
+    assert ratings["b"].mu > 25 > ratings["a"].mu
+
+
+def test_a_bot_partnering_itself_counts_twice():
+    alone, _ = rate_ranked([(0, (("a",), ("b", "c")), (0, 1))])
+    doubled, _ = rate_ranked([(0, (("a", "a"), ("b", "c")), (0, 1))])
+    # Its side's performance is twice its own: winning says less about it than about a single player.
+    assert 25 < doubled["a"].mu < alone["a"].mu
+
+
+def test_ratings_follow_schedule_order_not_arrival_order():
+    results = [(2, (("a",), ("b",), ("c",)), (2, 1, 0)), (0, (("a",), ("b",), ("c",)), (0, 1, 2)),
+               (1, (("a", "b"), ("c", "d")), (0, 1))]
+    assert rate_ranked(results) == rate_ranked(sorted(results, key=lambda r: r[0]))
+    assert rate_ranked(results) == rate_ranked(list(reversed(results)))
+
+
+def test_no_ranks_leave_ratings_alone_but_list_the_bots():
+    ratings, history = rate_ranked([(0, (("a",), ("b",), ("c",)), None)])
+    assert set(ratings) == {"a", "b", "c"} and history == []
+    assert all(r == ENV.create_rating() for r in ratings.values())
+
+
+def test_a_bot_on_both_sides_is_refused():
+    with pytest.raises(ValueError, match="on two sides"):
+        rate_ranked([(0, (("a", "b"), ("a", "c")), (0, 1))])
+
+
+@pytest.mark.parametrize("players,points,winner,offender,expected", [
+    (3, (7, 3, 1), 0, None, (0, 1, 2)),
+    (3, (7, 3, 3), 0, None, (0, 1, 1)),
+    (3, (2, 5, 1), None, 1, (0, 2, 1)),       # the offender is last whatever its points
+    (3, (4, 4, 0), None, 2, (0, 0, 1)),
+    (4, (7, 2), 0, None, (0, 1)),
+    (4, (3, 1), 1, 0, (1, 0)),                # a forfeit: the offender's side loses
+    (4, (3, 3), None, None, None),            # a tie at the deal limit rates nothing
+])
+def test_ranks_of_a_finished_match(players, points, winner, offender, expected):
+    assert ranks_of(players, points, winner, offender) == expected

@@ -15,12 +15,14 @@ import os
 import re
 import shutil
 import signal
+import sqlite3
 import subprocess
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
+import synthetic_store
 from arena.report import publish, write_report
 from arena.report.charts import CHARTS
 
@@ -83,12 +85,29 @@ def look(page: Path, tmp_path: Path) -> dict:
     return json.loads(html.unescape(found.group(1)))
 
 
-@pytest.mark.parametrize("case", ["real", "thirty", "published"])
-def test_report_page_in_a_real_browser(case, real_tournament, thirty_bots, tmp_path):
-    """(``published``: the folder ``arena publish`` writes, on its own, as a static host has it.)"""
-    folder = {"real": real_tournament, "thirty": thirty_bots, "published": real_tournament}[case]
+@pytest.fixture(scope="module")
+def seated(tmp_path_factory) -> dict[str, Path]:
+    """Three- and four-player tournaments (synthetic stores of five bots, issue 16)."""
+    folders = {}
+    for case, players in (("three", 3), ("four", 4)):
+        folder = tmp_path_factory.mktemp(case)
+        synthetic_store.fill_seated(folder / "results.sqlite", players, SEATED_BOTS, deal_sets=1,
+                                    flaky=SEATED_BOTS[-1])
+        folders[case] = folder
+    return folders
+
+
+SEATED_BOTS = ["alpha", "beta", "gamma", "delta", "epsilon"]
+
+
+@pytest.mark.parametrize("case", ["real", "thirty", "published", "three", "four"])
+def test_report_page_in_a_real_browser(case, real_tournament, thirty_bots, seated, tmp_path):
+    """(``published``: the folder ``arena publish`` writes, on its own, as a static host has it.
+    ``three`` and ``four``: tournaments of three and four players.)"""
+    folder = {"real": real_tournament, "thirty": thirty_bots, "published": real_tournament,
+              **seated}[case]
     page = publish(folder, tmp_path / "site") if case == "published" else write_report(folder)
-    bots = 30 if case == "thirty" else 4
+    bots = {"thirty": 30, "three": 5, "four": 5}.get(case, 4)
     seen = look(page, tmp_path)
     assert sorted(i["src"] for i in seen["images"]) == sorted(f"{c}.png" for c in CHARTS)
     for image in seen["images"]:
@@ -107,4 +126,16 @@ def test_report_page_in_a_real_browser(case, real_tournament, thirty_bots, tmp_p
     first = re.search(r'<td><a href="(bots/[^"]+)">', page.read_text(encoding="utf-8")).group(1)
     dom = chromium(tmp_path, "--dump-dom", (page.parent / first).as_uri())
     body = re.search(r'<table id="matches-table">.*?<tbody>(.*?)</tbody>', dom, re.S).group(1)
-    assert body.count("<tr>") == (bots - 1) * 2  # two matches against each other bot
+    if case in seated:
+        # Each match it played, once: every seating of each group it belongs to (schedule.py).
+        name = re.search(r"<h1>\d+\. (.*?)</h1>", dom).group(1)
+        with sqlite3.connect(folder / "results.sqlite") as db:
+            played = db.execute("SELECT COUNT(DISTINCT match_id) FROM seats WHERE bot = ?",
+                                (html.unescape(name),)).fetchone()[0]
+        assert played == {"three": 36, "four": 24}[case]  # in C(4,2) groups of 3, C(4,3) of 4
+        assert body.count("<tr>") == played
+        if case == "four":
+            assert '<table id="partners">' in dom and '<table id="partner-table">' in \
+                page.read_text(encoding="utf-8")
+    else:
+        assert body.count("<tr>") == (bots - 1) * 2  # two matches against each other bot

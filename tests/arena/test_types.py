@@ -77,9 +77,9 @@ def _stored_rows(tmp_path: Path, results: list[MatchResult]) -> list[tuple[objec
     try:
         store.register_bots([("a", ["a"], ""), ("b", ["b"], "")])
         for order, result in enumerate(results):
-            scheduled = ScheduledMatch(order=order, match_id=result.match_id, seat0="a",
-                                       seat1="b", deal_set="d1", first_dealer=0, pairing=("a", "b"),
-                                       pair_index=order, swapped=False)
+            scheduled = ScheduledMatch(order=order, match_id=result.match_id, seats=("a", "b"),
+                                       deal_set="d1", first_dealer=0, group=("a", "b"),
+                                       set_index=order, seating=0)
             store.record_match(scheduled, result)
         return store.db.execute(
             "SELECT match_id, reason, typeof(reason), fault, typeof(fault) FROM matches "
