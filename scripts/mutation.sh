@@ -71,26 +71,32 @@ for wanted in "$@"; do
     fi
 done
 
-WORK="$(mktemp -d "${TMPDIR:-/tmp}/mutation-XXXXXX")"
-if [[ "${MUTATION_KEEP:-0}" != 1 ]]; then
-    trap 'rm -rf "$WORK"' EXIT
-fi
-mkdir -p "$WORK/arena" "$WORK/tests"
-cp "$ROOT/arena/__init__.py" "$WORK/arena/"
-cp -r "$ROOT/arena/game" "$WORK/arena/game"
-cp -r "$ROOT/tests/game" "$WORK/tests/game"
-find "$WORK" -name __pycache__ -prune -exec rm -rf {} +
-{
-    echo "[mutmut]"
-    echo "source_paths=arena/"
-    echo "only_mutate="
-    for p in "${paths[@]}"; do echo "    $p"; done
-    echo "pytest_add_cli_args_test_selection=tests/game/"
-    echo "also_copy=conftest.py"
-} > "$WORK/setup.cfg"
-# The project is installed into .venv in editable mode, whose import hook would load arena from the
-# checkout and not from mutmut's copy: the tests here must see the copy.
-cat > "$WORK/conftest.py" <<'EOF'
+if [[ -n "${MUTATION_SUMMARY_OF:-}" ]]; then
+    # Summarise a kept work folder again (after judging more survivors), without running mutmut.
+    WORK="$(cd "$MUTATION_SUMMARY_OF" && pwd)"
+    cd "$WORK"
+    echo "# summary of $WORK"
+else
+    WORK="$(mktemp -d "${TMPDIR:-/tmp}/mutation-XXXXXX")"
+    if [[ "${MUTATION_KEEP:-0}" != 1 ]]; then
+        trap 'rm -rf "$WORK"' EXIT
+    fi
+    mkdir -p "$WORK/arena" "$WORK/tests"
+    cp "$ROOT/arena/__init__.py" "$WORK/arena/"
+    cp -r "$ROOT/arena/game" "$WORK/arena/game"
+    cp -r "$ROOT/tests/game" "$WORK/tests/game"
+    find "$WORK" -name __pycache__ -prune -exec rm -rf {} +
+    {
+        echo "[mutmut]"
+        echo "source_paths=arena/"
+        echo "only_mutate="
+        for p in "${paths[@]}"; do echo "    $p"; done
+        echo "pytest_add_cli_args_test_selection=tests/game/"
+        echo "also_copy=conftest.py"
+    } > "$WORK/setup.cfg"
+    # The project is installed into .venv in editable mode, whose import hook would load arena from the
+    # checkout and not from mutmut's copy: the tests here must see the copy.
+    cat > "$WORK/conftest.py" <<'EOF'
 import os
 import sys
 
@@ -103,38 +109,84 @@ for name, module in list(sys.modules.items()):
         del sys.modules[name]
 EOF
 
-cd "$WORK"
-echo "# mutmut $MUTMUT_VERSION on ${paths[*]} against tests/game, $JOBS jobs, at most ${LIMIT}s (work: $WORK)"
-status=0
-timeout --signal=INT "$LIMIT" "$ROOT/.venv/bin/mutmut" run --max-children "$JOBS" >"$WORK/run.log" 2>&1 || status=$?
-if [[ $status -eq 124 ]]; then
-    echo "# stopped after ${LIMIT}s: the figures below cover the mutants finished by then"
-elif [[ $status -ne 0 ]]; then
-    echo "# mutmut run exited with $status; its output:" >&2
-    tail -20 "$WORK/run.log" >&2
+    cd "$WORK"
+    echo "# mutmut $MUTMUT_VERSION on ${paths[*]} against tests/game, $JOBS jobs, at most ${LIMIT}s (work: $WORK)"
+    status=0
+    timeout --signal=INT "$LIMIT" "$ROOT/.venv/bin/mutmut" run --max-children "$JOBS" >"$WORK/run.log" 2>&1 || status=$?
+    if [[ $status -eq 124 ]]; then
+        echo "# stopped after ${LIMIT}s: the figures below cover the mutants finished by then"
+    elif [[ $status -ne 0 ]]; then
+        echo "# mutmut run exited with $status; its output:" >&2
+        tail -20 "$WORK/run.log" >&2
+    fi
 fi
 "$ROOT/.venv/bin/mutmut" results --all true >"$WORK/results.txt" 2>&1 || true
-"$PY" - "$WORK/results.txt" <<'EOF'
+"$PY" - "$WORK/results.txt" "$ROOT/scripts/mutation-survivors.txt" <<'EOF'
 import collections
+import fnmatch
 import sys
 
+# The judged survivors: "pattern class why" per line, the pattern an fnmatch of mutant names (a
+# whole function with "*"). Classes that cannot change what the engine does: message (the text of
+# an error), event-text (the text form of an event or a state), equivalent (no input tells the
+# mutant apart), import-time (code run once while the module loads, before mutmut switches a
+# mutant on; the tables it builds are tested directly). Anything else is a real gap.
+judged = []
+for line in open(sys.argv[2], encoding="utf-8"):
+    line = line.strip()
+    if line and not line.startswith("#"):
+        pattern, kind, *_ = line.split(None, 2)
+        judged.append((pattern, kind))
+
+
+def judge(name):
+    for pattern, kind in judged:
+        if fnmatch.fnmatchcase(name, pattern):
+            return kind
+    return None
+
+
+per_module = collections.defaultdict(collections.Counter)
 statuses = collections.Counter()
-survivors = []
+gaps = []
 for line in open(sys.argv[1], encoding="utf-8"):
     name, sep, status = line.strip().rpartition(": ")
-    if not sep or not name:
+    if not sep or not name or status in ("not checked", "skipped"):
         continue
+    module = name.split(".")[2] if name.startswith("arena.game.") else "?"
     statuses[status] += 1
-    if status == "survived":
-        survivors.append(name)
-done = sum(n for s, n in statuses.items() if s not in ("not checked",))
-killed = statuses["killed"] + statuses["timeout"] + statuses["segfault"]
-print("# survivors:")
-for name in survivors:
+    counts = per_module[module]
+    counts["mutants"] += 1
+    if status in ("killed", "timeout", "segfault"):
+        counts["killed"] += 1
+        continue
+    kind = judge(name)  # survived, no tests, suspicious: killed by nothing
+    if kind is None:
+        counts["gap"] += 1
+        gaps.append(f"{name} ({status})")
+    else:
+        counts[kind] += 1
+print("# survivors not judged (real gaps, or to be judged in scripts/mutation-survivors.txt):")
+for name in gaps:
     print(name)
 print("# status counts:", ", ".join(f"{s} {n}" for s, n in statuses.most_common()))
-if done:
-    print(f"# killed (timeouts included) {killed} of {done} checked mutants: {100 * killed / done:.1f}%")
+print("# module        mutants  killed  message  event-text  equivalent  import-time  gaps  killed of the"
+      " behaviour-changing")
+total = collections.Counter()
+for module in sorted(per_module):
+    c = per_module[module]
+    total.update(c)
+    rows = [module] + [c[k] for k in ("mutants", "killed", "message", "event-text", "equivalent", "import-time",
+                                     "gap")]
+    behaviour = c["killed"] + c["gap"]
+    rows.append(f"{100 * c['killed'] / behaviour:.1f}%" if behaviour else "-")
+    print("  {:<13} {:>7} {:>7} {:>8} {:>11} {:>11} {:>12} {:>5}  {}".format(*rows))
+if total["mutants"]:
+    behaviour = total["killed"] + total["gap"]
+    print(f"# total: {total['mutants']} mutants, {total['killed']} killed "
+          f"({100 * total['killed'] / total['mutants']:.1f}% of all); "
+          f"{total['killed']} of {behaviour} behaviour-changing mutants killed: "
+          f"{100 * total['killed'] / max(behaviour, 1):.1f}%")
 EOF
 if [[ "${MUTATION_KEEP:-0}" == 1 ]]; then
     echo "# kept $WORK: cd there and run $ROOT/.venv/bin/mutmut show NAME"

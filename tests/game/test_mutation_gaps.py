@@ -5,10 +5,13 @@ expected values come from RULES.md, not from the engine's output.
 
 from __future__ import annotations
 
-from arena.game import DealState, EventKind
+from arena.game import PROFILES, Action, Card, DealState, Event, EventKind, Rules, Suit, load_rules, profile
+from arena.game.cards import indices_of_mask
+from arena.game.dealing import deal_layout, shuffled_order
+from arena.game.observation import observe
 from arena.game.rules import FLAG_FIELDS, flag_section
 from arena.game.scoring import SettleReason
-from helpers import A, B, VU, deal, play
+from helpers import A, B, SIXTY_SIX, THREE, VU, deal, play
 
 # -- vu_compat: the automatic claim at exactly 66 (RULES.md §13, §11 row 23) ------------------------
 
@@ -65,3 +68,75 @@ def test_flag_sections_name_section_10_4_for_the_n_player_flags() -> None:
     for name, f in FLAG_FIELDS.items():
         if name not in ("claim_target", "must_beat_partner"):
             assert flag_section(name) == f"§11.{f.metadata['row']}"
+
+
+# -- cards, actions, events, layouts: helpers other parts of the arena rely on ----------------------
+
+
+def test_indices_of_mask_lists_every_card_index_from_0_up() -> None:
+    """The card indices of a set of cards, lowest first, index 0 (AC) included."""
+    mask = (1 << 0) | (1 << 7) | (1 << 8) | (1 << 31)
+    assert list(indices_of_mask(mask)) == [0, 7, 8, 31]
+    assert list(indices_of_mask(1)) == [0]
+    assert list(indices_of_mask(0)) == []
+
+
+def test_marry_takes_a_suit_or_its_text() -> None:
+    for suit in Suit:
+        assert Action.marry(suit.char) is Action.marry(suit) is Action.parse(f"marry:{suit.char}")
+    assert Action.marry("C").suit is Suit.CLUBS
+
+
+def test_event_text_and_private_draws() -> None:
+    """Each event's text form; a draw is private unless it was the face-up card (§5.2)."""
+    ks, qs = Card.parse("KS"), Card.parse("QS")
+    assert str(Event(EventKind.MARRIAGE, 0, (ks, qs), 20, Suit.SPADES)) == "marriage seat=0 KS QS 20"
+    assert str(Event(EventKind.TRICK, 1, (ks, qs))) == "trick seat=1 KS QS"
+    assert str(Event(EventKind.CLOSE, 0)) == "close seat=0"
+    assert str(Event(EventKind.DRAW, 1, (ks,), 1)) == "draw seat=1 KS"
+    assert Event(EventKind.DRAW, 0, (ks,)).is_private_draw()
+    assert not Event(EventKind.DRAW, 0, (ks,), 1).is_private_draw()
+    assert not Event(EventKind.PLAY, 0, (ks,)).is_private_draw()
+
+
+def test_layout_hand_of_each_seat() -> None:
+    """§2.4 / §10.4: ``hands`` runs clockwise from the dealer's left, the dealer's hand last."""
+    layout = deal_layout(THREE, shuffled_order(THREE, 5, 1))
+    for dealer in range(3):
+        assert layout.hand_of(dealer, dealer, 3) == layout.hands[-1]
+        assert layout.hand_of((dealer + 1) % 3, dealer, 3) == layout.hands[0]
+        assert layout.hand_of((dealer + 2) % 3, dealer, 3) == layout.hands[1]
+    two = deal_layout(SIXTY_SIX, shuffled_order(SIXTY_SIX, 5, 1))
+    assert two.hand_of(0, 1, 2) == two.nondealer and two.hand_of(1, 1, 2) == two.dealer
+    assert two.hand_of(1, 0, 2) == two.nondealer and two.hand_of(0, 0, 2) == two.dealer
+
+
+def test_observation_won_cards_per_seat() -> None:
+    state = play(deal("AS 9C TS KS QS JS", "9H TH KH QH JH 9D", "AC"), "AS 9H pass")
+    view = observe(state, B)
+    assert view.won_cards(A) == (Card.parse("AS"), Card.parse("9H"))
+    assert view.won_cards(B) == ()
+
+
+# -- rules: plain values, rebuilding, the default profile ------------------------------------------
+
+
+def test_to_dict_holds_plain_values() -> None:
+    """Records, TOML and the protocol's rules line get str/int/bool, never enum members."""
+    for rules in PROFILES.values():
+        for key, value in rules.to_dict().items():
+            assert type(value) in (str, int, bool), (key, value)
+
+
+def test_from_dict_base_profile() -> None:
+    assert Rules.from_dict({}) == profile("sixty_six")
+    assert Rules.from_dict({"profile": "schnapsen"}) == profile("schnapsen")
+    assert Rules.from_dict({"name": "vu_compat"}) == profile("vu_compat")
+    # "profile" wins over "name", and a leftover name is not taken for a flag.
+    assert Rules.from_dict({"profile": "schnapsen", "name": "sixty_six", "match_target": 5}) == \
+        profile("schnapsen").with_overrides({"match_target": 5})
+
+
+def test_load_rules_defaults_to_sixty_six() -> None:
+    assert load_rules() == profile("sixty_six")
+    assert load_rules(overrides={"match_target": 3}).match_target == 3
