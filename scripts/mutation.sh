@@ -122,7 +122,9 @@ EOF
 fi
 "$ROOT/.venv/bin/mutmut" results --all true >"$WORK/results.txt" 2>&1 || true
 "$PY" - "$WORK/results.txt" "$ROOT/scripts/mutation-survivors.txt" <<'EOF'
+import ast
 import collections
+import copy
 import fnmatch
 import sys
 
@@ -143,7 +145,47 @@ def judge(name):
     for pattern, kind in judged:
         if fnmatch.fnmatchcase(name, pattern):
             return kind
-    return None
+    return "message" if only_changes_an_error_message(name) else None
+
+
+# mutmut 3 writes every mutant as a function beside the original (NAME and its __mutmut_orig) in
+# mutants/arena/game/MODULE.py: a mutant whose code equals the original once the positional
+# arguments of every `raise X(...)` are blanked changes only the text of an error.
+_functions = {}
+
+
+def _function(module, name):
+    if module not in _functions:
+        found = {}
+        try:
+            tree = ast.parse(open(f"mutants/arena/game/{module}.py", encoding="utf-8").read())
+        except OSError:
+            tree = ast.Module(body=[], type_ignores=[])
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found[node.name] = node
+        _functions[module] = found
+    return _functions[module].get(name)
+
+
+def _blank_messages(func):
+    func = copy.deepcopy(func)
+    func.name = "f"
+    for node in ast.walk(func):
+        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
+            node.exc.args = [ast.Constant("message") for _ in node.exc.args]
+    return ast.dump(func)
+
+
+def only_changes_an_error_message(name):
+    parts = name.split(".")
+    if len(parts) != 4 or "__mutmut_" not in parts[3]:
+        return False
+    mutant = _function(parts[2], parts[3])
+    original = _function(parts[2], parts[3].rsplit("__mutmut_", 1)[0] + "__mutmut_orig")
+    if mutant is None or original is None:
+        return False
+    return _blank_messages(mutant) == _blank_messages(original)
 
 
 per_module = collections.defaultdict(collections.Counter)

@@ -5,6 +5,8 @@ expected values come from RULES.md, not from the engine's output.
 
 from __future__ import annotations
 
+import pytest
+
 from arena.game import PROFILES, Action, Card, DealState, Event, EventKind, Rules, Suit, load_rules, profile
 from arena.game.cards import indices_of_mask
 from arena.game.dealing import deal_layout, shuffled_order
@@ -140,3 +142,33 @@ def test_from_dict_base_profile() -> None:
 def test_load_rules_defaults_to_sixty_six() -> None:
     assert load_rules() == profile("sixty_six")
     assert load_rules(overrides={"match_target": 3}).match_target == 3
+
+
+@pytest.mark.parametrize("text,needle", [("play:ZZ", "not a card"), ("play:A:S", "not a card"),
+                                         ("marry:Q", "not a suit"), ("marry:", "not a suit"),
+                                         ("exchange:C", "not an action")])
+def test_action_parse_names_the_bad_part(text: str, needle: str) -> None:
+    """A malformed wire action says which part is wrong: the card, the suit, or the action."""
+    with pytest.raises(ValueError, match=needle):
+        Action.parse(text)
+
+
+# -- observe (RULES.md §3): the public facts of a seat's view ---------------------------------------
+
+
+def test_observation_public_facts_and_masked_draws() -> None:
+    """Trump, dealer, profile and stock size are public; the other seat's draw shows no card (§3)."""
+    state = play(deal("AS 9C TS KS QS JS", "9H TH KH QH JH 9D", "AC", stock="AD KD"), "AS 9H pass")
+    view = observe(state, B)
+    assert (view.profile, view.dealer, view.trump, view.stock_size) == ("sixty_six", B, Suit.CLUBS, 10)
+    draws = [e for e in view.events if e.kind is EventKind.DRAW]
+    assert draws == [Event(EventKind.DRAW, A), Event(EventKind.DRAW, B, (Card.parse("KD"),))]
+    mine = [e for e in observe(state, A).events if e.kind is EventKind.DRAW]
+    assert mine == [Event(EventKind.DRAW, A, (Card.parse("AD"),)), Event(EventKind.DRAW, B)]
+
+
+@pytest.mark.parametrize("seat", [2, -1, "0", None])
+def test_observe_refuses_a_seat_that_is_not_at_the_table(seat: object) -> None:
+    state = deal("AS 9C TS KS QS JS", "9H TH KH QH JH 9D", "AC")
+    with pytest.raises(ValueError, match="seat must be from 0 to 1"):
+        observe(state, seat)  # type: ignore[arg-type]
