@@ -13,7 +13,7 @@ from arena.game.dealing import deal_layout, shuffled_order
 from arena.game.observation import observe
 from arena.game.rules import FLAG_FIELDS, flag_section
 from arena.game.scoring import SettleReason
-from helpers import A, B, SIXTY_SIX, THREE, VU, deal, play
+from helpers import A, B, SIXTY_SIX, THREE, VU, deal, deal_n, legal, play
 
 # -- vu_compat: the automatic claim at exactly 66 (RULES.md §13, §11 row 23) ------------------------
 
@@ -172,3 +172,27 @@ def test_observe_refuses_a_seat_that_is_not_at_the_table(seat: object) -> None:
     state = deal("AS 9C TS KS QS JS", "9H TH KH QH JH 9D", "AC")
     with pytest.raises(ValueError, match="seat must be from 0 to 1"):
         observe(state, seat)  # type: ignore[arg-type]
+
+
+# -- three players, phase 2: over-trumping with AC (card index 0) -----------------------------------
+
+# Trump clubs (7C up, also the exchange card). Seat 0 holds the hearts and leads them through
+# phase 1 while seat 1 discards spades and seat 2 diamonds. Draws (winner first, clockwise):
+# 1: s0 TC s1 8C s2 AC; 2: s0 KC s1 7D s2 7S; 3: s0 QC s1 JC s2 the up-card 7C. Dead pile 9C 7H.
+# Phase-2 hands: s0 QH JH 9H 8H TC KC QC; s1 AS TS KS QS 8C 7D JC; s2 AD TD KD QD AC 7S 7C.
+AC_OVER = (["AH TH KH QH JH 9H 8H", "AS TS KS QS JS 9S 8S", "AD TD KD QD JD 9D 8D"], 2, "7C",
+           "TC 8C AC KC 7D 7S QC JC", "9C 7H")
+AC_OVER_PHASE1 = "AH 8S 8D pass TH 9S 9D pass KH JS JD pass"
+
+
+def test_three_player_void_follower_must_over_trump_with_the_ace_of_clubs() -> None:
+    """§10.2 / §6: void in the led suit behind a trump that wins, a player must play a higher trump
+    if he has one; here the only one is AC, card index 0 (kills ``(1 << best) - 1`` -> ``- 2``, which
+    drops AC from the trumps that beat)."""
+    state = play(deal_n(THREE, *AC_OVER), AC_OVER_PHASE1)
+    assert state.stock_status == "exhausted" and state.total(0) == 29
+    assert sorted(map(str, state.hand(2))) == sorted("AD TD KD QD AC 7S 7C".split())
+    state = play(state, "QH")
+    assert legal(state) == {"play:8C", "play:JC"}   # void in hearts: any trump wins
+    state = play(state, "8C")
+    assert legal(state) == {"play:AC"}              # only AC beats 8C; 7C would not win
