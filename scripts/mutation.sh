@@ -5,9 +5,12 @@
 #   scripts/mutation.sh                  # every module of arena/game (long: about an hour on 2 cores)
 #   scripts/mutation.sh scoring match    # only arena/game/scoring.py and arena/game/match.py
 #
-# Environment: MUTATION_JOBS (parallel mutants, default 2), MUTATION_TIMEOUT (seconds for the whole
-# run, default 3000; the run stops there and reports what it finished), MUTATION_KEEP=1 (keep the
-# work folder and print its path, for `mutmut browse` / `mutmut show NAME` inside it).
+# Environment: MUTATION_JOBS (parallel mutants, default 1: the machine is shared), MUTATION_TIMEOUT
+# (seconds for the whole run, default 3000; the run stops there and reports what it finished),
+# MUTATION_KEEP=1 (keep the work folder and print its path, for `mutmut show NAME` inside it),
+# MUTATION_SUMMARY_OF=DIR (summarise a kept work folder again, e.g. after judging more survivors),
+# with MUTATION_RECHECK=1 (first rerun that folder's survivors against the current tests/game).
+# mutmut runs under `nice -n 15`.
 #
 # mutmut 3.8.1 is pinned (installed into .venv if missing): mutmut 3 copies the code into a
 # ./mutants folder and switches mutants on at run time, so the script works in a temporary copy of
@@ -35,7 +38,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 MUTMUT_VERSION="3.8.1"
-JOBS="${MUTATION_JOBS:-2}"
+JOBS="${MUTATION_JOBS:-1}"
 LIMIT="${MUTATION_TIMEOUT:-3000}"
 
 if [[ ! -x "$ROOT/.venv/bin/python" ]]; then
@@ -76,6 +79,19 @@ if [[ -n "${MUTATION_SUMMARY_OF:-}" ]]; then
     WORK="$(cd "$MUTATION_SUMMARY_OF" && pwd)"
     cd "$WORK"
     echo "# summary of $WORK"
+    if [[ "${MUTATION_RECHECK:-0}" == 1 ]]; then
+        # Run the survivors again against the checkout's tests/game as it is now (after new tests),
+        # instead of every mutant: mutmut picks up the new tests and reruns only the named mutants.
+        rm -rf "$WORK/tests/game"
+        cp -r "$ROOT/tests/game" "$WORK/tests/game"
+        find "$WORK/tests" -name __pycache__ -prune -exec rm -rf {} +
+        mapfile -t again < <("$ROOT/.venv/bin/mutmut" results 2>/dev/null | sed -n 's/^ *\(arena\.[^:]*\): \(survived\|no tests\)$/\1/p')
+        echo "# rechecking ${#again[@]} survivors against the current tests/game"
+        if [[ ${#again[@]} -gt 0 ]]; then
+            timeout --signal=INT "$LIMIT" nice -n 15 "$ROOT/.venv/bin/mutmut" run --max-children "$JOBS" "${again[@]}" \
+                >"$WORK/recheck.log" 2>&1 || echo "# mutmut exited with $? (see $WORK/recheck.log)"
+        fi
+    fi
 else
     WORK="$(mktemp -d "${TMPDIR:-/tmp}/mutation-XXXXXX")"
     if [[ "${MUTATION_KEEP:-0}" != 1 ]]; then
@@ -140,7 +156,7 @@ EOF
     cd "$WORK"
     echo "# mutmut $MUTMUT_VERSION on ${paths[*]} against tests/game, $JOBS jobs, at most ${LIMIT}s (work: $WORK)"
     status=0
-    timeout --signal=INT "$LIMIT" "$ROOT/.venv/bin/mutmut" run --max-children "$JOBS" >"$WORK/run.log" 2>&1 || status=$?
+    timeout --signal=INT "$LIMIT" nice -n 15 "$ROOT/.venv/bin/mutmut" run --max-children "$JOBS" >"$WORK/run.log" 2>&1 || status=$?
     if [[ $status -eq 124 ]]; then
         echo "# stopped after ${LIMIT}s: the figures below cover the mutants finished by then"
     elif [[ $status -ne 0 ]]; then
