@@ -144,9 +144,9 @@ def test_load_rules_defaults_to_sixty_six() -> None:
     assert load_rules(overrides={"match_target": 3}).match_target == 3
 
 
-@pytest.mark.parametrize("text,needle", [("play:ZZ", "not a card"), ("play:A:S", "not a card"),
-                                         ("marry:Q", "not a suit"), ("marry:", "not a suit"),
-                                         ("exchange:C", "not an action")])
+@pytest.mark.parametrize("text,needle", [("play:ZZ", "not a card: 'ZZ'"), ("play:A:S", "not a card: 'A:S'"),
+                                         ("marry:Q", "not a suit: 'Q'"), ("marry:", "not a suit: ''"),
+                                         ("exchange:C", "not an action: 'exchange:C'")])
 def test_action_parse_names_the_bad_part(text: str, needle: str) -> None:
     """A malformed wire action says which part is wrong: the card, the suit, or the action."""
     with pytest.raises(ValueError, match=needle):
@@ -196,3 +196,15 @@ def test_three_player_void_follower_must_over_trump_with_the_ace_of_clubs() -> N
     assert legal(state) == {"play:8C", "play:JC"}   # void in hearts: any trump wins
     state = play(state, "8C")
     assert legal(state) == {"play:AC"}              # only AC beats 8C; 7C would not win
+
+
+def test_observation_shows_seat_0_as_exchanger_and_closer() -> None:
+    """§3: who exchanged and who closed are public, seat 0 included (kills ``>= 0`` -> ``> 0`` and
+    the fields left out); the stock is shown closed, its up-card no longer."""
+    state = deal("AS 9C TS KS QS JS", "9H TH KH QH JH 9D", "AC")
+    view = observe(state, B)
+    assert (view.closer, view.exchanged_by, view.stock_state) == (None, None, "open")
+    state = play(state, "AS 9H pass exchange close")
+    for seat in (A, B):
+        view = observe(state, seat)
+        assert (view.closer, view.exchanged_by, view.stock_state, view.up_card) == (A, A, "closed", None)
