@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from arena.game import PROFILES, Action, Card, DealState, Event, EventKind, Rules, Suit, load_rules, profile
+from arena.game import (PROFILES, Action, Card, DealState, Decision, Event, EventKind, Rules, Suit, load_rules,
+                        profile)
 from arena.game.cards import indices_of_mask
 from arena.game.dealing import deal_layout, shuffled_order
 from arena.game.observation import observe
@@ -208,3 +209,23 @@ def test_observation_shows_seat_0_as_exchanger_and_closer() -> None:
     for seat in (A, B):
         view = observe(state, seat)
         assert (view.closer, view.exchanged_by, view.stock_state, view.up_card) == (A, A, "closed", None)
+
+
+def test_observation_of_the_follower_when_ac_is_led() -> None:
+    """§3, what a seat sees: the card led (AC, index 0), the leader (seat 0), whose turn and which
+    decision point, tricks completed, the other hand's size, marriages shown (clubs, suit 0)."""
+    state = deal("AC TC KC QC JC 9C", "AS TS KS QS JS 9S", "AH")
+    state = play(state, "AC")
+    view = observe(state, B)
+    assert (view.led, view.leader, view.trick_no, view.my_turn, view.decision) == \
+        (Card.parse("AC"), A, 0, True, Decision.FOLLOW)
+    assert view.opponent_hand_size == 5 and view.hand_sizes == (5, 6)
+    assert view.table == (Card.parse("AC"),)
+    other = observe(state, A)
+    assert (other.my_turn, other.decision, other.legal_actions, other.led) == \
+        (False, None, (), Card.parse("AC"))
+    state = play(state, "9S pass marry:C")
+    view = observe(state, B)
+    assert view.marriages == ((A, Suit.CLUBS, 20),)
+    assert (view.led, view.leader, view.trick_no, view.my_turn) == (None, A, 1, False)
+    assert observe(state, A).decision is Decision.LEAD
