@@ -12,7 +12,7 @@ from arena.game import (PROFILES, Action, Card, DealState, Decision, Event, Even
 from arena.game.cards import indices_of_mask
 from arena.game.dealing import deal_layout, shuffled_order
 from arena.game.observation import observe
-from arena.game.rules import FLAG_FIELDS, flag_section
+from arena.game.rules import FLAG_FIELDS, RulesError, flag_section
 from arena.game.scoring import SettleReason
 from helpers import A, B, SIXTY_SIX, THREE, VU, deal, deal_n, legal, play
 
@@ -229,3 +229,20 @@ def test_observation_of_the_follower_when_ac_is_led() -> None:
     assert view.marriages == ((A, Suit.CLUBS, 20),)
     assert (view.led, view.leader, view.trick_no, view.my_turn) == (None, A, 1, False)
     assert observe(state, A).decision is Decision.LEAD
+
+
+def test_unknown_flag_suggests_the_flags_of_the_same_family() -> None:
+    """A mistyped flag names the flags that begin with the same word (``close_...``)."""
+    with pytest.raises(RulesError, match=r"did you mean close_enabled, close_before_draw, close_min_stock"):
+        SIXTY_SIX.with_overrides({"close_minimum": 2})
+
+
+def test_a_stock_of_exactly_one_card_per_player_is_a_deal() -> None:
+    """Three players with 24 cards: 21 dealt, a stock of 3 (the up-card included), no dead pile:
+    each player draws once after trick 1. Only a stock smaller than the table is refused."""
+    rules = THREE.with_overrides({"deck_size": 24})
+    assert (rules.stock_size, rules.dead_size) == (3, 0)
+    state = DealState.new(rules, 2, shuffled_order(rules, 1, 1))
+    assert state.stock_size == 3 and [len(state.hand(s)) for s in range(3)] == [7, 7, 7]
+    with pytest.raises(RulesError, match="leaves no stock"):
+        THREE.with_overrides({"deck_size": 20})
