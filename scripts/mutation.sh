@@ -138,6 +138,9 @@ EOF
         for p in "${paths[@]}"; do echo "    $p"; done
         echo "pytest_add_cli_args_test_selection=tests/game/"
         echo "also_copy=conftest.py"
+        # A mutant that loops forever is stopped after twice its tests' time (mutmut's default, 15x,
+        # let one such mutant hold the run for many minutes on a loaded machine).
+        echo "timeout_multiplier=2"
     } > "$WORK/setup.cfg"
     # The project is installed into .venv in editable mode, whose import hook would load arena from the
     # checkout and not from mutmut's copy: the tests here must see the copy.
