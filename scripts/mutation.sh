@@ -86,7 +86,7 @@ if [[ -n "${MUTATION_SUMMARY_OF:-}" ]]; then
         cp -r "$ROOT/tests/game" "$WORK/tests/game"
         find "$WORK/tests" -name __pycache__ -prune -exec rm -rf {} +
         # Only the survivors nobody judged: a judged one survives again by its nature.
-        mapfile -t again < <(MUTATION_RECHECK=0 "$0" | sed -n 's/^\(arena\.[^ ]*\) (\(survived\|no tests\))$/\1/p')
+        mapfile -t again < <(MUTATION_RECHECK=0 "$ROOT/scripts/mutation.sh" | sed -n 's/^\(arena\.[^ ]*\) (\(survived\|no tests\))$/\1/p')
         echo "# rechecking ${#again[@]} survivors against the current tests/game"
         if [[ ${#again[@]} -gt 0 ]]; then
             timeout --signal=INT "$LIMIT" nice -n 15 "$ROOT/.venv/bin/mutmut" run --max-children "$JOBS" "${again[@]}" \
