@@ -246,3 +246,19 @@ def test_a_stock_of_exactly_one_card_per_player_is_a_deal() -> None:
     assert state.stock_size == 3 and [len(state.hand(s)) for s in range(3)] == [7, 7, 7]
     with pytest.raises(RulesError, match="leaves no stock"):
         THREE.with_overrides({"deck_size": 20})
+
+
+def test_unknown_flag_without_a_family_lists_the_known_flags_only() -> None:
+    with pytest.raises(RulesError) as err:
+        SIXTY_SIX.with_overrides({"zzz": 1})
+    assert str(err.value).startswith("unknown rules flag 'zzz'; known flags: deck_size, hand_size,")
+
+
+@pytest.mark.parametrize("value,ok", [(1, True), (1000, True), (0, False), (1001, False)])
+def test_match_target_bounds_are_inclusive(value: int, ok: bool) -> None:
+    """RULES.md §11 row 32 as the flag table allows it: a whole number from 1 to 1000, both ends in."""
+    if ok:
+        assert SIXTY_SIX.with_overrides({"match_target": str(value)}).match_target == value
+    else:
+        with pytest.raises(RulesError, match="a whole number from 1 to 1000"):
+            SIXTY_SIX.with_overrides({"match_target": value})
