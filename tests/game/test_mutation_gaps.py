@@ -43,7 +43,7 @@ def test_vu_compat_auto_claims_at_exactly_66() -> None:
     # The deal ends with the fourth trick: no draw and no lead follow it.
     kinds = [e.kind for e in state.events()]
     assert kinds[-2:] == [EventKind.TRICK, EventKind.SETTLE]
-    assert state.events()[-1].seat == A and state.events()[-1].value == 3
+    assert state.events()[-1] == Event(EventKind.SETTLE, A, (), 3)  # winner's side, game points, no cards
 
 
 def test_vu_compat_auto_claim_by_seat_1() -> None:
