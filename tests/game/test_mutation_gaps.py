@@ -109,6 +109,9 @@ def test_layout_hand_of_each_seat() -> None:
         assert layout.hand_of(dealer, dealer, 3) == layout.hands[-1]
         assert layout.hand_of((dealer + 1) % 3, dealer, 3) == layout.hands[0]
         assert layout.hand_of((dealer + 2) % 3, dealer, 3) == layout.hands[1]
+    # The two named hands: the dealer's left (who leads trick 1) and the dealer's, as with two.
+    assert (layout.nondealer, layout.dealer) == (layout.hands[0], layout.hands[2])
+    assert len({layout.nondealer, layout.hands[1], layout.dealer}) == 3
     two = deal_layout(SIXTY_SIX, shuffled_order(SIXTY_SIX, 5, 1))
     assert two.hand_of(0, 1, 2) == two.nondealer and two.hand_of(1, 1, 2) == two.dealer
     assert two.hand_of(1, 0, 2) == two.nondealer and two.hand_of(0, 0, 2) == two.dealer
