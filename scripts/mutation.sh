@@ -2,7 +2,7 @@
 # Mutation testing of the engine (issue 15): mutmut mutates arena/game and runs tests/game against
 # every mutant; a mutant that no test kills is a rule the tests do not pin down.
 #
-#   scripts/mutation.sh                  # every module of arena/game (long: about an hour on 2 cores)
+#   scripts/mutation.sh                  # every module of arena/game (long: an hour or more on 2 cores)
 #   scripts/mutation.sh scoring match    # only arena/game/scoring.py and arena/game/match.py
 #
 # Environment: MUTATION_JOBS (parallel mutants, default 1: the machine is shared), MUTATION_TIMEOUT
@@ -17,23 +17,11 @@
 # arena/game and tests/game and never writes into the checkout. mutmut 3 mutates code inside
 # functions only: module-level tables (the profiles, packs) are pinned by the tests directly.
 #
-# The summary counts mutants by mutmut's status and lists the survivors; with MUTATION_KEEP=1,
-# `mutmut show NAME` in the kept folder prints each one's diff, so each can be judged:
-# - behaviour: the mutant changes what the engine does; it needs a test (tests/game/test_index_zero.py
-#   and the "mutation testing found" sections of test_match.py hold the ones found so far);
-# - message text: only the text of an error (an IllegalActionError reason, a ValueError) changes;
-# - equivalent: no input can tell it apart, e.g. `state = None` -> `state = ""` before a loop that
-#   always assigns, or `MatchState.legal_actions` returning the settled deal's (empty) actions;
-# - import time: code run once while the module loads (Card._make, Pack.__init__, Action._make) runs
-#   before mutmut switches a mutant on, so mutmut cannot test it; the tables it builds are checked
-#   directly (test_rules_profiles.py: packs, card texts, points, actions).
-# Measured (2026-11-23, 2 jobs on a shared 2-core machine): match.py + scoring.py 720 mutants,
-# 88.9% killed before the gap tests of issue 15, 97.5% after (the 18 left: stop_at_deal_limit and
-# a few more, since tested, and equivalents). state.py 1049 mutants, 81.3% killed; of the 196 left,
-# 130 change only the text of _why_illegal's reasons, 11 __repr__, about 30 are equivalent (sentinels
-# -1 -> -2, the legal-action cache, checks a branch taken earlier makes redundant) and the rest were
-# real gaps, tested since (event details, is_legal, iter_states, seat 0 exchanging then closing,
-# the close-exchange point at stock 2, identical trumps): not re-measured after those tests.
+# The summary lists the survivors nobody has judged and a table per module. Survivors are judged in
+# scripts/mutation-survivors.txt (message, event-text, equivalent, import-time; see that file and the
+# README's "Mutation testing", which also holds the measured figures); a mutant that changes only the
+# arguments of a `raise` is judged message text here automatically. Any other survivor is a real
+# gap and needs a test (tests/game/test_index_zero.py, tests/game/test_mutation_gaps.py).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
