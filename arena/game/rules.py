@@ -117,9 +117,11 @@ class IllegalMovePolicy(StrEnum):
 
 
 def _flag(row: int, doc: str, choices: tuple[Any, ...] | None = None, lo: int | None = None,
-          hi: int | None = None) -> dict[str, Any]:
-    """Field metadata: the RULES.md §11 row, a one-line meaning, and the allowed values."""
-    return {"row": row, "doc": doc, "choices": choices, "lo": lo, "hi": hi}
+          hi: int | None = None, section: str | None = None) -> dict[str, Any]:
+    """Field metadata: the RULES.md §11 row, a one-line meaning, the allowed values, and the section
+    of RULES.md that defines the flag (``§11.<row>`` unless it is named elsewhere)."""
+    return {"row": row, "doc": doc, "choices": choices, "lo": lo, "hi": hi,
+            "section": section or f"§11.{row}"}
 
 
 @dataclass(frozen=True)
@@ -199,9 +201,10 @@ class Rules:
     # names §10.4 introduces (§11 has no row for them).
     players: int = field(default=2, metadata=_flag(35, "seats at the table (§10)", choices=(2, 3, 4)))
     claim_target: int = field(default=CLAIM_TARGET, metadata=_flag(
-        35, "card points a side needs to claim (§10.3: 101 with four players)", choices=(66, 101)))
+        35, "card points a side needs to claim (§10.3: 101 with four players)", choices=(66, 101),
+        section="§10.4"))
     must_beat_partner: bool = field(default=True, metadata=_flag(
-        35, "phase 2: beat the winning card even when it is the partner's (§10.4)"))
+        35, "phase 2: beat the winning card even when it is the partner's (§10.4)", section="§10.4"))
 
     def __post_init__(self) -> None:
         problems = _consistency_problems(self)
@@ -304,6 +307,13 @@ def allowed_values(name: str) -> str:
     if isinstance(f.default, bool):
         return "true | false"
     return f"a whole number from {meta['lo']} to {meta['hi']}"
+
+
+def flag_section(name: str) -> str:
+    """The section of RULES.md that defines a flag, as ``arena rules show`` labels it: ``§11.<row>``
+    for the rows of the §11 table; ``§10.4`` for ``claim_target`` and ``must_beat_partner``, which
+    §10.4 introduces (§11 row 35 is ``players`` alone)."""
+    return str(FLAG_FIELDS[name].metadata["section"])
 
 
 def _coerce_flag(name: str, value: Any) -> Any:
