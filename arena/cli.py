@@ -13,7 +13,7 @@ import typer
 from arena import __version__
 from arena import console as term
 from arena.game import PROFILES, MatchState, RulesError, load_rules
-from arena.game.rules import FLAG_FIELDS, allowed_values
+from arena.game.rules import FLAG_FIELDS, allowed_values, flag_section
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
 from arena.bot_specs import BotSpecError, resolve_bot
 from arena.cli_bots import ISOLATION_HELP, LIMIT_HELP, bots_app, submit
@@ -98,12 +98,12 @@ def rules_show(
             console.print(f"{name} = {text}", soft_wrap=True)
         return
     source = f" (with overrides from {safe(rules_file, limit=None)})" if rules_file else ""
-    console.print(f"rules profile [bold]{rules.name}[/]{source}: flags of RULES.md §11", soft_wrap=True)
+    console.print(f"rules profile [bold]{rules.name}[/]{source}: flags of RULES.md §11 (and §10.4)", soft_wrap=True)
     for name in rules.flags():
         meta = FLAG_FIELDS[name].metadata
         value = values[name]
         text = str(value).lower() if isinstance(value, bool) else str(value)
-        console.print(f"  §11.{meta['row']:<3} {name:<29} = [bold]{text:<22}[/] {meta['doc']}; "
+        console.print(f"  {flag_section(name):<6} {name:<29} = [bold]{text:<22}[/] {meta['doc']}; "
                       f"allowed: {allowed_values(name)}", soft_wrap=True)
 
 

@@ -31,6 +31,14 @@ def test_rules_show_prints_every_flag(profile):
         assert f" {name} " in result.output, name
 
 
+def test_rules_show_labels_each_flag_with_the_section_that_defines_it():
+    lines = runner.invoke(app, ["rules", "show", "four_player"]).output.splitlines()
+    label = {line.split()[1]: line.split()[0] for line in lines[1:] if line.strip()}
+    assert label["deck_size"] == "§11.1" and label["players"] == "§11.35"
+    # §10.4 introduces these two; §11 row 35 is `players` alone.
+    assert label["claim_target"] == label["must_beat_partner"] == "§10.4"
+
+
 def test_rules_show_values_differ_between_profiles():
     schnapsen = runner.invoke(app, ["rules", "show", "schnapsen"]).output
     line = next(l for l in schnapsen.splitlines() if " deck_size " in l)
