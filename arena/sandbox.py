@@ -409,6 +409,12 @@ class _Launch:
         _sweep_stale_folders()
         # The owner's PID in the name: folders of a referee killed with kill -9 can be found.
         self._base = tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-")
+        # Held until cleanup: another arena's sweep removes a folder only when it can lock it, so
+        # a folder in use is never swept, whatever the PID in its name seems to say from there
+        # (two test runs at once lost a folder between mkdtemp and the launch). The lock goes
+        # with this process, kill -9 included; bots never inherit it (O_CLOEXEC, close_fds).
+        self._hold = os.open(self._base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        fcntl.flock(self._hold, fcntl.LOCK_SH)
         self.host_workdir = os.path.join(self._base, "work")  # on disk: limits mode, builds
         # Where the bot's folder is as the bot sees it: inside its own root, always BOT_HOME.
         self.workdir = self.host_workdir if mode == "limits" else BOT_HOME
@@ -539,6 +545,9 @@ class _Launch:
             _remove_later(self._cgroup.remove)
             self._cgroup = None
         _remove_later(self._base)
+        if self._hold >= 0:
+            os.close(self._hold)
+            self._hold = -1
 
 
 @functools.cache
@@ -623,7 +632,7 @@ def _sweep_stale_folders() -> None:
         pid = path.name[len(FOLDER_PREFIX):].split("-", 1)[0]
         if not pid.isdigit() or path.is_symlink() or path.stat().st_uid != os.geteuid():
             continue
-        if not _running(int(pid)):
+        if not _running(int(pid)) and not _in_use(path):
             _remove_later(str(path))
     cgroups.sweep_stale(_running)  # the cgroups of such arenas' bots, named the same way
 
@@ -637,6 +646,22 @@ def _bot_cgroup(limits: SandboxLimits, required: bool) -> cgroups.BotCgroup | No
             raise OSError(errno.EPERM, f"cannot cap the bot's memory and processes: {missing}")
         return None
     return cgroups.BotCgroup(limits.memory_mb, limits.processes)
+
+
+def _in_use(folder: Path) -> bool:
+    """Whether a live sandbox still holds ``folder`` (``Sandbox._hold``); a folder that cannot be
+    opened is left alone too."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError:
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)  # and with it the lock just taken
+    return False
 
 
 def _running(pid: int) -> bool:

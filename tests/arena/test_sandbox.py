@@ -329,3 +329,28 @@ def test_the_folders_of_a_dead_referee_are_removed_by_the_next_one(tmp_path, mon
     assert not stale.exists() and not stale_zombie.exists()
     assert alive.exists() and other.exists()
     assert not Path(box.host_workdir).exists()
+
+
+def test_a_sweep_never_removes_a_folder_in_use_whatever_its_pid_seems(tmp_path, monkeypatch):
+    # Another arena may judge a live owner dead (a PID seen from another PID namespace, say): the
+    # lock each sandbox holds on its folder keeps the sweep off it; an unlocked one still goes.
+    import tempfile
+
+    from arena import sandbox
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    in_use = sandbox.Sandbox(SandboxLimits())
+    abandoned = tmp_path / f"{sandbox.FOLDER_PREFIX}{os.getpid()}-gone"
+    abandoned.mkdir()
+    monkeypatch.setattr(sandbox, "_running", lambda pid: False)
+    sandbox._sweep_stale_folders.cache_clear()
+    try:
+        sandbox.Sandbox(SandboxLimits()).close()
+        sandbox._removals.join()
+        assert Path(in_use.host_workdir).parent.exists()
+        assert not abandoned.exists()
+    finally:
+        sandbox._sweep_stale_folders.cache_clear()
+        in_use.close()
+        sandbox._removals.join()
+    assert not Path(in_use.host_workdir).parent.exists()
