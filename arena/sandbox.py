@@ -630,7 +630,12 @@ def _sweep_stale_folders() -> None:
     root = Path(tempfile.gettempdir())
     for path in root.glob(f"{FOLDER_PREFIX}*-*"):
         pid = path.name[len(FOLDER_PREFIX):].split("-", 1)[0]
-        if not pid.isdigit() or path.is_symlink() or path.stat().st_uid != os.geteuid():
+        try:
+            if not pid.isdigit() or path.is_symlink() or path.stat().st_uid != os.geteuid():
+                continue
+        except OSError:
+            # Gone since the listing: its owner, another arena, cleaned up. Not an error of ours:
+            # raised from here it failed this sandbox's start ("cannot create namespaces").
             continue
         if not _running(int(pid)) and not _in_use(path):
             _remove_later(str(path))

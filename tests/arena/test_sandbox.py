@@ -354,3 +354,29 @@ def test_a_sweep_never_removes_a_folder_in_use_whatever_its_pid_seems(tmp_path, 
         in_use.close()
         sandbox._removals.join()
     assert not Path(in_use.host_workdir).parent.exists()
+
+
+def test_a_folder_gone_between_the_listing_and_its_check_does_not_fail_the_sweep(tmp_path, monkeypatch):
+    # Another arena removes its own folder while this one sweeps: the sweep raised
+    # FileNotFoundError, and the new sandbox failed to start ("cannot create namespaces as root").
+    import tempfile
+
+    from arena import sandbox
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    vanishing = tmp_path / f"{sandbox.FOLDER_PREFIX}{os.getpid()}-vanishing"
+    vanishing.mkdir()
+    real_glob = Path.glob
+
+    def glob_then_remove(self, pattern):
+        found = list(real_glob(self, pattern))
+        vanishing.rmdir()  # the other arena's cleanup, just after the listing
+        return iter(found)
+
+    monkeypatch.setattr(Path, "glob", glob_then_remove)
+    sandbox._sweep_stale_folders.cache_clear()
+    try:
+        sandbox._sweep_stale_folders()
+    finally:
+        monkeypatch.undo()
+        sandbox._sweep_stale_folders.cache_clear()
