@@ -310,13 +310,7 @@ def _seated_mistakes(per_bot: pd.DataFrame, seats: pd.DataFrame, order: list[str
     table["wrong claims"] = by_bot["wrong_claims"].sum().reindex(order).fillna(0).astype(int)
     table["missed claims"] = by_bot["missed_claims"].sum().reindex(order).fillna(0).astype(int)
     once = per_bot.drop_duplicates(["match_id", "bot"])
-    forfeits = once[once["forfeited"]]
-    if len(forfeits):
-        by_fault = pd.crosstab(forfeits["bot"], forfeits["fault"].fillna("unknown"))
-        for fault in by_fault.columns:
-            table[f"forfeits: {fault}"] = by_fault[fault].reindex(order).fillna(0).astype(int)
-    else:
-        table["forfeits"] = 0
+    _forfeit_columns(table, once[once["forfeited"]], order)
     declined = once[once["declined"]].groupby("bot").size()
     if len(declined):
         table["declined"] = declined.reindex(order).fillna(0).astype(int)
@@ -405,13 +399,7 @@ def _mistakes(outcomes: pd.DataFrame, per_bot: pd.DataFrame, seats: pd.DataFrame
         .reindex(order).fillna(0).astype(int)
     if outcomes[LOST_FORFEITED_DEAL].any():
         table["forfeited deals"] = outcomes[LOST_FORFEITED_DEAL]
-    forfeits = per_bot[per_bot["forfeited"]]
-    if len(forfeits):
-        by_fault = pd.crosstab(forfeits["bot"], forfeits["fault"].fillna("unknown"))
-        for fault in by_fault.columns:
-            table[f"forfeits: {fault}"] = by_fault[fault].reindex(order).fillna(0).astype(int)
-    else:
-        table["forfeits"] = 0
+    _forfeit_columns(table, per_bot[per_bot["forfeited"]], order)
     table.index.name = "bot"
     return table
 
@@ -428,3 +416,12 @@ def _timing(seats: pd.DataFrame, order: list[str]) -> pd.DataFrame:
     table.index.name = "bot"
     return table
 
+
+def _forfeit_columns(table: pd.DataFrame, forfeits: pd.DataFrame, order: list[str]) -> None:
+    """A column of forfeits per fault (``forfeits: timeout``, ...), or one ``forfeits`` of zeros."""
+    if len(forfeits):
+        by_fault = pd.crosstab(forfeits["bot"], forfeits["fault"].fillna("unknown"))
+        for fault in by_fault.columns:
+            table[f"forfeits: {fault}"] = by_fault[fault].reindex(order).fillna(0).astype(int)
+    else:
+        table["forfeits"] = 0
