@@ -531,18 +531,30 @@ def _current_leader(db_path: Path) -> str:
 
 
 def _print_leaderboard(db_path: Path, fmt: str) -> None:
-    table = _read_leaderboard(db_path)
+    # TrueSkill's table with the statistics of issue 17 (arena/stats.py): W-D-L, score and Elo with
+    # 95% intervals (duplicate pairs as units), and which neighbours are not separated.
+    from arena.stats import LEGEND, display_table, leaderboard as table_of
+    from arena.store import connect_read_only
+
+    db = connect_read_only(db_path)
+    try:
+        table = table_of(db)
+    finally:
+        db.close()
     shown = table.round({"mu": 2, "sigma": 2, "conservative": 2, "win_pct": 1, "score_pct": 1,
-                         "points_per_deal": 3})
+                         "points_per_deal": 3, "score_low": 1, "score_high": 1, "elo": 1,
+                         "elo_low": 1, "elo_high": 1, "los_above": 1})
     # Bot names are data: arena.console shows them as written, never as markup.
     if fmt == "csv":
         term.data(shown.to_csv(index=False).removesuffix("\n"), limit=None)
     elif fmt == "json":
         term.data(shown.to_json(orient="records", indent=2), limit=None)
     elif fmt == "markdown":
-        term.data(shown.to_markdown(index=False), limit=None)
+        term.data(display_table(table).to_markdown(index=False), limit=None)
     else:
-        term.data(shown.to_string(index=False), limit=None)
+        term.data(display_table(table).to_string(index=False), limit=None)
+    if fmt in ("table", "markdown"):
+        term.data(LEGEND, limit=None)
     if fmt in ("table", "markdown"):
         # Four players (issue 16): each bot's results with each partner, below the ratings.
         from arena.ratings import partner_table

@@ -264,7 +264,7 @@ def leaderboard(db: sqlite3.Connection) -> pd.DataFrame:
                   "points_per_deal", "forfeits"]]
 
 
-def _bot_matches(results: SeatedResults) -> pd.DataFrame:
+def bot_matches(results: SeatedResults) -> pd.DataFrame:
     """One row per bot and match it played (a bot partnering itself is one row): its side, the
     side's share of the match's game points, whether the side won, whether the bot forfeited or
     declined, and whether the match was played at all."""
@@ -297,7 +297,7 @@ def seated_leaderboard(db: sqlite3.Connection, results: SeatedResults) -> pd.Dat
     declined the variant)."""
     bots = pd.read_sql_query("SELECT name FROM bots", db)["name"].tolist()
     ratings, _ = _rate_seated(results)
-    per_bot = _bot_matches(results)
+    per_bot = bot_matches(results)
     played = per_bot[per_bot["played"]]
     counts = played.groupby("bot").agg(matches=("match_id", "size"), wins=("won", "sum"),
                                        share=("share", "mean"), forfeits=("forfeit", "sum"))
@@ -332,7 +332,7 @@ def partner_table(db: sqlite3.Connection) -> pd.DataFrame:
     seats = results.seats
     partners = seats.assign(partner=seats.groupby(["match_id", "side"])["bot"]
                             .transform(lambda bots: bots.iloc[::-1].to_numpy()))
-    per_bot = _bot_matches(results)
+    per_bot = bot_matches(results)
     rows = partners.drop_duplicates(["match_id", "bot"]).merge(
         per_bot[["match_id", "bot", "share", "won", "played"]], on=["match_id", "bot"])
     rows = rows[rows["played"]]

@@ -27,12 +27,19 @@ nothing here hand-writes what they provide (STYLE.md §10).
 from __future__ import annotations
 
 import math
+import sqlite3
 from dataclasses import dataclass
+from itertools import combinations
 from typing import Hashable, Iterable, Sequence
 
 import numpy as np
+import pandas as pd
 from scipy import linalg, optimize
 from scipy.stats import norm
+
+from arena.ratings import bot_matches, ranks_of, read_seated, side_of, store_players
+from arena.ratings import leaderboard as ratings_leaderboard
+from arena.types import MatchEnding
 
 LEVEL = 0.95
 PAIR_SCORES = (0.0, 0.5, 1.0, 1.5, 2.0)
@@ -326,3 +333,256 @@ def fit_elo(results: Iterable[Comparison], level: float = LEVEL) -> EloFit:
 
 def _log_sigmoid(x: np.ndarray) -> np.ndarray:
     return -np.logaddexp(0.0, -x)
+
+
+# ---------------------------------------------------------------------------------------------
+# A tournament's statistics, read from its store
+
+SEPARATED_LOS = 0.95
+"""Two neighbours on the leaderboard are *separated* when the Elo fit gives the upper one a
+likelihood of superiority over the lower one of at least this much."""
+
+
+def _pair_key(a: str, b: str, pair_index: int) -> tuple[str, str, int]:
+    """A duplicate pair's cluster: the pairing (either seat order) and the pair's number. (Not the
+    deal-set label: stores from before secret keys, schema 1, have none.)"""
+    return (min(a, b), max(a, b), int(pair_index))
+
+
+def _two_player_matches(db: sqlite3.Connection) -> pd.DataFrame:
+    """One row per played two-player match: seat0, seat1, score0 (seat 0's match points),
+    forfeit0/forfeit1, cluster (its duplicate pair)."""
+    matches = pd.read_sql_query(
+        "SELECT match_id, seat0, seat1, winner, reason, offender, pair_index FROM matches "
+        "ORDER BY sched_order", db)
+    matches = matches[~matches["reason"].isin([MatchEnding.NO_CONTEST, MatchEnding.DECLINED])]
+    winner = matches["winner"]
+    matches = matches.assign(
+        score0=[match_points(None if pd.isna(w) else int(w), 0) for w in winner],
+        cluster=[_pair_key(a, b, k) for a, b, k in
+                 zip(matches["seat0"], matches["seat1"], matches["pair_index"])])
+    return matches.reset_index(drop=True)
+
+
+def _seated_comparisons(db: sqlite3.Connection, players: int) -> pd.DataFrame:
+    """Three and four players: within each played match, one row per two bots on different sides
+    (an unordered pair, a < b): a's score against b (its side placed ahead 1, level ½, behind 0:
+    ``ratings.ranks_of``, a forfeit last) and the match's deal set as its cluster. A bot filling
+    two seats of a side counts once; partners are never compared."""
+    results = read_seated(db, players)
+    sets = dict(db.execute("SELECT match_id, deal_set FROM matches").fetchall())
+    sides = results.sides.set_index(["match_id", "side"])["points"]
+    rows = []
+    for match_id, seated in results.seats.groupby("match_id", sort=False):
+        first = seated.iloc[0]
+        if first["reason"] in (MatchEnding.NO_CONTEST, MatchEnding.DECLINED):
+            continue
+        m = results.sides_per_match
+        points = tuple(int(sides.get((match_id, k), 0)) for k in range(m))
+        winner = None if pd.isna(first["winner"]) else int(first["winner"])
+        offender = None if pd.isna(first["offender"]) else side_of(players, int(first["offender"]))
+        ranks = ranks_of(players, points, winner, offender) or (0,) * m  # None: all level
+        side_of_bot = dict(zip(seated["bot"], seated["side"]))
+        for a, b in combinations(sorted(side_of_bot), 2):
+            ra, rb = ranks[side_of_bot[a]], ranks[side_of_bot[b]]
+            if side_of_bot[a] == side_of_bot[b]:
+                continue
+            rows.append((match_id, a, b, 1.0 if ra < rb else 0.0 if ra > rb else 0.5,
+                         sets.get(match_id, match_id)))
+    return pd.DataFrame(rows, columns=["match_id", "a", "b", "score", "cluster"])
+
+
+def comparisons(db: sqlite3.Connection) -> list[Comparison]:
+    """Every result between two bots in the store, for ``fit_elo``: each played two-player match
+    (seat 0 against seat 1, clustered by duplicate pair); with three or four players every two bots
+    on different sides of a match (clustered by deal set: the six seatings of one set of cards)."""
+    players = store_players(db)
+    if players > 2:
+        table = _seated_comparisons(db, players)
+        return [Comparison(a, b, s, c) for a, b, s, c in
+                zip(table["a"], table["b"], table["score"], table["cluster"])]
+    matches = _two_player_matches(db)
+    return [Comparison(a, b, s, c) for a, b, s, c in
+            zip(matches["seat0"], matches["seat1"], matches["score0"], matches["cluster"])]
+
+
+STAT_COLUMNS = ["wins", "draws", "losses", "score_low", "score_high", "elo", "elo_low",
+                "elo_high"]
+
+
+def bot_statistics(db: sqlite3.Connection, fit: EloFit | None = None) -> pd.DataFrame:
+    """Per bot (the index): wins, draws, losses (two players: matches; three and four: matches its
+    side won, matches without a winner, matches its side lost or it forfeited), score_pct with
+    score_low and score_high, its 95% interval, and elo with elo_low and elo_high from the batch fit.
+
+    Two players: the score is the mean match points (a draw ½), its interval with the duplicate
+    pair as the unit. Three and four players: the score is the score share (the side's part of the
+    game points, ``ratings.seated_leaderboard``), its interval with the deal set as the unit. A bot
+    that played nothing has NaN figures."""
+    players = store_players(db)
+    fit = fit or fit_elo(comparisons(db))
+    bots = pd.read_sql_query("SELECT name FROM bots", db)["name"].tolist()
+    rows: dict[str, dict[str, float]] = {}
+    if players > 2:
+        per_bot = bot_matches(read_seated(db, players))
+        played = per_bot[per_bot["played"]]
+        sets = dict(db.execute("SELECT match_id, deal_set FROM matches").fetchall())
+        for bot, mine in played.groupby("bot"):
+            lost = (mine["winner"].notna() & ~mine["won"]) | mine["forfeit"]
+            interval, _ = clustered_mean(list(mine["share"]),
+                                         [sets.get(m, m) for m in mine["match_id"]])
+            rows[str(bot)] = {"wins": int(mine["won"].sum()), "losses": int(lost.sum()),
+                              "draws": int((~mine["won"] & ~lost).sum()),
+                              "score_pct": 100 * interval.estimate,
+                              "score_low": 100 * interval.low, "score_high": 100 * interval.high}
+    else:
+        matches = _two_player_matches(db)
+        seen = pd.concat([
+            pd.DataFrame({"bot": matches["seat0"], "score": matches["score0"],
+                          "cluster": matches["cluster"]}),
+            pd.DataFrame({"bot": matches["seat1"], "score": 1 - matches["score0"],
+                          "cluster": matches["cluster"]})])
+        for bot, mine in seen.groupby("bot"):
+            interval, _ = clustered_mean(list(mine["score"]), list(mine["cluster"]))
+            rows[str(bot)] = {"wins": int((mine["score"] == 1).sum()),
+                              "draws": int((mine["score"] == 0.5).sum()),
+                              "losses": int((mine["score"] == 0).sum()),
+                              "score_pct": 100 * interval.estimate,
+                              "score_low": 100 * interval.low, "score_high": 100 * interval.high}
+    for bot in fit.bots:
+        elo = fit.interval(bot)
+        rows.setdefault(bot, {}).update(elo=elo.estimate, elo_low=elo.low, elo_high=elo.high)
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    table = table.reindex(index=bots, columns=["score_pct", *STAT_COLUMNS])
+    for column in ("wins", "draws", "losses"):
+        table[column] = table[column].fillna(0).astype(int)
+    table.index.name = "bot"
+    return table
+
+
+def neighbours(order: Sequence[str], fit: EloFit) -> list[float | None]:
+    """For each bot in ``order`` (the leaderboard's, best first), the likelihood that the bot above
+    it is stronger (from the Elo fit); None for the first and for a bot either of the two has no
+    result for."""
+    out: list[float | None] = [None]
+    for upper, lower in zip(order, order[1:]):
+        out.append(fit.los(upper, lower) if upper in fit.bots and lower in fit.bots else None)
+    return out[:len(order)]
+
+
+def leaderboard(db: sqlite3.Connection) -> pd.DataFrame:
+    """``ratings.leaderboard`` (TrueSkill, which stays the rating and the order) with the statistics
+    appended: wins, draws, losses; score_pct (two players; three and four players have theirs
+    already), score_low, score_high; elo, elo_low, elo_high; los_above (the likelihood that the bot
+    one row up is stronger, from the Elo fit, in %) and separated (False when that is under
+    ``SEPARATED_LOS``: their order is not established)."""
+    board = ratings_leaderboard(db)
+    fit = fit_elo(comparisons(db))
+    stats = bot_statistics(db, fit)
+    if "score_pct" in board.columns:
+        stats = stats.drop(columns="score_pct")
+    table = board.join(stats, on="bot")
+    above = neighbours(list(table["bot"]), fit)
+    table["los_above"] = [None if p is None else 100 * p for p in above]
+    table["los_above"] = table["los_above"].astype(float)
+    table["separated"] = [p is None or p >= SEPARATED_LOS for p in above]
+    return table
+
+
+def los_matrix(order: Sequence[str], fit: EloFit) -> pd.DataFrame:
+    """LOS of each row over each column from the Elo fit, bots x bots in ``order``; NaN on the
+    diagonal and for bots without results."""
+    cells = [[fit.los(r, c) if r != c and r in fit.bots and c in fit.bots else math.nan
+              for c in order] for r in order]
+    return pd.DataFrame(cells, index=list(order), columns=list(order), dtype=float)
+
+
+H2H_COLUMNS = ["bot", "opponent", "pairs", "penta", "score", "score_low", "score_high", "elo",
+               "elo_low", "elo_high", "los"]
+
+
+def head_to_head(db: sqlite3.Connection) -> pd.DataFrame:
+    """Per ordered pair of bots that met (bot, opponent): the duplicate pairs both of whose matches
+    were played and their pentanomial counts (``penta``, a tuple from the bot's side), the bot's
+    score with its interval, the Elo difference with its interval and LOS, all with the pair as the
+    unit (a pair with one match missing is left out). Three and four players: ``pairs`` counts deal
+    sets, ``penta`` is None, and score, interval and LOS come from the pairwise results of the
+    matches in which the two sat on different sides, the deal set as the unit. Scores are 0-1."""
+    players = store_players(db)
+    rows: list[tuple[object, ...]] = []
+    if players > 2:
+        table = _seated_comparisons(db, players)
+        both = pd.concat([table, table.rename(columns={"a": "b", "b": "a"})
+                          .assign(score=1 - table["score"])], ignore_index=True)
+        for (bot, opponent), mine in both.groupby(["a", "b"]):
+            interval, sd = clustered_mean(list(mine["score"]), list(mine["cluster"]))
+            elo = Interval(*(elo_from_score(v) for v in (interval.estimate, interval.low,
+                                                         interval.high)))
+            rows.append((bot, opponent, mine["cluster"].nunique(), None, interval.estimate,
+                         interval.low, interval.high, elo.estimate, elo.low, elo.high,
+                         los_normal(interval.estimate, sd)))
+        return pd.DataFrame(rows, columns=H2H_COLUMNS)
+    matches = _two_player_matches(db)
+    pair_scores: dict[tuple[str, str], list[float]] = {}
+    for key, pair in matches.groupby("cluster", sort=False):
+        if len(pair) != 2:
+            continue
+        first = key[0]  # the pair's score from the alphabetically first bot's side
+        score = sum(s if a == first else 1 - s for a, s in zip(pair["seat0"], pair["score0"]))
+        pair_scores.setdefault((key[0], key[1]), []).append(score)
+    for (x, y), scores in pair_scores.items():
+        penta = pentanomial(scores)
+        for bot, opponent, p in ((x, y, penta), (y, x, penta.flipped())):
+            s, e = score_interval(p), elo_interval(p)
+            rows.append((bot, opponent, p.pairs, p.counts, s.estimate, s.low, s.high,
+                         e.estimate, e.low, e.high, los(p)))
+    return pd.DataFrame(rows, columns=H2H_COLUMNS).sort_values(["bot", "opponent"]) \
+        .reset_index(drop=True)
+
+
+NOT_SEPARATED = "≈"
+LEGEND = (f"{NOT_SEPARATED}: not separated from the bot above (the Elo fit gives the bot above a "
+          f"likelihood of superiority, los_above, under {SEPARATED_LOS:.0%}). Intervals are 95%, "
+          "with each duplicate pair (three or four players: each deal set) as one unit; elo is a "
+          "batch fit of all results, mean 0; TrueSkill (mu, sigma, conservative) ranks the table.")
+
+
+def _fmt(value: float, digits: int) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    if math.isinf(value):
+        return "∞" if value > 0 else "-∞"
+    return f"{value:.{digits}f}"
+
+
+def interval_text(estimate: float, low: float, high: float, digits: int = 1) -> str:
+    """'52.1 [47.0, 57.2]', '–' for a missing figure, ∞ for an infinite bound."""
+    if estimate is None or (isinstance(estimate, float) and math.isnan(estimate)):
+        return "–"
+    return f"{_fmt(estimate, digits)} [{_fmt(low, digits)}, {_fmt(high, digits)}]"
+
+
+def display_table(table: pd.DataFrame) -> pd.DataFrame:
+    """``leaderboard`` for people (the table and markdown formats): W-D-L in one column, each
+    interval beside its estimate, and the mark of bots not separated from the one above."""
+    shown = pd.DataFrame({
+        "rank": table["rank"],
+        "": [("" if s else NOT_SEPARATED) for s in table["separated"]],
+        "bot": table["bot"],
+        "mu": table["mu"].map(lambda v: _fmt(v, 2)),
+        "sigma": table["sigma"].map(lambda v: _fmt(v, 2)),
+        "conservative": table["conservative"].map(lambda v: _fmt(v, 2)),
+        "matches": table["matches"],
+        "W-D-L": [f"{w}-{d}-{l}" for w, d, l in zip(table["wins"], table["draws"], table["losses"])],
+        "win_pct": table["win_pct"].map(lambda v: _fmt(v, 1)),
+        "score_pct [95%]": [interval_text(*v) for v in
+                            zip(table["score_pct"], table["score_low"], table["score_high"])],
+        "elo [95%]": [interval_text(*v, digits=0) for v in
+                      zip(table["elo"], table["elo_low"], table["elo_high"])],
+        "los_above": table["los_above"].map(lambda v: _fmt(v, 1)),
+        "points_per_deal": table["points_per_deal"].map(lambda v: _fmt(v, 3)),
+        "forfeits": table["forfeits"],
+    })
+    if "declined" in table.columns:
+        shown["declined"] = table["declined"]
+    return shown

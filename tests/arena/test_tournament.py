@@ -107,7 +107,7 @@ def test_a_forfeiting_bot_loses_its_matches_and_the_tournament_completes(tmp_pat
             assert (seat0, seat1)[winner] != "bad_bot"
     board = runner.invoke(app, ["leaderboard", str(db_path.parent), "-f", "csv"]).output
     row = next(l for l in board.splitlines() if ",bad_bot," in l)
-    assert row.split(",")[-1] == "4" and row.split(",")[6] == "0.0"  # 4 forfeits, 0% wins
+    assert row.split(",")[8] == "4" and row.split(",")[6] == "0.0"  # 4 forfeits, 0% wins
 
 
 @pytest.mark.parametrize("settings,message", [
@@ -148,7 +148,9 @@ def test_leaderboard_formats(tmp_path):
     db_path = run_tournament(config(tmp_path, bots=["random", "greedy"]))
     folder = str(db_path.parent)
     csv = runner.invoke(app, ["leaderboard", folder, "--format", "csv"]).output
-    assert csv.splitlines()[0] == "rank,bot,mu,sigma,conservative,matches,win_pct,points_per_deal,forfeits"
+    assert csv.splitlines()[0] == ("rank,bot,mu,sigma,conservative,matches,win_pct,points_per_deal,"
+                                   "forfeits,score_pct,wins,draws,losses,score_low,score_high,elo,"
+                                   "elo_low,elo_high,los_above,separated")  # stats.leaderboard
     rows = json.loads(runner.invoke(app, ["leaderboard", folder, "-f", "json"]).output)
     assert {r["bot"] for r in rows} == {"random", "greedy"} and rows[0]["rank"] == 1
     markdown = runner.invoke(app, ["leaderboard", folder, "-f", "markdown"]).output.splitlines()

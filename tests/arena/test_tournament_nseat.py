@@ -107,7 +107,9 @@ def test_one_or_two_workers_give_identical_results_and_ratings(played):
               for db in (one, two)]
     assert boards[0] == boards[1]
     assert boards[0].splitlines()[0] == ("rank,bot,mu,sigma,conservative,matches,win_pct,"
-                                         "score_pct,points_per_deal,forfeits,declined")
+                                         "score_pct,points_per_deal,forfeits,declined,wins,draws,"
+                                         "losses,score_low,score_high,elo,elo_low,elo_high,"
+                                         "los_above,separated")
     assert all(name in boards[0] for name in NAMES)
     assert (two.parent / "report" / "index.html").is_file() is False  # the API writes no report
     done = runner.invoke(app, ["report", str(two.parent)])
