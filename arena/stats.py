@@ -470,14 +470,14 @@ def neighbours(order: Sequence[str], fit: EloFit) -> list[float | None]:
     return out[:len(order)]
 
 
-def leaderboard(db: sqlite3.Connection) -> pd.DataFrame:
+def leaderboard(db: sqlite3.Connection, fit: EloFit | None = None) -> pd.DataFrame:
     """``ratings.leaderboard`` (TrueSkill, which stays the rating and the order) with the statistics
     appended: wins, draws, losses; score_pct (two players; three and four players have theirs
     already), score_low, score_high; elo, elo_low, elo_high; los_above (the likelihood that the bot
     one row up is stronger, from the Elo fit, in %) and separated (False when that is under
     ``SEPARATED_LOS``: their order is not established)."""
     board = ratings_leaderboard(db)
-    fit = fit_elo(comparisons(db))
+    fit = fit or fit_elo(comparisons(db))
     stats = bot_statistics(db, fit)
     if "score_pct" in board.columns:
         stats = stats.drop(columns="score_pct")

@@ -16,9 +16,11 @@ from typing import Any
 
 import pandas as pd
 
-from arena.ratings import (SeatedResults, leaderboard, partner_table, ranks_of, rating_history,
-                           read_seated, side_of, store_players)
+from arena.ratings import (SeatedResults, partner_table, ranks_of, rating_history, read_seated,
+                           side_of, store_players)
 from arena.report.public import public_command
+from arena.stats import EloFit, comparisons, fit_elo, head_to_head as h2h_statistics, \
+    leaderboard as stats_leaderboard, los_matrix
 from arena.types import DealEnding, MatchEnding
 
 # How a deal ended, seen from one of its two players, in the order the outcomes chart stacks them:
@@ -59,7 +61,7 @@ class ReportData:
     config: dict[str, Any]
     scheduled: int | None        # matches the settings schedule; None when the settings are unknown
     bots: pd.DataFrame           # name, command (public text), version; leaderboard order
-    leaderboard: pd.DataFrame    # ratings.leaderboard
+    leaderboard: pd.DataFrame    # stats.leaderboard: ratings.leaderboard with the statistics
     history: pd.DataFrame        # ratings.rating_history
     matches: pd.DataFrame        # one row per bot per match, seen from that bot (see _per_bot)
     head_to_head: pd.DataFrame   # one row per ordered pair that met (see _head_to_head)
@@ -69,6 +71,10 @@ class ReportData:
     players: int = 2             # seats per match (2, 3 or 4)
     deal_count: int = 0          # deals played in all matches
     partners: pd.DataFrame = dataclasses.field(default_factory=pd.DataFrame)  # ratings.partner_table
+    # Issue 17's statistics (arena/stats.py): per ordered pair that met, pentanomial, score, Elo
+    # and LOS with the pair (deal set) as the unit; and the Elo fit's LOS, row over column.
+    h2h_stats: pd.DataFrame = dataclasses.field(default_factory=pd.DataFrame)
+    los: pd.DataFrame = dataclasses.field(default_factory=pd.DataFrame)
 
     @property
     def order(self) -> list[str]:
@@ -96,7 +102,8 @@ def read_report_data(db: sqlite3.Connection) -> ReportData:
     players = store_players(db)
     if players > 2:
         return _read_seated_report(db, players)
-    board = leaderboard(db)
+    fit = fit_elo(comparisons(db))
+    board = stats_leaderboard(db, fit)
     order = list(board["bot"])
     tournament = pd.read_sql_query("SELECT name, config, created FROM tournament", db)
     config: dict[str, Any] = json.loads(tournament["config"].iloc[0]) if len(tournament) else {}
@@ -128,7 +135,12 @@ def read_report_data(db: sqlite3.Connection) -> ReportData:
         mistakes=_mistakes(outcomes, per_bot, seats, order),
         timing=_timing(seats, order),
         deal_count=len(deals),
+        **_statistics(db, order, fit),
     )
+
+
+def _statistics(db: sqlite3.Connection, order: list[str], fit: EloFit) -> dict[str, pd.DataFrame]:
+    return {"h2h_stats": h2h_statistics(db), "los": los_matrix(order, fit)}
 
 
 def _header(db: sqlite3.Connection, order: list[str]) -> tuple[pd.DataFrame, dict[str, Any],
@@ -145,7 +157,8 @@ def _read_seated_report(db: sqlite3.Connection, players: int) -> ReportData:
     the charts and pages are the same; what a row means is per side: a bot's points and results
     are its side's (its partnership's with four players), and "against an opponent" compares the
     places of their two sides in a match they both played (PROTOCOL.md §9, RULES.md §10)."""
-    board = leaderboard(db)
+    fit = fit_elo(comparisons(db))
+    board = stats_leaderboard(db, fit)
     order = list(board["bot"])
     tournament, config, bots = _header(db, order)
     results = read_seated(db, players)
@@ -173,6 +186,7 @@ def _read_seated_report(db: sqlite3.Connection, players: int) -> ReportData:
         players=players,
         deal_count=len(deals),
         partners=partner_table(db),
+        **_statistics(db, order, fit),
     )
 
 

@@ -18,10 +18,12 @@ import re
 from typing import Any, Mapping
 
 import jinja2
+import pandas as pd
 
 from arena import __version__
 from arena.report.data import ReportData
 from arena.report.public import publishable_record, scrub_paths
+from arena.stats import NOT_SEPARATED, SEPARATED_LOS, interval_text
 from arena.types import MatchEnding
 
 CHART_TEXT = {
@@ -63,6 +65,45 @@ def _num(value: Any, digits: int = 1) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "–"
     return f"{value:.{digits}f}"
+
+
+def _pct(p: float | None) -> str:
+    """A likelihood in % to one decimal, rounded towards 50 (a near-certainty never reads as
+    certain, '>99.9', and a figure under the SEPARATED_LOS threshold never reads as on it);
+    '–' when unknown."""
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return "–"
+    if 0.999 < p < 1:
+        return ">99.9"
+    if 0 < p < 0.001:
+        return "<0.1"
+    return f"{(math.floor if p >= 0.5 else math.ceil)(1000 * p) / 10:.1f}"
+
+
+def _statistics_row(r: Mapping[str, Any]) -> dict[str, Any]:
+    """A leaderboard row's issue-17 figures (stats.leaderboard), as the page shows them."""
+    return {"mark": "" if r["separated"] else NOT_SEPARATED,
+            "wdl": f"{int(r['wins'])}–{int(r['draws'])}–{int(r['losses'])}",
+            "score_ci": interval_text(r["score_pct"], r["score_low"], r["score_high"]),
+            "elo_ci": interval_text(r["elo"], r["elo_low"], r["elo_high"], digits=0),
+            "los_above": _pct(None if math.isnan(r["los_above"]) else r["los_above"] / 100)}
+
+
+def _los_matrix(data: ReportData, pages: dict[str, str]) -> dict[str, Any] | None:
+    """The Elo fit's likelihood of superiority of each row over each column, in leaderboard order;
+    a cell of at least SEPARATED_LOS is 'sure', of at most 1 - SEPARATED_LOS 'sure-not'."""
+    if data.los.empty or len(data.order) < 2:
+        return None
+    rows = []
+    for bot in data.order:
+        cells = []
+        for other in data.order:
+            p = data.los.at[bot, other]
+            cls = "" if math.isnan(p) else "sure" if p >= SEPARATED_LOS else \
+                "sure-not" if p <= 1 - SEPARATED_LOS else ""
+            cells.append({"text": "" if bot == other else _pct(p), "cls": cls})
+        rows.append({"bot": bot, "page": pages[bot], "cells": cells})
+    return {"columns": [{"bot": b, "page": pages[b]} for b in data.order], "rows": rows}
 
 
 def _seeded(config: dict[str, Any]) -> bool:
@@ -151,10 +192,13 @@ def _bot_page(data: ReportData, bot: str, pages: dict[str, str], records: str) -
     endings = data.outcomes.loc[bot]
     deals = int(endings.sum())
     h2h = data.head_to_head[data.head_to_head["bot"] == bot].set_index("opponent")
+    stats = data.h2h_stats[data.h2h_stats["bot"] == bot].set_index("opponent") \
+        if len(data.h2h_stats) else pd.DataFrame()
     opponents = [{
         "name": o, "page": pages[o].removeprefix("bots/"), "matches": int(h.matches),
         "record": f"{int(h.wins)}–{int(h.losses)}" + (f"–{int(h.undecided)}" if h.undecided else ""),
         "score": _num(h.score_pct), "points": f"{int(h.points_for)}–{int(h.points_against)}",
+        **_pair_statistics(stats.loc[o] if o in stats.index else None),
     } for o in data.order if o in h2h.index for h in [h2h.loc[o]]]
     timing = data.timing.loc[bot]
     return {
@@ -164,6 +208,7 @@ def _bot_page(data: ReportData, bot: str, pages: dict[str, str], records: str) -
         "conservative": _num(row["conservative"], 2), "matches": int(row["matches"]),
         "win_pct": _num(row["win_pct"]), "points_per_deal": _num(row["points_per_deal"], 3),
         "score_pct": _num(row["score_pct"]) if "score_pct" in row else None,
+        **_statistics_row(row),
         "deals": deals,
         "partners": [{"name": p.partner, "page": pages[p.partner].removeprefix("bots/"),
                       "matches": int(p.matches),
@@ -182,6 +227,20 @@ def _bot_page(data: ReportData, bot: str, pages: dict[str, str], records: str) -
         "opponents": opponents,
         "rows": [_match_row(m, records) for m in mine.itertuples()],
     }
+
+
+def _pair_statistics(row: Any) -> dict[str, Any]:
+    """A head-to-head's issue-17 figures (stats.head_to_head) as the bot page shows them: units (pairs
+    or deal sets), the pentanomial 'LL–LD–DD+WL–WD–WW', score and Elo with intervals, LOS."""
+    if row is None:
+        return {"units": 0, "penta": "–", "score_ci": "–", "elo_ci": "–", "los": "–"}
+    penta = row["penta"]
+    return {"units": int(row["pairs"]),
+            "penta": "–".join(str(c) for c in penta) if isinstance(penta, tuple) else "–",
+            "score_ci": interval_text(100 * row["score"], 100 * row["score_low"],
+                                      100 * row["score_high"]),
+            "elo_ci": interval_text(row["elo"], row["elo_low"], row["elo_high"], digits=0),
+            "los": _pct(row["los"])}
 
 
 def _partner_matrix(data: ReportData, pages: dict[str, str]) -> dict[str, Any] | None:
@@ -235,6 +294,7 @@ def render_pages(data: ReportData, charts: Mapping[str, tuple[float, float]],
         "matches": int(r.matches), "win_pct": _num(r.win_pct),
         "points_per_deal": _num(r.points_per_deal, 3), "forfeits": int(r.forfeits),
         "score_pct": _num(getattr(r, "score_pct", None)), "declined": getattr(r, "declined", 0),
+        **_statistics_row(r._asdict()),
     } for r in data.leaderboard.itertuples()]
     bots = data.bots.assign(version=data.bots["version"].replace("", "–"))
     out = {"index.html": _ENV.get_template("index.html.j2").render(
@@ -245,6 +305,9 @@ def render_pages(data: ReportData, charts: Mapping[str, tuple[float, float]],
         scheduled=data.scheduled,
         deals=data.deal_count,
         partners=_partner_matrix(data, pages),
+        los=_los_matrix(data, pages),
+        separated_los=f"{SEPARATED_LOS:.0%}", unseparated_los=f"{1 - SEPARATED_LOS:.0%}",
+        not_separated=NOT_SEPARATED,
         settings=_settings(data.config),
         leaderboard=leaderboard,
         charts=[{"name": c, "title": CHART_TEXT[c][0],
