@@ -271,8 +271,9 @@ def fit_elo(results: Iterable[Comparison], level: float = LEVEL) -> EloFit:
     """A Bradley–Terry (logistic) maximum-likelihood Elo fit of all ``results`` at once (the order
     does not matter; a draw is half a win), with ``PRIOR_DRAWS`` virtual draws per bot, anchored at
     mean 0. The covariance is the sandwich H⁻¹ M H⁻¹ on the plane of mean-0 ratings, M summing the
-    outer products of each cluster's score vector (times G / (G - 1)): intervals that hold however
-    the results of one cluster are correlated. Bots named in no result are not in the fit."""
+    outer products of each cluster's score vector (times G / (G - 1)) and the prior's information:
+    intervals that hold however the results of one cluster are correlated. Bots named in no result
+    are not in the fit."""
     rows = list(results)
     bots = tuple(sorted({r.a for r in rows} | {r.b for r in rows}))
     n = len(bots)
@@ -326,6 +327,9 @@ def fit_elo(results: Iterable[Comparison], level: float = LEVEL) -> EloFit:
     np.add.at(scores, (cluster, a), per_result)
     np.add.at(scores, (cluster, b), -per_result)
     meat = scores.T @ scores * (g / (g - 1) if g > 1 else 1.0)
+    # The prior's virtual draws count as data in the meat too (their expected information): else a
+    # few clusters that each split exactly evenly would give a zero-width interval.
+    meat[np.diag_indices(n)] += PRIOR_DRAWS * k * k * q * (1 - q)
     bread = np.linalg.inv(basis.T @ hess @ basis)
     cov = basis @ bread @ (basis.T @ meat @ basis) @ bread @ basis.T
     return EloFit(bots, r - r.mean(), cov, level)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import html.parser
 import itertools
 import os
+import re
 import socket
 import sqlite3
 import subprocess
@@ -28,6 +29,7 @@ from arena.ratings import MU, SIGMA
 from arena.report import ReportError, write_report
 from arena.report.charts import CHARTS, build_charts, label
 from arena.report.data import DEAL_ENDINGS, read_report_data
+from arena.stats import comparisons, fit_elo, interval_text, leaderboard as stats_leaderboard
 from arena.store import Store, connect_read_only
 
 runner = CliRunner()
@@ -359,6 +361,49 @@ def test_pages_are_self_contained_and_link_every_match_record(real_report, real_
     bad = parse(folder / "bots" / "bad_bot.html")
     assert bad.rows["forfeits"] == 6 and "forfeits" not in parse(folder / "bots" / "greedy.html").rows
     assert (folder / "bots" / "bad_bot.html").read_text(encoding="utf-8").count("forfeited: exit") == 12
+
+
+def test_the_pages_show_the_statistics_of_issue_17(real_report, real_tournament):
+    """Intervals, the not-separated mark and its legend, the LOS matrix, and per opponent the
+    pentanomial of the duplicate pairs, as stats.py computes them from the store."""
+    folder = real_report.parent
+    index = real_report.read_text(encoding="utf-8")
+    parsed = parse(real_report)
+    assert parsed.rows["los-matrix"] == 4 and "statistics-legend" in parsed.ids
+    db = connect_read_only(real_tournament / "results.sqlite")
+    try:
+        table = stats_leaderboard(db)
+        fit = fit_elo(comparisons(db))
+    finally:
+        db.close()
+    rows = re.findall(r"<tr>(.*?)</tr>", re.search(r'<table id="leaderboard">(.*?)</table>', index,
+                                                   re.S).group(1), re.S)[1:]
+    for row, r in zip(rows, table.itertuples()):
+        assert f">{r.bot}</a>" in row
+        assert interval_text(r.score_pct, r.score_low, r.score_high) in row
+        assert interval_text(r.elo, r.elo_low, r.elo_high, digits=0) in row
+        assert ("class=\"mark\"" in row) is (not r.separated)
+        assert f"{r.wins}–{r.draws}–{r.losses}" in row
+    # The matrix: the Elo fit's LOS of each row over each column, green ("sure") from 95%.
+    matrix = re.search(r'<table id="los-matrix">.*?<tbody>(.*?)</tbody>', index, re.S).group(1)
+    for bot, row in zip(table["bot"], re.findall(r"<tr>(.*?)</tr>", matrix, re.S)):
+        cells = re.findall(r'<td class="n( [a-z-]+)?">([^<]*)</td>', row)
+        assert len(cells) == 4
+        for other, (cls, text) in zip(table["bot"], cells):
+            if bot == other:
+                assert text == "" and not cls
+                continue
+            p = fit.los(bot, other)
+            assert (cls == " sure") is (p >= 0.95) and (cls == " sure-not") is (p <= 0.05)
+            assert text in ("&gt;99.9", "&lt;0.1") or float(text) == pytest.approx(100 * p, abs=0.1)
+    # The crashing bot lost both matches of its one pair against each opponent: pentanomial
+    # 1–0–0–0–0 (pairs scoring 0 for it), score 0, and the opponent's view mirrored.
+    bad = (folder / "bots" / "bad_bot.html").read_text(encoding="utf-8")
+    opponents = re.search(r'<table id="opponents-table">.*?<tbody>(.*?)</tbody>', bad, re.S).group(1)
+    assert opponents.count("<td class=\"n\">1–0–0–0–0</td>") == 3
+    greedy = (folder / "bots" / "greedy.html").read_text(encoding="utf-8")
+    assert "<td class=\"n\">0–0–0–0–1</td>" in greedy
+    assert parse(folder / "bots" / "greedy.html").rows["opponents-table"] == 3
 
 
 def test_names_from_strangers_are_escaped(tmp_path):

@@ -45,10 +45,11 @@ window.addEventListener("load", () => {
   const images = [...document.images].map(i => ({src: i.getAttribute("src"), complete: i.complete,
                                                  width: i.naturalWidth, height: i.naturalHeight}));
   const rows = document.querySelectorAll("#leaderboard tbody tr").length;
+  const los = document.querySelectorAll("#los-matrix tbody tr").length;
   const settings = document.getElementById("settings").getBoundingClientRect().top + window.scrollY;
   const out = document.createElement("pre");
   out.id = "browser-test";
-  out.textContent = JSON.stringify({images, rows, charts_end: Math.ceil(settings)});
+  out.textContent = JSON.stringify({images, rows, los, charts_end: Math.ceil(settings)});
   document.body.appendChild(out);
 });
 </script>
@@ -112,7 +113,7 @@ def test_report_page_in_a_real_browser(case, real_tournament, thirty_bots, seate
     assert sorted(i["src"] for i in seen["images"]) == sorted(f"{c}.png" for c in CHARTS)
     for image in seen["images"]:
         assert image["complete"] and image["width"] > 0 and image["height"] > 0, image
-    assert seen["rows"] == bots
+    assert seen["rows"] == seen["los"] == bots  # and the likelihood-of-superiority matrix (issue 17)
     # The screenshot shows the leaderboard and the four charts (the page down to the settings).
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     shot = ARTIFACTS / f"report-{case}.png"

@@ -1,0 +1,182 @@
+"""A tournament's statistics read from real SQLite stores (synthetic_store.py fills them through the
+real Store API): the leaderboard's columns equal the store's figures, duplicate pairs are the unit,
+the Elo fit ranks known strengths, three- and four-player stores give sensible figures, and the
+`arena leaderboard` command prints them."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import sqlite3
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from scipy.stats import spearmanr
+from typer.testing import CliRunner
+
+import synthetic_store
+from arena.cli import app
+from arena.stats import (LEGEND, NOT_SEPARATED, SEPARATED_LOS, clustered_mean, comparisons,
+                         fit_elo, head_to_head, leaderboard, los, los_matrix, pentanomial,
+                         score_interval)
+from arena.store import connect_read_only
+
+runner = CliRunner()
+BOTS = ["greedy", "c-counter", "random", "first-legal", "mcts"]
+
+
+@pytest.fixture(scope="module")
+def two(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("stats") / "two"
+    folder.mkdir()
+    synthetic_store.fill(folder / "results.sqlite", names=BOTS, matches_per_pairing=12, seed=5)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def seated(tmp_path_factory) -> dict[str, Path]:
+    folders = {}
+    for case, players, names in (("three", 3, BOTS[:4]), ("four", 4, BOTS),
+                                 ("four-of-two", 4, BOTS[:2])):
+        folder = tmp_path_factory.mktemp(case)
+        synthetic_store.fill_seated(folder / "results.sqlite", players, names, deal_sets=2,
+                                    flaky=names[-1])
+        folders[case] = folder
+    return folders
+
+
+def opened(folder: Path) -> sqlite3.Connection:
+    return connect_read_only(folder / "results.sqlite")
+
+
+def points_by_pair(folder: Path) -> dict[tuple[str, str, int], list[tuple[str, float]]]:
+    """Straight from SQL: each duplicate pair's matches as (seat-0 bot, its match points)."""
+    with sqlite3.connect(folder / "results.sqlite") as db:
+        rows = db.execute("SELECT seat0, seat1, winner, pair_index FROM matches "
+                          "WHERE reason != 'no_contest'").fetchall()
+    pairs: dict[tuple[str, str, int], list[tuple[str, float]]] = {}
+    for seat0, seat1, winner, index in rows:
+        score = 0.5 if winner is None else float(winner == 0)
+        pairs.setdefault((*sorted((seat0, seat1)), index), []).append((seat0, score))  # type: ignore[arg-type]
+    return pairs
+
+
+def test_leaderboard_statistics_are_the_stores(two):
+    with opened(two) as db:
+        table = leaderboard(db).set_index("bot")
+    pairs = points_by_pair(two)
+    for bot in BOTS:
+        values, clusters = [], []
+        for key, matches in pairs.items():
+            if bot in key[:2]:
+                for seat0, score in matches:
+                    values.append(score if seat0 == bot else 1 - score)
+                    clusters.append(key)
+        row = table.loc[bot]
+        assert row["wins"] + row["draws"] + row["losses"] == row["matches"] == len(values) == 48
+        assert row["wins"] == values.count(1.0) and row["draws"] == values.count(0.5)
+        interval, _ = clustered_mean(values, clusters)
+        assert row["score_pct"] == pytest.approx(100 * sum(values) / len(values))
+        assert (row["score_low"], row["score_high"]) == (pytest.approx(100 * interval.low),
+                                                         pytest.approx(100 * interval.high))
+        assert row["score_low"] < row["score_pct"] < row["score_high"]
+        assert row["elo_low"] < row["elo"] < row["elo_high"]
+    assert table["elo"].sum() == pytest.approx(0, abs=1e-6)
+    # TrueSkill still ranks the table; the mark follows the Elo fit's LOS of the row above.
+    assert list(table["rank"]) == list(range(1, 6))
+    assert table["separated"].iloc[0] and math.isnan(table["los_above"].iloc[0])
+    assert list(table["separated"].iloc[1:]) == list(table["los_above"].iloc[1:] >= 100 * SEPARATED_LOS)
+
+
+def test_head_to_head_counts_each_duplicate_pair_once(two):
+    with opened(two) as db:
+        h2h = head_to_head(db).set_index(["bot", "opponent"])
+    pairs = points_by_pair(two)
+    for (a, b, _), matches in pairs.items():
+        assert len(matches) == 2  # a finished round robin: every pair whole
+    for a in BOTS:
+        for b in BOTS:
+            if a == b:
+                continue
+            mine = [sum(s if seat0 == a else 1 - s for seat0, s in matches)
+                    for key, matches in pairs.items() if set(key[:2]) == {a, b}]
+            penta = pentanomial(mine)
+            row = h2h.loc[(a, b)]
+            assert row["penta"] == penta.counts and row["pairs"] == 6
+            assert row["score"] == pytest.approx(penta.mean())
+            assert row["score_low"] == pytest.approx(score_interval(penta).low)
+            assert row["los"] == pytest.approx(los(penta))
+            assert row["los"] + h2h.loc[(b, a), "los"] == pytest.approx(1)
+
+
+def test_an_incomplete_pair_and_a_no_contest_are_left_out_of_the_pairs(tmp_path):
+    path = tmp_path / "results.sqlite"
+    synthetic_store.fill(path, names=["a", "b"], matches_per_pairing=4)
+    with sqlite3.connect(path) as db:
+        # A run stopped halfway through a pair, and a match neither bot started.
+        (gone,) = db.execute("SELECT match_id FROM matches WHERE pair_index = 1 AND swapped = 1"
+                             ).fetchone()
+        for table in ("deals", "seats", "matches"):
+            db.execute(f"DELETE FROM {table} WHERE match_id = ?", (gone,))
+        db.execute("UPDATE matches SET reason = 'no_contest', winner = NULL "
+                   "WHERE pair_index = 0 AND swapped = 0")
+    with connect_read_only(path) as db:
+        h2h = head_to_head(db)
+        table = leaderboard(db).set_index("bot")
+        assert len(comparisons(db)) == 2  # the half of pair 1 and the played half of pair 0
+    assert list(h2h["pairs"]) == [0, 0] or h2h.empty  # no pair is whole
+    assert (table["wins"] + table["draws"] + table["losses"]).tolist() == [2, 2]
+
+
+def test_the_elo_fit_ranks_the_synthetic_bots_by_their_hidden_strength(tmp_path):
+    names = synthetic_store.NAMES[:6]
+    synthetic_store.fill(tmp_path / "results.sqlite", names=names, matches_per_pairing=20, seed=9)
+    rng = random.Random(9)  # synthetic_store.fill draws each bot's strength first, in this order
+    strength = {n: rng.gauss(0, 1) for n in names}
+    with opened(tmp_path) as db:
+        fit = fit_elo(comparisons(db))
+    rho = spearmanr([strength[b] for b in fit.bots], fit.elo).statistic
+    assert rho > 0.9
+    best, worst = max(strength, key=strength.get), min(strength, key=strength.get)
+    assert fit.los(best, worst) > 0.99
+
+
+@pytest.mark.parametrize("case", ["three", "four", "four-of-two"])
+def test_three_and_four_players_give_sensible_figures(seated, case):
+    with opened(seated[case]) as db:
+        table = leaderboard(db).set_index("bot")
+        h2h = head_to_head(db)
+        fit = fit_elo(comparisons(db))
+    assert (table["wins"] + table["draws"] + table["losses"] == table["matches"]).all()
+    even = 100 / 3 if case == "three" else 50
+    for row in table.itertuples():
+        assert 0 <= row.score_low <= row.score_pct <= row.score_high <= 100
+        assert row.elo_low < row.elo < row.elo_high and math.isfinite(row.elo)
+    assert table["score_pct"].mean() == pytest.approx(even)  # every bot plays as many matches
+    assert h2h["penta"].isna().all() and (h2h["pairs"] >= 2).all()
+    assert (h2h["los"].between(0, 1)).all()
+    matrix = los_matrix(list(table.index), fit)
+    assert matrix.shape == (len(table), len(table)) and matrix.isna().sum().sum() == len(table)
+    assert (matrix + matrix.T).stack().dropna().round(9).eq(1).all()
+
+
+def test_the_leaderboard_command_prints_the_statistics_and_the_legend(two):
+    shown = runner.invoke(app, ["leaderboard", str(two)])
+    assert shown.exit_code == 0, shown.output
+    lines = shown.output.splitlines()
+    assert "W-D-L" in lines[0] and "score_pct [95%]" in lines[0] and "elo [95%]" in lines[0]
+    assert LEGEND.split(":")[0] == NOT_SEPARATED and LEGEND in " ".join(shown.output.split())
+    with opened(two) as db:
+        table = leaderboard(db)
+    for line, row in zip(lines[1:6], table.itertuples()):
+        assert line.split()[1 if row.separated else 2] == row.bot
+        assert (NOT_SEPARATED in line.split()[:2]) is (not row.separated)
+        assert f"[{row.score_low:.1f}, {row.score_high:.1f}]" in line
+    rows = json.loads(runner.invoke(app, ["leaderboard", str(two), "-f", "json"]).output)
+    assert rows[0]["los_above"] is None and rows[0]["separated"] is True
+    assert {"wins", "draws", "losses", "score_low", "score_high", "elo", "elo_low", "elo_high"} \
+        <= set(rows[1])
+    csv = runner.invoke(app, ["leaderboard", str(two), "-f", "csv"]).output
+    assert pd.read_csv(pd.io.common.StringIO(csv))["elo"].sum() == pytest.approx(0, abs=0.5)
