@@ -566,6 +566,19 @@ def interval_text(estimate: float, low: float, high: float, digits: int = 1) -> 
     return f"{_fmt(estimate, digits)} [{_fmt(low, digits)}, {_fmt(high, digits)}]"
 
 
+def likelihood_text(p: float | None) -> str:
+    """A likelihood in % to one decimal, rounded towards 50 (a near-certainty never reads as
+    certain, '>99.9', and a figure under the SEPARATED_LOS threshold never reads as on it);
+    '–' when unknown."""
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return "–"
+    if 0.999 < p < 1:
+        return ">99.9"
+    if 0 < p < 0.001:
+        return "<0.1"
+    return f"{(math.floor if p >= 0.5 else math.ceil)(1000 * p) / 10:.1f}"
+
+
 def display_table(table: pd.DataFrame) -> pd.DataFrame:
     """``leaderboard`` for people (the table and markdown formats): W-D-L in one column, each
     interval beside its estimate, and the mark of bots not separated from the one above."""
@@ -583,7 +596,7 @@ def display_table(table: pd.DataFrame) -> pd.DataFrame:
                             zip(table["score_pct"], table["score_low"], table["score_high"])],
         "elo [95%]": [interval_text(*v, digits=0) for v in
                       zip(table["elo"], table["elo_low"], table["elo_high"])],
-        "los_above": table["los_above"].map(lambda v: _fmt(v, 1)),
+        "los_above": table["los_above"].map(lambda v: likelihood_text(v / 100)),
         "points_per_deal": table["points_per_deal"].map(lambda v: _fmt(v, 3)),
         "forfeits": table["forfeits"],
     })

@@ -23,7 +23,7 @@ import pandas as pd
 from arena import __version__
 from arena.report.data import ReportData
 from arena.report.public import publishable_record, scrub_paths
-from arena.stats import NOT_SEPARATED, SEPARATED_LOS, interval_text
+from arena.stats import NOT_SEPARATED, SEPARATED_LOS, interval_text, likelihood_text
 from arena.types import MatchEnding
 
 CHART_TEXT = {
@@ -67,26 +67,13 @@ def _num(value: Any, digits: int = 1) -> str:
     return f"{value:.{digits}f}"
 
 
-def _pct(p: float | None) -> str:
-    """A likelihood in % to one decimal, rounded towards 50 (a near-certainty never reads as
-    certain, '>99.9', and a figure under the SEPARATED_LOS threshold never reads as on it);
-    '–' when unknown."""
-    if p is None or (isinstance(p, float) and math.isnan(p)):
-        return "–"
-    if 0.999 < p < 1:
-        return ">99.9"
-    if 0 < p < 0.001:
-        return "<0.1"
-    return f"{(math.floor if p >= 0.5 else math.ceil)(1000 * p) / 10:.1f}"
-
-
 def _statistics_row(r: Mapping[str, Any]) -> dict[str, Any]:
     """A leaderboard row's issue-17 figures (stats.leaderboard), as the page shows them."""
     return {"mark": "" if r["separated"] else NOT_SEPARATED,
             "wdl": f"{int(r['wins'])}–{int(r['draws'])}–{int(r['losses'])}",
             "score_ci": interval_text(r["score_pct"], r["score_low"], r["score_high"]),
             "elo_ci": interval_text(r["elo"], r["elo_low"], r["elo_high"], digits=0),
-            "los_above": _pct(None if math.isnan(r["los_above"]) else r["los_above"] / 100)}
+            "los_above": likelihood_text(None if math.isnan(r["los_above"]) else r["los_above"] / 100)}
 
 
 def _los_matrix(data: ReportData, pages: dict[str, str]) -> dict[str, Any] | None:
@@ -101,7 +88,7 @@ def _los_matrix(data: ReportData, pages: dict[str, str]) -> dict[str, Any] | Non
             p = data.los.at[bot, other]
             cls = "" if math.isnan(p) else "sure" if p >= SEPARATED_LOS else \
                 "sure-not" if p <= 1 - SEPARATED_LOS else ""
-            cells.append({"text": "" if bot == other else _pct(p), "cls": cls})
+            cells.append({"text": "" if bot == other else likelihood_text(p), "cls": cls})
         rows.append({"bot": bot, "page": pages[bot], "cells": cells})
     return {"columns": [{"bot": b, "page": pages[b]} for b in data.order], "rows": rows}
 
@@ -240,7 +227,7 @@ def _pair_statistics(row: Any) -> dict[str, Any]:
             "score_ci": interval_text(100 * row["score"], 100 * row["score_low"],
                                       100 * row["score_high"]),
             "elo_ci": interval_text(row["elo"], row["elo_low"], row["elo_high"], digits=0),
-            "los": _pct(row["los"])}
+            "los": likelihood_text(row["los"])}
 
 
 def _partner_matrix(data: ReportData, pages: dict[str, str]) -> dict[str, Any] | None:
