@@ -621,7 +621,7 @@ def report(
                                "look in a browser (Ctrl-C stops)."),
     port: int = typer.Option(8066, min=0, max=65535, help="Port for --serve (0: any free port)."),
 ) -> None:
-    """Write a tournament's report in DIR/report/: four charts (PNG, SVG) and a static web page."""
+    """Write a tournament's report in DIR/report/: five charts (PNG, SVG) and a static web page."""
     if not serve:
         _write_report(folder)
         return

@@ -32,7 +32,7 @@ class ReportError(ValueError):
 
 
 def write_report(folder: Path) -> Path:
-    """Write ``folder/report/`` (four charts as PNG and SVG, index.html and a page per bot in
+    """Write ``folder/report/`` (five charts as PNG and SVG, index.html and a page per bot in
     bots/) from the tournament's store; returns the path of index.html. The store is only read,
     so a running tournament may be reported on: the page then says how many matches are left."""
     out = folder / REPORT_DIR

@@ -1,4 +1,4 @@
-"""The report's four charts, drawn with matplotlib on its Agg canvas (no display, no pyplot state).
+"""The report's five charts, drawn with matplotlib on its Agg canvas (no display, no pyplot state).
 
 Each chart function takes the ``ReportData`` frames and returns a ``Figure``; nothing here reads the
 store or computes a figure of its own, so what is drawn is what ``data.py`` read. Figures grow with
@@ -27,7 +27,7 @@ from arena.report.data import (ALWAYS_SHOWN, DRAWN, LOST, LOST_FAILED_CLOSE, LOS
                                LOST_PARTNER_WRONG_CLAIM, LOST_WRONG_CLAIM, WON_BY_CLAIM,
                                WON_ON_MISTAKE, WON_PLAYED_OUT, ReportData)
 
-CHARTS = ("leaderboard", "ratings", "head_to_head", "outcomes")
+CHARTS = ("leaderboard", "elo", "ratings", "head_to_head", "outcomes")
 PNG_DPI = 144
 NAME_WIDTH = 28        # characters of a bot's name on an axis; the page's tables show it whole
 ROW_INCHES = 0.34      # height of one bot's row in the ranked charts
@@ -41,6 +41,7 @@ STYLE: dict[Any, Any] = {  # (matplotlib types rc keys as literals)
     "svg.hashsalt": "sixtysix-arena",  # stable ids: the same results give the same SVG bytes
 }
 ACCENT = "#1f5fa8"
+NOT_SEPARATED_COLOUR = "#b3261e"  # the page's ≈ mark
 MUTED = "#9a9a9a"
 ENDING_COLOURS = {
     WON_BY_CLAIM[0]: "#0b6b2e",  # for 3
@@ -106,6 +107,47 @@ def leaderboard_chart(data: ReportData) -> Figure:
     ax.set_xlabel(f"TrueSkill rating (every bot starts at mu {MU:g}, dotted line); "
                   "the number is the conservative rating")
     ax.set_title(f"Leaderboard: {data.name}", loc="left")
+    ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), ncols=2, fontsize=8.5, frameon=False)
+    return fig
+
+
+def elo_chart(data: ReportData) -> Figure:
+    """Each bot's Elo from the batch fit with its 95% interval (stats.py), in leaderboard order; a
+    bot whose order against the one above is not established (LOS under 95%) is drawn in red, so
+    overlapping bars and the mark say the same thing. A bot without results has no bar."""
+    board = data.leaderboard
+    n = len(board)
+    fig = _figure(9.5, max(2.8, 1.5 + ROW_INCHES * n))
+    ax = fig.add_subplot()
+    y = np.arange(n)
+    elo = board["elo"].to_numpy(dtype=float)
+    low, high = board["elo_low"].to_numpy(dtype=float), board["elo_high"].to_numpy(dtype=float)
+    apart = board["separated"].to_numpy(dtype=bool)
+    ax.axvline(0, color=MUTED, linestyle=":", linewidth=1)
+    for keep, colour, bar, text in ((apart, ACCENT, "#8fb3dc", "Elo, 95% interval"),
+                                    (~apart, NOT_SEPARATED_COLOUR, "#e8a9a3",
+                                     "not separated from the bot above (LOS < 95%)")):
+        shown = keep & ~np.isnan(elo)
+        if shown.any():
+            ax.errorbar(elo[shown], y[shown],
+                        xerr=[elo[shown] - low[shown], high[shown] - elo[shown]], fmt="o",
+                        color=colour, ecolor=bar, elinewidth=5, capsize=0, markersize=6,
+                        gid="elo" if colour == ACCENT else "elo-not-separated", label=text)
+    finite = np.concatenate([low[~np.isnan(low)], high[~np.isnan(high)], [-100.0, 100.0]])
+    left, right = float(finite.min()), float(finite.max())
+    pad = 0.02 * (right - left)
+    for yi, e, top in zip(y, elo, high):
+        if not math.isnan(e):
+            ax.text(top + pad, float(yi), f"{e:+.0f}", va="center", fontsize=9, color="#0d2c54")
+    ax.set_xlim(left - 2 * pad, right + 8 * pad)
+    ax.set_yticks(y, ranked_labels(data))
+    ax.set_ylim(n - 0.5, -0.5)  # best at the top
+    ax.tick_params(axis="y", length=0)
+    ax.grid(axis="x", color="#e6e6e6")
+    ax.set_axisbelow(True)
+    ax.set_xlabel("Elo from a fit of all results (mean 0, dotted line), 95% interval with each "
+                  "duplicate pair (deal set) one unit")
+    ax.set_title(f"Elo: {data.name}", loc="left")
     ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), ncols=2, fontsize=8.5, frameon=False)
     return fig
 
@@ -281,7 +323,7 @@ def outcomes_chart(data: ReportData) -> Figure:
     return fig
 
 
-_DRAW = {"leaderboard": leaderboard_chart, "ratings": ratings_chart,
+_DRAW = {"leaderboard": leaderboard_chart, "elo": elo_chart, "ratings": ratings_chart,
          "head_to_head": head_to_head_chart, "outcomes": outcomes_chart}
 
 

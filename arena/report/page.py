@@ -30,6 +30,10 @@ CHART_TEXT = {
     "leaderboard": ("Leaderboard",
                     "Bots ranked by conservative rating (mu − 3 sigma): the dot is TrueSkill mu, "
                     "the bar mu ± 3 sigma, and the number the conservative rating."),
+    "elo": ("Elo with 95% intervals",
+            "Each bot's Elo from a batch fit of all results (mean 0) with its 95% interval, duplicate "
+            "pairs (three or four players: deal sets) as units; in red a bot not separated from the "
+            "one above (the fit's likelihood that the one above is stronger is under 95%)."),
     "ratings": ("Ratings over the tournament",
                 "Each bot's mu after each of its matches, in schedule order, with a band of "
                 "± 1 sigma; the other bots in grey."),

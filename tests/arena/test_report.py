@@ -141,6 +141,29 @@ def test_leaderboard_chart_plots_mu_sigma_and_the_conservative_rating(real_chart
     assert labels == [f"{r}. {b}" for r, b in zip(board["rank"], board["bot"])]
 
 
+def test_elo_chart_plots_each_bots_interval_and_marks_the_unseparated(real_charts):
+    data, charts = real_charts
+    fig = charts["elo"]
+    board = data.leaderboard
+    plotted = {}
+    for gid, separated in (("elo", True), ("elo-not-separated", False)):
+        rows = board[board["separated"] == separated]
+        lines = [a for a in with_gid(fig, gid) if isinstance(a, Line2D)]
+        bars = [a for a in with_gid(fig, gid) if isinstance(a, LineCollection)]
+        if rows.empty:
+            assert not lines
+            continue
+        (line,), (bar,) = lines, bars
+        assert list(line.get_xdata()) == pytest.approx(list(rows["elo"]))
+        assert list(line.get_ydata()) == list(rows.index)  # the bot's row, in leaderboard order
+        for segment, low, high in zip(bar.get_segments(), rows["elo_low"], rows["elo_high"]):
+            assert segment[:, 0] == pytest.approx([low, high])
+        plotted.update(dict(zip(rows["bot"], line.get_xdata())))
+    assert set(plotted) == set(board["bot"])
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert labels == [f"{r}. {b}" for r, b in zip(board["rank"], board["bot"])]
+
+
 def test_ratings_chart_plots_each_bots_history(real_charts):
     data, charts = real_charts
     fig = charts["ratings"]

@@ -114,7 +114,7 @@ def test_report_page_in_a_real_browser(case, real_tournament, thirty_bots, seate
     for image in seen["images"]:
         assert image["complete"] and image["width"] > 0 and image["height"] > 0, image
     assert seen["rows"] == seen["los"] == bots  # and the likelihood-of-superiority matrix (issue 17)
-    # The screenshot shows the leaderboard and the four charts (the page down to the settings).
+    # The screenshot shows the leaderboard and the five charts (the page down to the settings).
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     shot = ARTIFACTS / f"report-{case}.png"
     shot.unlink(missing_ok=True)
