@@ -148,7 +148,9 @@ def elo_chart(data: ReportData) -> Figure:
     ax.set_xlabel("Elo from a fit of all results (mean 0, dotted line), 95% interval with each "
                   "duplicate pair (deal set) one unit")
     ax.set_title(f"Elo: {data.name}", loc="left")
-    ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), ncols=2, fontsize=8.5, frameon=False)
+    if ax.get_legend_handles_labels()[0]:  # nothing played yet: no bars, no legend
+        ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), ncols=2, fontsize=8.5,
+                  frameon=False)
     return fig
 
 
