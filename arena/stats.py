@@ -566,8 +566,9 @@ def _fmt(value: float, digits: int) -> str:
 
 
 def interval_text(estimate: float, low: float, high: float, digits: int = 1) -> str:
-    """'52.1 [47.0, 57.2]', '–' for a missing figure, ∞ for an infinite bound."""
-    if estimate is None or (isinstance(estimate, float) and math.isnan(estimate)):
+    """'52.1 [47.0, 57.2]'; '–' for a missing figure or one without an interval (a bot that
+    played nothing); ∞ for an infinite bound."""
+    if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in (estimate, low, high)):
         return "–"
     return f"{_fmt(estimate, digits)} [{_fmt(low, digits)}, {_fmt(high, digits)}]"
 

@@ -18,10 +18,13 @@ from typer.testing import CliRunner
 
 import synthetic_store
 from arena.cli import app
+from arena.report import write_report
+from arena.schedule import three_player_sets
 from arena.stats import (LEGEND, NOT_SEPARATED, SEPARATED_LOS, clustered_mean, comparisons,
-                         fit_elo, head_to_head, leaderboard, los, los_matrix, pentanomial,
-                         score_interval)
-from arena.store import connect_read_only
+                         display_table, fit_elo, head_to_head, interval_text, leaderboard,
+                         likelihood_text, los, los_matrix, pentanomial, score_interval)
+from arena.store import Store, connect_read_only
+from arena.types import MatchEnding, MatchResult, SeatStats
 
 runner = CliRunner()
 BOTS = ["greedy", "c-counter", "random", "first-legal", "mcts"]
@@ -180,3 +183,38 @@ def test_the_leaderboard_command_prints_the_statistics_and_the_legend(two):
         <= set(rows[1])
     csv = runner.invoke(app, ["leaderboard", str(two), "-f", "csv"]).output
     assert pd.read_csv(pd.io.common.StringIO(csv))["elo"].sum() == pytest.approx(0, abs=0.5)
+
+
+def test_a_store_where_nothing_was_played_shows_dashes_not_numbers(tmp_path):
+    """Every match declined (PROTOCOL.md §9): no bot has a result, so no interval, Elo or LOS."""
+    path = tmp_path / "results.sqlite"
+    store = Store.open(path)
+    store.begin_tournament("t", {"name": "t", "bots": ["a", "b", "c"], "profile": "three_player",
+                                 "rules": {}, "deal_sets": 1})
+    store.register_bots([(n, [n], "") for n in "abc"])
+    for entry in three_player_sets("t", ["a", "b", "c"], 1):
+        store.record_match(entry, MatchResult(
+            entry.match_id, None, MatchEnding.DECLINED, (0, 0, 0), (),
+            tuple(SeatStats(n) for n in entry.seats), declined=(entry.seats.index("c"),),
+            detail="c does not support three_player"))
+    store.close()
+    with opened(tmp_path) as db:
+        table = leaderboard(db)
+        assert head_to_head(db).empty and comparisons(db) == []
+    assert table[["score_low", "score_high", "elo", "elo_low", "elo_high", "los_above"]] \
+        .isna().all().all()
+    assert (table[["wins", "draws", "losses"]] == 0).all().all() and table["separated"].all()
+    shown = display_table(table)
+    assert set(shown["score_pct [95%]"]) == set(shown["elo [95%]"]) == set(shown["los_above"]) \
+        == {"–"}
+    page = write_report(tmp_path).read_text(encoding="utf-8")
+    assert "los-matrix" in page and "nan" not in page.lower()
+
+
+def test_interval_and_likelihood_texts():
+    assert interval_text(52.14, 47.0, 57.25) == "52.1 [47.0, 57.2]"
+    assert interval_text(300, 100, math.inf, digits=0) == "300 [100, ∞]"
+    assert interval_text(0.0, math.nan, math.nan) == interval_text(math.nan, 0, 1) == "–"
+    # Rounded towards 50%: a near-certainty never prints as certain, nor 94.96% as 95.0.
+    assert [likelihood_text(p) for p in (0.9496, 0.95, 0.9995, 1.0, 0.0004, 0.0504, None)] == \
+        ["94.9", "95.0", ">99.9", "100.0", "<0.1", "5.1", "–"]
