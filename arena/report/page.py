@@ -93,8 +93,12 @@ def _los_matrix(data: ReportData, pages: dict[str, str]) -> dict[str, Any] | Non
             cls = "" if math.isnan(p) else "sure" if p >= SEPARATED_LOS else \
                 "sure-not" if p <= 1 - SEPARATED_LOS else ""
             cells.append({"text": "" if bot == other else likelihood_text(p), "cls": cls})
-        rows.append({"bot": bot, "page": pages[bot], "cells": cells})
-    return {"columns": [{"bot": b, "page": pages[b]} for b in data.order], "rows": rows}
+        rows.append({"bot": bot, "rank": data.order.index(bot) + 1, "page": pages[bot],
+                     "cells": cells})
+    # Columns are headed by rank (the name in a tooltip): thirty long names across would make
+    # the table far wider than any screen.
+    return {"columns": [{"bot": b, "rank": i + 1, "page": pages[b]}
+                        for i, b in enumerate(data.order)], "rows": rows}
 
 
 def _seeded(config: dict[str, Any]) -> bool:
