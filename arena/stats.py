@@ -356,8 +356,8 @@ def _pair_key(a: str, b: str, pair_index: int) -> tuple[str, str, int]:
 
 
 def _two_player_matches(db: sqlite3.Connection) -> pd.DataFrame:
-    """One row per played two-player match: seat0, seat1, score0 (seat 0's match points),
-    forfeit0/forfeit1, cluster (its duplicate pair)."""
+    """One row per played two-player match (no contest and declined left out): seat0, seat1,
+    score0 (seat 0's match points: ``match_points``) and cluster (its duplicate pair)."""
     matches = pd.read_sql_query(
         "SELECT match_id, seat0, seat1, winner, reason, offender, pair_index FROM matches "
         "ORDER BY sched_order", db)
