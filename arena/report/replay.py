@@ -34,6 +34,7 @@ import html
 import json
 import os
 import re
+import shutil
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -302,10 +303,13 @@ def _seat_views(record: Record, deal_frames: list[int]) -> list[list[list[dict[s
             if item.get("seat") != seat or item.get("dir") != "out":
                 continue
             line = str(item.get("line", "")).rstrip("\n")
-            try:
-                msg = decode_from_referee(line)
-            except ProtocolError:
-                msg = None
+            msg = None
+            # Requests (most of the lines) tell the view nothing it keeps between frames.
+            if not line.split(" ", 1)[0].endswith("?"):
+                try:
+                    msg = decode_from_referee(line)
+                except ProtocolError:
+                    pass
             if isinstance(msg, DealStart):
                 deal_index, frame, snapped = msg.deal_no - 1, 0, False
             if not 0 <= deal_index < len(deals):
@@ -419,10 +423,10 @@ def _json_for_script(data: Any) -> str:
         .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-_PLACEHOLDER = re.compile(r"\{\{(title|version|back|css|js|data)\}\}")
+_PLACEHOLDER = re.compile(r"\{\{(title|version|back|css|js|data|source)\}\}")
 
 
-def render_page(data: dict[str, Any], back: str | None = None) -> str:
+def render_page(data: dict[str, Any], back: str | None = None, source: str = "") -> str:
     """The page for ``page_data``'s data; ``back`` is a link to show above it (the report's bot
     page or index), relative to the page."""
     names = " vs ".join(data["sides"]) if data["sides"] else "match"
@@ -434,21 +438,23 @@ def render_page(data: dict[str, Any], back: str | None = None) -> str:
         "css": _asset("replay.css"),
         "js": _asset("replay.js"),
         "data": _json_for_script(data),
+        "source": _SOURCE_META.format(html.escape(source)) if source else "",
     }
     # One pass: what is put in is never searched again for placeholders (a bot named
     # "{{data}}" stays a name).
     return _PLACEHOLDER.sub(lambda m: values[m.group(1)], _asset("replay.html"))
 
 
-def replay_page(record: Record, back: str | None = None) -> str:
-    """The replay page of ``record``; ``RecordError`` if it does not replay."""
+def replay_page(record: Record, back: str | None = None, source: str = "") -> str:
+    """The replay page of ``record``; ``RecordError`` if it does not replay. ``source`` is a key
+    the page carries in its head to say what it was made from (``write_replays``)."""
     try:
         data = page_data(record)
     except (KeyError, TypeError, ValueError, IndexError) as err:
         if isinstance(err, RecordError):
             raise
         raise RecordError(f"record does not replay: {type(err).__name__}: {err}") from err
-    return render_page(data, back)
+    return render_page(data, back, source)
 
 
 def write_replay_page(record: Record, out: Path, back: str | None = None) -> None:
@@ -460,3 +466,71 @@ def write_replay_page(record: Record, out: Path, back: str | None = None) -> Non
     partial = out.with_name(f".{out.name}.partial")
     partial.write_text(text, encoding="utf-8")
     os.replace(partial, out)
+
+
+# -- the report's replay pages ------------------------------------------------------------------
+
+REPLAYS_DIR = "replays"
+_SOURCE_META = '<meta name="sixtysix-replay" content="{}">'
+
+
+def replay_name(record: str) -> str:
+    """Where a stored record's page goes, relative to the report folder: ``records/ID.jsonl`` (as
+    tournaments store them) becomes ``replays/ID.html``. ``record`` is a path ``publishable_record``
+    accepted (relative, no ``..``)."""
+    inner = record.removeprefix("records/")
+    return f"{REPLAYS_DIR}/{inner.removesuffix('.jsonl')}.html"
+
+
+def _source_key(text: bytes) -> str:
+    """What a page was made from: the record's bytes and the page's own code. A page holding the
+    same key needs no rewrite."""
+    return hashlib.sha256(renderer_version().encode() + b"\0" + text).hexdigest()[:32]
+
+
+def _holds(page: Path, key: str) -> bool:
+    try:
+        with open(page, "rb") as fh:
+            head = fh.read(1024)
+    except OSError:
+        return False
+    return _SOURCE_META.format(key).encode() in head
+
+
+def write_replays(sources: Sequence[tuple[str, Path]], out: Path,
+                  previous: Path | None = None) -> dict[str, str]:
+    """Write the replay page of each ``(stored record path, file to read it from)`` under
+    ``out/replays/``; returns {stored record path: page path relative to ``out``} for the pages
+    that exist afterwards. Incremental: a page already in ``out`` (or in ``previous``, an earlier
+    publish, copied over) that was made from the same record bytes by the same page code is kept
+    as it is, so a report rewritten while a tournament or a league runs renders only new matches.
+    A record that is missing, a symbolic link, or does not replay gets no page (and no link)."""
+    pages: dict[str, str] = {}
+    for stored, source in sources:
+        if source.is_symlink():  # the arena writes records as files; a link may lead anywhere
+            continue
+        try:
+            raw = source.read_bytes()
+        except OSError:
+            continue
+        name = replay_name(stored)
+        target = out / name
+        key = _source_key(raw)
+        if not _holds(target, key):
+            old = previous / name if previous is not None else None
+            if old is not None and _holds(old, key):
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(old, target)
+            else:
+                try:
+                    record = read_record(source)
+                    text = replay_page(record, back="../" * name.count("/") + "index.html",
+                                       source=key)
+                except RecordError:
+                    continue
+                target.parent.mkdir(parents=True, exist_ok=True)
+                partial = target.with_name(f".{target.name}.partial")
+                partial.write_text(text, encoding="utf-8")
+                os.replace(partial, target)
+        pages[stored] = name
+    return pages
