@@ -482,7 +482,7 @@ def replay_name(record: str) -> str:
     return f"{REPLAYS_DIR}/{inner.removesuffix('.jsonl')}.html"
 
 
-def _source_key(text: bytes) -> str:
+def source_key(text: bytes) -> str:
     """What a page was made from: the record's bytes and the page's own code. A page holding the
     same key needs no rewrite."""
     return hashlib.sha256(renderer_version().encode() + b"\0" + text).hexdigest()[:32]
@@ -515,7 +515,7 @@ def write_replays(sources: Sequence[tuple[str, Path]], out: Path,
             continue
         name = replay_name(stored)
         target = out / name
-        key = _source_key(raw)
+        key = source_key(raw)
         if not _holds(target, key):
             old = previous / name if previous is not None else None
             if old is not None and _holds(old, key):
