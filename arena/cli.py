@@ -675,7 +675,7 @@ def publish(
     except ReportError as err:
         raise _fail(str(err)) from None
     console.print(f"published: {safe(page.parent, limit=None)} (index.html, charts, bots/, "
-                  "records/): copy the folder to any static host", soft_wrap=True)
+                  "records/, replays/): copy the folder to any static host", soft_wrap=True)
 
 
 if __name__ == "__main__":  # pragma: no cover
