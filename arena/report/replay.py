@@ -347,7 +347,7 @@ def page_data(record: Record) -> dict[str, Any]:
     state = MatchState.new(rules, record.header.get("seed", 0), record.header["first_dealer"],
                            orders=orders or [rules.pack.cards])
     deals: list[dict[str, Any]] = []
-    played = bool(record.deal_starts)
+    played = bool(record.deal_starts or record.actions)
     builder = _DealBuilder(state.deal, 1, state.order, names) if played else None
     outcome = _outcome_text(record, final, names)
     for item in record.actions:
