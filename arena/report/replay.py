@@ -46,7 +46,7 @@ from arena.game.cards import cards_of_mask
 from arena.game.dealing import deal_layout
 from arena.game.state import DealState
 from arena.narrate import side_names
-from arena.records import Record, RecordError, read_record, replay_record
+from arena.records import Record, RecordError, check_settlements, read_record
 from arena.types import DealEnding, MatchEnding
 from protocol.codec import ProtocolError, decode_from_referee
 from protocol.messages import DealStart, Played, Trick
@@ -340,20 +340,27 @@ def _seat_views(record: Record, deal_frames: list[int]) -> list[list[list[dict[s
 def page_data(record: Record) -> dict[str, Any]:
     """Everything the replay page shows, as JSON-ready data; ``RecordError`` if the record does not
     replay."""
-    final = replay_record(record)  # checks every deal settles as recorded
     rules = record.rules
     names = [str(n) for n in record.names]
+    if len(names) != rules.players:
+        raise RecordError(f"{len(names)} bots for a profile of {rules.players} players")
     orders = [tuple(Card.parse(c) for c in d["order"]) for d in record.deal_starts]
+    # As records.replay_record: the deal after the last recorded one is never played.
     state = MatchState.new(rules, record.header.get("seed", 0), record.header["first_dealer"],
-                           orders=orders or [rules.pack.cards])
+                           orders=[*orders, rules.pack.cards])
     deals: list[dict[str, Any]] = []
     played = bool(record.deal_starts or record.actions)
     builder = _DealBuilder(state.deal, 1, state.order, names) if played else None
-    outcome = _outcome_text(record, final, names)
+    # The record's actions replayed as records.replay_record does (and checked as it checks
+    # them), each step shown to the frames being built.
+    outcome = ""
     for item in record.actions:
-        assert builder is not None
+        if state.is_over or builder is None:
+            raise RecordError("record has actions after the end of the match")
         seat = int(item["seat"])
         deal = state.deal
+        if item["type"] != "forfeit_deal" and state.to_act != seat:
+            raise RecordError(f"action {item['action']} by seat {seat} out of turn")
         if item["type"] == "forfeit_deal":
             builder.before(deal, seat, None)
             after = state.forfeit(seat, item.get("detail", ""), illegal_action=True)
@@ -366,12 +373,20 @@ def page_data(record: Record) -> dict[str, Any]:
             assert result.final is not None
             builder.after(result.final)
             last = after.is_over and after.outcome is not None
+            if last and not record.faults:
+                outcome = _outcome_text(record, after, names)
             deals.append(builder.finish(result.final, result, [],
                                         outcome if last and not record.faults else None))
             builder = None if after.is_over else _DealBuilder(after.deal, after.deal_no, after.order, names)
         else:
             builder.after(after.deal)
         state = after
+    check_settlements(record, state)  # every deal settled as the record says
+    if not outcome:
+        outcome = _outcome_text(record, state, names)
+    started = {d.get("deal") for d in record.deal_starts}
+    if builder is not None and builder.deal_no not in started and len(started) == len(deals):
+        builder = None  # the engine's next deal, never dealt: the match ended between deals
     if builder is not None:
         # The match ended inside this deal (a fault, the deal limit) or the record stops here.
         deals.append(builder.finish(state.deal, None, record.faults, outcome))
