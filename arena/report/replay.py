@@ -291,6 +291,7 @@ def _seat_views(record: Record, deal_frames: list[int]) -> list[list[list[dict[s
                                              for count in deal_frames]
         deal_index, frame = 0, 0
         snapped = False
+        slot: dict[str, Any] | None = None
 
         def snap() -> dict[str, Any]:
             sizes = list(view.hand_sizes)
@@ -311,6 +312,8 @@ def _seat_views(record: Record, deal_frames: list[int]) -> list[list[list[dict[s
                 except ProtocolError:
                     pass
             if isinstance(msg, DealStart):
+                if slot is not None and not snapped:
+                    slot.update(snap())  # the previous deal's end: what the seat then held
                 deal_index, frame, snapped = msg.deal_no - 1, 0, False
             if not 0 <= deal_index < len(deals):
                 continue  # lines of a deal the record does not play (none, in a sound record)
@@ -329,8 +332,9 @@ def _seat_views(record: Record, deal_frames: list[int]) -> list[list[list[dict[s
                 if not snapped:
                     slot.update(snap())
                 frame, snapped = frame + 1, False
-        # A frame whose lines held no card: what the seat knew at its end.
-        for frames in deals:
+        if slot is not None and not snapped:
+            slot.update(snap())
+        for frames in deals:  # (a frame no line reached: none, in a sound record)
             for slot in frames:
                 slot.setdefault("hand", None)
         out.append(deals)
