@@ -30,15 +30,16 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import html
 import json
 import os
-import re
 import shutil
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any, Sequence
+
+import jinja2
+from markupsafe import Markup
 
 from arena import __version__
 from arena.game import CLAIM, Action, Card, EventKind, MatchState, Suit
@@ -425,12 +426,14 @@ def _asset(name: str) -> str:
     return (resources.files("arena.report") / "static" / name).read_text(encoding="utf-8")
 
 
+@functools.cache
 def renderer_version() -> str:
     """Changes whenever what the page looks like may change: the arena's version and the page's
     own script, style and template (a report keeps a replay page only while this is the same)."""
     digest = hashlib.sha256(__version__.encode())
-    for name in ("replay.js", "replay.css", "replay.html"):
+    for name in ("replay.js", "replay.css"):
         digest.update(_asset(name).encode())
+    digest.update((resources.files("arena.report") / "templates" / "replay.html.j2").read_bytes())
     return digest.hexdigest()[:16]
 
 
@@ -442,26 +445,21 @@ def _json_for_script(data: Any) -> str:
         .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-_PLACEHOLDER = re.compile(r"\{\{(title|version|back|css|js|data|source)\}\}")
+# Jinja2 escapes the title and the link; the style, the script and the JSON block go in as they
+# are (``Markup``): the first two are the arena's own files, the third is made safe for a script
+# element by ``_json_for_script``.
+_ENV = jinja2.Environment(loader=jinja2.PackageLoader("arena.report", "templates"),
+                          autoescape=True, undefined=jinja2.StrictUndefined)
 
 
 def render_page(data: dict[str, Any], back: str | None = None, source: str = "") -> str:
-    """The page for ``page_data``'s data; ``back`` is a link to show above it (the report's bot
-    page or index), relative to the page."""
-    names = " vs ".join(data["sides"]) if data["sides"] else "match"
-    title = f"{names}: {data['match']}"
-    values = {
-        "title": html.escape(title),
-        "version": html.escape(__version__),
-        "back": f'<a href="{html.escape(back, quote=True)}">← report</a> · ' if back else "",
-        "css": _asset("replay.css"),
-        "js": _asset("replay.js"),
-        "data": _json_for_script(data),
-        "source": _SOURCE_META.format(html.escape(source)) if source else "",
-    }
-    # One pass: what is put in is never searched again for placeholders (a bot named
-    # "{{data}}" stays a name).
-    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], _asset("replay.html"))
+    """The page for ``page_data``'s data; ``back`` is a link to show above it (the report's
+    index), relative to the page; ``source`` what it was made from (``write_replays``)."""
+    return _ENV.get_template("replay.html.j2").render(
+        title=f"{' vs '.join(data['sides']) or 'match'}: {data['match']}",
+        version=__version__, back=back, source=source,
+        css=Markup(_asset("replay.css")), js=Markup(_asset("replay.js")),
+        data=Markup(_json_for_script(data)))
 
 
 def replay_page(record: Record, back: str | None = None, source: str = "") -> str:
@@ -490,7 +488,7 @@ def write_replay_page(record: Record, out: Path, back: str | None = None) -> Non
 # -- the report's replay pages ------------------------------------------------------------------
 
 REPLAYS_DIR = "replays"
-_SOURCE_META = '<meta name="sixtysix-replay" content="{}">'
+_SOURCE_META = '<meta name="sixtysix-replay" content="{}">'  # as replay.html.j2 writes it
 
 
 def replay_name(record: str) -> str:
