@@ -46,7 +46,7 @@ from arena.game import CLAIM, Action, Card, EventKind, MatchState, Suit
 from arena.game.cards import cards_of_mask
 from arena.game.dealing import deal_layout
 from arena.game.state import DealState
-from arena.narrate import side_names
+from arena.narrate import SUIT_SYMBOLS, side_names
 from arena.records import Record, RecordError, check_settlements, read_record
 from arena.types import DealEnding, MatchEnding
 from protocol.codec import ProtocolError, decode_from_referee
@@ -186,7 +186,7 @@ class _DealBuilder:
             elif kind is EventKind.MARRIAGE:
                 assert event.suit is not None
                 self.current.notes.append(("marriage", f"{who} shows the "
-                                           f"{SUIT_LETTERS[event.suit]} marriage ({event.value})"))
+                                           f"{SUIT_SYMBOLS[event.suit]} marriage ({event.value})"))
             elif kind is EventKind.EXCHANGE:
                 self.current.notes.append(("exchange", f"{who} exchanges {event.cards[1]} for the "
                                            f"up-card {event.cards[0]}"))

@@ -202,8 +202,8 @@
     all.addEventListener("click", () => view(null));
     views.appendChild(all);
     M.names.forEach((name, seat) => {
-      const b = el("button", state.seat === seat ? "on" : "", "as seat " + seat + " saw it");
-      b.title = name;
+      const b = el("button", state.seat === seat ? "on" : "", "as " + name + " (seat " + seat + ") saw it");
+      b.title = "the match as seat " + seat + " (" + name + ") saw it: only what the referee sent it";
       b.dataset.seat = seat;
       b.addEventListener("click", () => view(seat));
       views.appendChild(b);
