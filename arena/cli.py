@@ -314,6 +314,9 @@ def replay(
                                   "in DATA."),
     seat: Optional[int] = typer.Option(None, help="Show what this seat (0 to players-1) saw, its "
                                        "protocol transcript, instead of the omniscient view."),
+    html: Optional[Path] = typer.Option(None, "--html", metavar="OUT",
+                                        help="Write the match as a web page to watch, deal by deal "
+                                        "and trick by trick (one static file; opens from disk)."),
     data: DataOption = DEFAULT_DATA,
 ) -> None:
     """Print a recorded match deal by deal, replayed through the engine."""
@@ -327,6 +330,17 @@ def replay(
     names = rec.names
     if seat is not None and not 0 <= seat < len(names):
         raise _fail(f"--seat {seat} is not a seat of this match: it has seats 0 to {len(names) - 1}")
+    if html is not None:
+        from arena.report.replay import write_replay_page  # the page's code only when asked
+
+        try:
+            write_replay_page(rec, html)
+        except RecordError as err:
+            raise _fail(str(err)) from None
+        except OSError as err:
+            raise _fail(f"cannot write {html}: {err.strerror or err}") from None
+        term.say(f"replay page: {term.safe(str(html))}")
+        return
     if seat is not None:
         console.print(f"[bold]{safe(names[seat])}[/] (seat {seat}) in match "
                       f"{safe(rec.header['match_id'])}: > referee to bot, < bot to referee",
@@ -357,6 +371,13 @@ def replay(
                       f"{safe(outcome['detail'])})[/]", soft_wrap=True)
     elif outcome.get("reason") == MatchEnding.DECLINED:
         console.print(f"[bold]not played: {safe(outcome.get('detail', ''))}[/]", soft_wrap=True)
+    elif outcome.get("reason") == MatchEnding.DEAL_LIMIT:  # the referee's cap, not an action
+        winner = outcome.get("winner")
+        who = "nobody wins" if winner is None else \
+            f"{side_names([safe(n) for n in names])[winner]} wins"
+        points = "-".join(str(p) for p in outcome.get("game_points", state.game_points))
+        console.print(f"[bold]the deal limit ended the match: {who}, game points {points}[/]",
+                      soft_wrap=True)
     elif state.outcome is not None:
         console.print(f"[bold]{narrate_outcome(state.outcome, names)}[/]", soft_wrap=True)
     else:
@@ -673,7 +694,7 @@ def publish(
     except ReportError as err:
         raise _fail(str(err)) from None
     console.print(f"published: {safe(page.parent, limit=None)} (index.html, charts, bots/, "
-                  "records/): copy the folder to any static host", soft_wrap=True)
+                  "records/, replays/): copy the folder to any static host", soft_wrap=True)
 
 
 if __name__ == "__main__":  # pragma: no cover
