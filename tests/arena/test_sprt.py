@@ -10,8 +10,13 @@ import sqlite3
 import numpy as np
 import pytest
 
-from arena.sprt import (PAIR_SCORES, REGULARIZE, Sprt, SprtError, Verdict, _constrained_mle, bounds,
-                        expected_score, llr, match_score, pair_counts, pair_scores_from_store)
+from arena.sprt import (PAIR_MEANS, REGULARIZE, Sprt, SprtError, Verdict, _constrained_mle, bounds,
+                        llr, pair_scores_from_store, pentanomial_from_store)
+from arena.stats import Pentanomial, score_from_elo as expected_score
+
+
+def P(*counts: int) -> Pentanomial:
+    return Pentanomial(counts)  # type: ignore[arg-type]
 
 
 def test_bounds_are_walds_closed_forms():
@@ -37,12 +42,12 @@ def test_only_won_and_lost_pairs_give_the_binomial_sprt():
     s0, s1 = expected_score(0), expected_score(10)
     by_hand = won * math.log(s1 / s0) + lost * math.log((1 - s1) / (1 - s0))
     assert by_hand == pytest.approx(1.10988, abs=1e-5)
-    assert llr([lost, 0, 0, 0, won], 0, 10) == pytest.approx(by_hand, abs=1e-4)
+    assert llr(P(lost, 0, 0, 0, won), 0, 10) == pytest.approx(by_hand, abs=1e-4)
 
 
 def test_a_pentanomial_example_matches_the_dual_maximised_on_a_grid():
     counts = np.array([3, 10, 20, 12, 5])
-    scores = np.array(PAIR_SCORES)
+    scores = np.array(PAIR_MEANS)
     # Without any root finding: the best log-likelihood of a distribution with mean s is
     # sum(c log(c/N)) - max over λ of sum(c log(1 + λ (a - s))) (Lagrange duality; the inner
     # function is concave), here maximised over a fine grid of λ.
@@ -51,11 +56,11 @@ def test_a_pentanomial_example_matches_the_dual_maximised_on_a_grid():
         dual = (counts * np.log1p(lam * (scores - s))).sum(axis=1).max()
         return float((counts * np.log(counts / counts.sum())).sum() - dual)
     s0, s1 = expected_score(0), expected_score(10)
-    assert llr(list(counts), 0, 10) == pytest.approx(best_loglik(s1) - best_loglik(s0), abs=1e-6)
+    assert llr(P(*counts), 0, 10) == pytest.approx(best_loglik(s1) - best_loglik(s0), abs=1e-6)
     # fishtest's normal approximation N (s1-s0) (2 mean - s0 - s1) / (2 var) is close to it.
     mean = (counts * scores).sum() / 50
     var = (counts * (scores - mean) ** 2).sum() / 50
-    assert llr(list(counts), 0, 10) == pytest.approx(
+    assert llr(P(*counts), 0, 10) == pytest.approx(
         50 * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var), rel=0.02)
 
 
@@ -66,29 +71,29 @@ def test_the_constrained_estimate_is_a_distribution_with_the_asked_mean(counts, 
     # Regression: the Newton loop once took a bisection step after converging, and returned
     # "probabilities" summing to 1.16 (an LLR of 11 from 163 ordinary pairs).
     total = sum(counts)
-    p = _constrained_mle([c / total for c in counts], PAIR_SCORES, mean)
+    p = _constrained_mle([c / total for c in counts], PAIR_MEANS, mean)
     assert all(q > 0 for q in p)
     assert sum(p) == pytest.approx(1, abs=1e-9)
-    assert sum(q * a for q, a in zip(p, PAIR_SCORES)) == pytest.approx(mean, abs=1e-9)
+    assert sum(q * a for q, a in zip(p, PAIR_MEANS)) == pytest.approx(mean, abs=1e-9)
 
 
 def test_the_llr_grows_for_the_better_bot_and_falls_for_an_equal_one():
-    assert llr([0, 0, 0, 0, 0], 0, 10) == 0.0
-    assert 0 < llr([0, 0, 0, 0, 1], 0, 10) < llr([0, 0, 0, 0, 2], 0, 10)
+    assert llr(P(0, 0, 0, 0, 0), 0, 10) == 0.0
+    assert 0 < llr(P(0, 0, 0, 0, 1), 0, 10) < llr(P(0, 0, 0, 0, 2), 0, 10)
     # Every pair halved: more evidence that the bots are equal, H0's side.
-    assert llr([0, 0, 2, 0, 0], 0, 10) < llr([0, 0, 1, 0, 0], 0, 10) < 0
+    assert llr(P(0, 0, 2, 0, 0), 0, 10) < llr(P(0, 0, 1, 0, 0), 0, 10) < 0
     # Mirrored results mirror the LLR of mirrored bounds.
-    assert llr([1, 2, 3, 4, 5], 0, 10) == pytest.approx(-llr([5, 4, 3, 2, 1], -10, 0), rel=1e-9)
+    assert llr(P(1, 2, 3, 4, 5), 0, 10) == pytest.approx(-llr(P(5, 4, 3, 2, 1), -10, 0), rel=1e-9)
 
 
 def test_verdicts_at_the_bounds():
     test = Sprt(elo0=0, elo1=200)
-    assert test.state([0, 0, 0, 0, 0]).verdict is Verdict.CONTINUE
+    assert test.state(P(0, 0, 0, 0, 0)).verdict is Verdict.CONTINUE
     # Each won pair adds about log(s1/s0) = 0.418: seven reach log(19) = 2.944 and accept H1.
-    assert test.state([0, 0, 0, 0, 6]).verdict is Verdict.CONTINUE
-    won = test.state([0, 0, 0, 0, 8])
+    assert test.state(P(0, 0, 0, 0, 6)).verdict is Verdict.CONTINUE
+    won = test.state(P(0, 0, 0, 0, 8))
     assert won.verdict is Verdict.H1 and won.pairs == 8 and won.llr >= won.upper
-    even = test.state([0, 0, 8, 0, 0])
+    even = test.state(P(0, 0, 8, 0, 0))
     assert even.verdict is Verdict.H0 and even.llr <= even.lower == pytest.approx(-math.log(19))
 
 
@@ -115,7 +120,7 @@ def _error_rate(truth: float, test: Sprt, wrong: Verdict, runs: int, seed: int) 
         counts = [0] * 5
         for played, cell in enumerate(rng.choice(5, size=5000, p=_pentanomial(truth)), 1):
             counts[cell] += 1
-            verdict = test.state(counts).verdict
+            verdict = test.state(P(*counts)).verdict
             if verdict is not Verdict.CONTINUE:
                 break
         wrong_count += verdict is wrong
@@ -136,18 +141,16 @@ def test_error_rates_are_about_alpha_and_beta_on_synthetic_pairs():
     assert 15 < asn0 < 45 and 15 < asn1 < 45, (asn0, asn1)
 
 
-def test_match_scores_and_counts():
-    assert match_score(0, 0) == 1 and match_score(1, 0) == 0 and match_score(None, 1) == 0.5
-    assert pair_counts([0, 0.25, 0.5, 0.5, 1, 0.75]) == (1, 1, 2, 1, 1)
-
-
 def test_pair_scores_from_a_store_count_complete_pairs_only():
     db = sqlite3.connect(":memory:")
-    db.execute("CREATE TABLE matches (deal_set, sched_order, seat0, seat1, winner)")
-    db.executemany("INSERT INTO matches VALUES (?, ?, ?, ?, ?)", [
-        ("p1", 2, "new", "base", 0), ("p1", 3, "base", "new", None),    # 1 + 1/2
-        ("p0", 0, "new", "base", 1), ("p0", 1, "base", "new", 0),      # 0 + 0
-        ("p2", 4, "new", "base", 0),                                    # half a pair: left out
+    db.execute("CREATE TABLE matches (deal_set, sched_order, seat0, seat1, winner, reason)")
+    db.executemany("INSERT INTO matches VALUES (?, ?, ?, ?, ?, ?)", [
+        ("p1", 2, "new", "base", 0, "target"), ("p1", 3, "base", "new", None, "deal_limit"),
+        ("p0", 0, "new", "base", 1, "target"), ("p0", 1, "base", "new", 0, "forfeit"),
+        ("p2", 4, "new", "base", 0, "target"),                  # half a pair: left out
+        ("p3", 6, "new", "base", 0, "target"), ("p3", 7, "base", "new", None, "no_contest"),
     ])
-    assert pair_scores_from_store(db, "new") == [0.0, 0.75]
-    assert pair_scores_from_store(db, "base") == [1.0, 0.25]
+    # Schedule order: p0 (0 + 0), then p1 (1 + 1/2).
+    assert pair_scores_from_store(db, "new") == [0.0, 1.5]
+    assert pair_scores_from_store(db, "base") == [2.0, 0.5]
+    assert pentanomial_from_store(db, "new").counts == (1, 0, 0, 1, 0)
