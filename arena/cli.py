@@ -18,6 +18,7 @@ from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
 from arena.bot_specs import BotSpecError, resolve_bot
 from arena.cli_bots import ISOLATION_HELP, LIMIT_HELP, bots_app, submit
 from arena.cli_options import DEFAULT_DATA, DataOption
+from arena.cli_sprt import HELP as SPRT_HELP, sprt
 from arena.deal_keys import SEED_WARNING, deal_secret, key_from_seed, new_key, new_match_id
 from arena.narrate import deal_line, match_line, narrate_deal, narrate_outcome, side_names
 from arena.records import RecordError, read_record, replay_record
@@ -31,6 +32,7 @@ rules_app = typer.Typer(help="Rules profiles and their flags (RULES.md §11).", 
 app.add_typer(rules_app, name="rules")
 app.add_typer(bots_app, name="bots")
 app.command()(submit)
+app.command(help=SPRT_HELP)(sprt)
 
 # Every line goes through arena.console, which escapes what bots wrote (names, lines, details).
 console, err_console, safe = term.out, term.err, term.safe
