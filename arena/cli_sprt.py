@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from click.core import ParameterSource
 
 from arena import console as term
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS
@@ -99,13 +98,12 @@ def sprt(
     from arena.store import StoreError
     from arena.tournament import ConfigError, TournamentConfig, load_config
 
-    given = {name for name in _FIXED
-             if ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT)}
+    given = {name for name in _FIXED if _from_command_line(ctx, name)}
     try:
         if resume is not None:
             if given:
-                flags = ", ".join(sorted("NEW BASE" if n in ("new", "base") else
-                                         "--" + n.replace("_", "-") for n in given))
+                flags = ", ".join(sorted({"NEW BASE" if n in ("new", "base") else
+                                          "--" + n.replace("_", "-") for n in given}))
                 raise ConfigError(f"--resume continues the test stored in {resume} with its own "
                                   f"settings; these would change it: {flags} (only --workers, "
                                   "--cluster, --isolation and --data may be given with --resume)")
@@ -116,13 +114,13 @@ def sprt(
             if new is None or base is None:
                 raise ConfigError("give the two bots: arena sprt NEW BASE (or --resume DIR)")
             test = Sprt(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta)
+            _check_two_players(profile)
             config = load_config(None, {
                 "name": NAME, "bots": [new, base], "profile": profile,
                 "matches_per_pairing": 2 * max_pairs, "seed": seed, "workers": workers,
                 "decision_ms": decision_ms, "startup_ms": startup_ms,
                 "output": str(output or _new_folder(data)), "cluster": cluster,
                 "sandbox": parse_limits(limit) if limit else None, "data": str(data)})
-        _check_two_players(config)
     except (ConfigError, SprtError, StoreError, ValueError) as err:
         raise term.fail(str(err)) from None
     _require_isolation(isolation or config.isolation or None)
@@ -170,6 +168,12 @@ def _exit_code(state: SprtState) -> int:
     return EXIT_NO_VERDICT if state.verdict is Verdict.CONTINUE else EXIT_VERDICT
 
 
+def _from_command_line(ctx: typer.Context, name: str) -> bool:
+    # By name: Typer may run its own copy of click, whose ParameterSource is another enum.
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name == "COMMANDLINE"
+
+
 def _new_folder(data: Path) -> Path:
     """DATA/sprt-DATE-TIME: every test its own folder (``arena sprt`` twice in one second gets a
     suffix), so a second test never meets the first one's store."""
@@ -182,13 +186,17 @@ def _new_folder(data: Path) -> Path:
     return folder
 
 
-def _check_two_players(config: Any) -> None:
-    from arena.tournament import ConfigError, rules_of
+def _check_two_players(profile: str) -> None:
+    from arena.game import RulesError, load_rules
+    from arena.tournament import ConfigError
 
-    players = rules_of(config).players
+    try:
+        players = load_rules(profile).players
+    except RulesError as err:
+        raise ConfigError(str(err)) from None
     if players != 2:
-        raise ConfigError(f"arena sprt plays duplicate pairs of two bots: profile {config.profile} "
-                          f"is for {players} players")
+        raise ConfigError(f"arena sprt plays duplicate pairs of two bots: profile {profile} is "
+                          f"for {players} players")
 
 
 def _bot_names(config: Any) -> tuple[str, str]:
