@@ -19,7 +19,7 @@ import typer
 from arena import console as term
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS
 from arena.cli_bots import ISOLATION_HELP, LIMIT_HELP
-from arena.cli_options import DEFAULT_DATA, DataOption
+from arena.cli_options import DEFAULT_DATA, SEED_HELP, DataOption
 from arena.sprt import Sprt, SprtError, SprtState, Verdict, pentanomial_from_store
 from arena.stats import Pentanomial, elo_interval, score_interval
 
@@ -73,16 +73,13 @@ def sprt(
     startup_ms: int = typer.Option(DEFAULT_STARTUP_MS, min=1, help="Time limit to start (ms)."),
     workers: Optional[int] = typer.Option(None, "--workers", "-w", "--concurrency", min=1,
                                           help="Worker processes (default: all cores)."),
-    seed: Optional[int] = typer.Option(None, help="Research runs only: deal from this public seed "
-                                       "(default: a fresh secret key; bots could derive the "
-                                       "deals from a seed)."),
+    seed: Optional[int] = typer.Option(None, help=SEED_HELP),
     output: Optional[Path] = typer.Option(None, "--output", "-o",
                                           help="Output folder (default: DATA/sprt-DATE-TIME)."),
     resume: Optional[Path] = typer.Option(None, "--resume", metavar="DIR",
                                           help="Continue the test stored in DIR (its own "
                                                "settings and deals; default: a new test)."),
-    limit: Optional[list[str]] = typer.Option(None, "--limit", help=LIMIT_HELP + " Default: "
-                                              "the sandbox's limits."),
+    limit: Optional[list[str]] = typer.Option(None, "--limit", help=LIMIT_HELP),
     cluster: Optional[str] = typer.Option(None, "--cluster", help="Run the matches on the Dask "
                                           "cluster whose scheduler is at tcp://HOST:PORT "
                                           "(default: on this machine)."),

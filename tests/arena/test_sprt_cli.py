@@ -51,7 +51,8 @@ def _stored_so_far(out: Path) -> int:
 def test_strong_against_random_accepts_h1_within_a_few_pairs(tmp_path):
     out = tmp_path / "strong"
     result = runner.invoke(app, ["sprt", "strong --budget-ms 5", "random", "--elo1", "400",
-                                 "--max-pairs", "20", "-w", "2", "-o", str(out), "--no-report"])
+                                 "--max-pairs", "20", "--concurrency", "2", "-o", str(out),
+                                 "--no-report"])
     assert result.exit_code == 0, result.output
     assert "H1 accepted: strong is at least 400 Elo stronger than random" in result.output
     # Every pair won takes the LLR up by log(s1/s0) = 0.598: five pairs accept H1 (seen: 5).
@@ -71,7 +72,7 @@ def test_a_bot_against_itself_stopped_and_resumed_does_not_accept_h1(tmp_path):
     # pair score ½; with H1 at 200 Elo it takes five such pairs to accept H0, one more than the
     # four allowed. The run is stopped by Ctrl-C after its first matches, then resumed.
     proc = subprocess.Popen(ARENA + ["sprt", "c-counter", "c-counter", "--elo1", "200",
-                                     "--max-pairs", "4", "-w", "1", "-o", str(out), "--no-report"],
+                                     "--rounds", "4", "-w", "1", "-o", str(out), "--no-report"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     try:
