@@ -431,6 +431,9 @@ def tournament(
             db = resume / "results.sqlite"
             if not db.is_file():
                 raise ConfigError(f"{resume} holds no tournament (no results.sqlite)")
+            if (resume / "sprt.json").is_file():  # its schedule is only a cap: the test stops it
+                raise ConfigError(f"{resume} holds an SPRT test; resume it with: arena sprt "
+                                  f"--resume {resume}")
             from arena.store import connect_read_only
 
             reader = connect_read_only(db)  # checked, and never written: another run may own it

@@ -115,6 +115,9 @@ def test_a_bot_against_itself_stopped_and_resumed_does_not_accept_h1(tmp_path):
     # The folder is a tournament folder: the leaderboard reads it.
     board = runner.invoke(app, ["leaderboard", str(out), "--format", "csv"])
     assert board.exit_code == 0 and "c-counter-2" in board.output, board.output
+    # ... but not one `arena tournament --resume` may finish: its schedule is only the test's cap.
+    refused = runner.invoke(app, ["tournament", "--resume", str(out)])
+    assert refused.exit_code == 2 and "arena sprt --resume" in refused.output, refused.output
 
 
 def test_sprt_mistakes_are_one_line_and_exit_2(tmp_path):
