@@ -274,20 +274,23 @@ def _play(config: Any, watch: _Watch, resume: bool) -> None:
     from arena.tournament import ConfigError, Progress, Stopped, TournamentError, run_tournament
 
     bar = None
+    lower, upper = watch.test.bounds
+    max_pairs = config.matches_per_pairing // 2
     if console.is_terminal:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, \
-            TimeElapsedColumn
-        bar = Bar(TextColumn("sprt"), BarColumn(), MofNCompleteColumn(), TextColumn("matches"),
+        from rich.progress import BarColumn, Progress as Bar, TextColumn, TimeElapsedColumn
+        # The bar is the LLR's way from H0's bound (empty) to H1's (full), starting half way.
+        bar = Bar(TextColumn(f"H0 {lower:+.2f}"), BarColumn(), TextColumn(f"{upper:+.2f} H1"),
                   TextColumn("{task.fields[llr]}"), TimeElapsedColumn(), console=console)
-        task = bar.add_task("sprt", total=None, llr="")
+        task = bar.add_task("sprt", total=upper - lower, llr="")
+        bar.update(task, completed=-lower)  # (add_task's completed is typed int)
         bar.start()
 
     def report(p: Progress) -> None:
         state = watch.read()
         if bar is not None:
-            bar.update(task, total=p.total, completed=p.done,
-                       llr=f"LLR {state.llr:+.2f} in [{state.lower:.2f}, {state.upper:.2f}], "
-                           f"{state.pairs} pairs")
+            bar.update(task, completed=min(max(state.llr, lower), upper) - lower,
+                       llr=f"LLR {state.llr:+.2f}, {state.pairs} of at most {max_pairs} pairs "
+                           f"({p.done} matches)")
 
     try:
         run_tournament(config, resume=resume, on_progress=report,
