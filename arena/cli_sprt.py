@@ -32,6 +32,7 @@ NAME = "sprt"  # the tournament's name in the store (match ids derive from it: s
 # Exit statuses (documented in the command's help and the README).
 EXIT_VERDICT = 0      # H0 or H1 accepted: the verdict line says which
 EXIT_NO_VERDICT = 1   # --max-pairs played and neither accepted
+EXIT_CUT_SHORT = 3    # the run could not go on (a full disk, a failing worker): --resume DIR
 
 # The command's --help, one line per paragraph: Typer keeps a later paragraph's line breaks.
 HELP = ("Test a new version of a bot: play duplicate pairs of NEW against BASE until a sequential "
@@ -40,8 +41,9 @@ HELP = ("Test a new version of a bot: play duplicate pairs of NEW against BASE u
         "Everything is stored like a tournament: arena leaderboard, arena report and --resume "
         "work on its folder.\n\n"
         "Exit status: 0 with a verdict (H0 or H1 accepted, printed), 1 when --max-pairs were "
-        "played without one, 2 for a mistake in the command, 130 or 143 when stopped by Ctrl-C or "
-        "kill (resume with --resume DIR).")
+        "played without one, 2 for a mistake in the command, 3 when the run could not go on (a "
+        "full disk, a failing worker), 130 or 143 when stopped by Ctrl-C or kill (resume with "
+        "--resume DIR).")
 
 # Flags that define the test or its matches: --resume takes them from the folder instead.
 _FIXED = ("new", "base", "elo0", "elo1", "alpha", "beta", "max_pairs", "profile", "decision_ms",
@@ -93,7 +95,7 @@ def sprt(
     from arena.cli import _require_isolation, _write_report
     from arena.sandbox import SandboxUnavailable, describe as describe_sandbox, parse_limits
     from arena.store import StoreError
-    from arena.tournament import ConfigError, TournamentConfig, load_config
+    from arena.tournament import ConfigError, load_config
 
     given = {name for name in _FIXED if _from_command_line(ctx, name)}
     try:
@@ -222,6 +224,14 @@ def _write_settings(out: Path, test: Sprt) -> None:
         raise term.fail(f"cannot write {out / SETTINGS_NAME}: {err.strerror or err}") from None
 
 
+def _forget_settings(out: Path) -> None:
+    try:
+        (out / SETTINGS_NAME).unlink(missing_ok=True)
+        out.rmdir()  # only when nothing else is in it
+    except OSError:
+        pass
+
+
 def _read_settings(folder: Path) -> tuple[Sprt, dict[str, Any]]:
     """A stored test: its SPRT settings (sprt.json) and its tournament settings (the store)."""
     from arena.store import Store, connect_read_only
@@ -296,9 +306,12 @@ def _play(config: Any, watch: _Watch, resume: bool) -> None:
         run_tournament(config, resume=resume, on_progress=report,
                        should_stop=lambda p: watch.state.verdict is not Verdict.CONTINUE)
     except (ConfigError, StoreError) as err:
+        if not (config.out_dir() / "results.sqlite").exists():
+            _forget_settings(config.out_dir())  # nothing was played: leave no half-made test
         raise term.fail(str(err)) from None
     except TournamentError as err:
-        raise term.fail(str(err), code=1) from None
+        raise term.fail(str(err).replace("arena tournament --resume", "arena sprt --resume"),
+                        code=EXIT_CUT_SHORT) from None
     except Stopped as stop:
         out = config.out_dir()
         if (out / "results.sqlite").exists():

@@ -134,3 +134,8 @@ def test_sprt_mistakes_are_one_line_and_exit_2(tmp_path):
         result = runner.invoke(app, args)
         assert result.exit_code == 2, (args, result.output)
         assert message in result.output and "Traceback" not in result.output, (args, result.output)
+    # A bot that cannot start: nothing is played, and no half-made test folder is left behind.
+    out = tmp_path / "never"
+    result = runner.invoke(app, ["sprt", "false", "first-legal-c", "-o", str(out), "-w", "1"])
+    assert result.exit_code == 2 and "did not start" in result.output, result.output
+    assert not out.exists()
