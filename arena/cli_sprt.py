@@ -4,7 +4,8 @@ A thin layer, as every command: the run is a two-bot tournament (``run_tournamen
 store, deal key, pool, resume and stop on signals) whose schedule is ``--max-pairs`` duplicate
 pairs of NEW against BASE, stopped as soon as the test on the complete pairs accepts a hypothesis
 (``should_stop``). The test's own settings (Elo bounds, alpha, beta) are kept beside the store in
-``DIR/sprt.json``; the stored pairs are the test's whole state, so ``--resume`` finds the same LLR.
+``DIR/sprt.json``; the stored pairs, fed to the test in schedule order, are its whole state, so
+``--resume`` finds the same LLR and a concluded test the same verdict.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from arena import console as term
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS
 from arena.cli_bots import ISOLATION_HELP, LIMIT_HELP
 from arena.cli_options import DEFAULT_DATA, SEED_HELP, DataOption
-from arena.sprt import Sprt, SprtError, SprtState, Verdict, pentanomial_from_store
+from arena.sprt import (SequentialTest, Sprt, SprtError, SprtState, Verdict,
+                        pair_results_from_store)
 from arena.stats import Pentanomial, elo_interval, score_interval
 
 console, err_console, safe = term.out, term.err, term.safe
@@ -257,24 +259,33 @@ def _read_settings(folder: Path) -> tuple[Sprt, dict[str, Any]]:
 
 
 class _Watch:
-    """The test's state, rebuilt from the store's complete pairs: after each stored match while
+    """The test, fed the store's complete pairs in schedule order: after each stored match while
     the run goes on, and once from a resumed folder."""
 
     def __init__(self, test: Sprt, out: Path, new: str):
-        self.test, self.db, self.new = test, out / "results.sqlite", new
-        self.penta = Pentanomial()
-        self.state: SprtState = test.state(self.penta)
+        self.sequence, self.db, self.new = SequentialTest(test), out / "results.sqlite", new
+
+    @property
+    def test(self) -> Sprt:
+        return self.sequence.test
+
+    @property
+    def state(self) -> SprtState:
+        return self.sequence.current
+
+    @property
+    def penta(self) -> Pentanomial:
+        return self.sequence.penta
 
     def read(self) -> SprtState:
         from arena.store import connect_read_only
 
         db = connect_read_only(self.db)
         try:
-            self.penta = pentanomial_from_store(db, self.new)
+            results = pair_results_from_store(db, self.new)
         finally:
             db.close()
-        self.state = self.test.state(self.penta)
-        return self.state
+        return self.sequence.feed(results)
 
 
 def _play(config: Any, watch: _Watch, resume: bool) -> None:
@@ -304,7 +315,7 @@ def _play(config: Any, watch: _Watch, resume: bool) -> None:
 
     try:
         run_tournament(config, resume=resume, on_progress=report,
-                       should_stop=lambda p: watch.state.verdict is not Verdict.CONTINUE)
+                       should_stop=lambda: watch.state.verdict is not Verdict.CONTINUE)
     except (ConfigError, StoreError) as err:
         if not (config.out_dir() / "results.sqlite").exists():
             _forget_settings(config.out_dir())  # nothing was played: leave no half-made test

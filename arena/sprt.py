@@ -33,14 +33,14 @@ from __future__ import annotations
 
 import math
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Sequence
 
 from arena.stats import PAIR_SCORES, Pentanomial, match_points, pentanomial, score_from_elo
 
-__all__ = ["REGULARIZE", "Sprt", "SprtError", "SprtState", "Verdict", "bounds", "llr",
-           "pair_scores_from_store", "pentanomial_from_store"]
+__all__ = ["REGULARIZE", "SequentialTest", "Sprt", "SprtError", "SprtState", "Verdict", "bounds",
+           "llr", "pair_results_from_store"]
 
 PAIR_MEANS = tuple(points / 2 for points in PAIR_SCORES)
 """NEW's mean match score in a duplicate pair, one per pentanomial cell (stats.PAIR_SCORES
@@ -170,26 +170,55 @@ class Sprt:
         return SprtState(penta.pairs, value, lower, upper, verdict)
 
 
-# -- pair scores from a store --------------------------------------------------------------------
+# -- the test, pair after pair --------------------------------------------------------------------
 
-def pair_scores_from_store(db: sqlite3.Connection, new: str) -> list[float]:
-    """NEW's match points (0 to 2) in every complete duplicate pair of a two-player store, pairs in
-    schedule order. A pair with one match stored is left out (only complete pairs count), and so is
-    one with a match nobody played (no contest: ``stats.match_points`` gives it no score)."""
-    halves: dict[str, list[float | None]] = {}
-    order: dict[str, int] = {}
-    for deal_set, sched_order, seat0, seat1, winner, reason in db.execute(
-            "SELECT deal_set, sched_order, seat0, seat1, winner, reason FROM matches"):
-        if new not in (seat0, seat1):
-            continue
-        points = match_points(winner, 0 if seat0 == new else 1, played=reason != "no_contest")
-        halves.setdefault(deal_set, []).append(points)
-        order[deal_set] = min(order.get(deal_set, sched_order), sched_order)
-    complete = [(order[key], points) for key, points in halves.items()
-                if len(points) == 2 and None not in points]
-    return [sum(p for p in points if p is not None) for _, points in sorted(complete)]
+@dataclass
+class SequentialTest:
+    """A test fed pairs in schedule order. It stops at the first pair whose LLR reaches a bound:
+    pairs after that (matches that were in flight when the run stopped, say) change nothing, so a
+    resumed or re-read test reaches the same verdict on the same pairs, whatever order the workers
+    finished them in."""
+
+    test: Sprt
+    seen: int = 0  # pairs looked at, no-contest ones included
+    penta: Pentanomial = field(default_factory=Pentanomial)
+    state: SprtState | None = None
+
+    def __post_init__(self) -> None:
+        if self.state is None:
+            self.state = self.test.state(self.penta)
+
+    @property
+    def current(self) -> SprtState:
+        assert self.state is not None  # set in __post_init__
+        return self.state
+
+    def feed(self, results: Sequence[float | None]) -> SprtState:
+        """Go on over ``results`` (NEW's match points per pair in schedule order, all so far: the
+        ones already seen are skipped; None for a pair that counts for nobody)."""
+        for points in results[self.seen:]:
+            if self.current.verdict is not Verdict.CONTINUE:
+                break
+            self.seen += 1
+            if points is not None:
+                self.penta = self.penta + pentanomial([points])
+                self.state = self.test.state(self.penta)
+        return self.current
 
 
-def pentanomial_from_store(db: sqlite3.Connection, new: str) -> Pentanomial:
-    """The pentanomial of NEW's complete pairs in a store (NEW as bot A)."""
-    return pentanomial(pair_scores_from_store(db, new))
+def pair_results_from_store(db: sqlite3.Connection, new: str) -> list[float | None]:
+    """NEW's match points (0 to 2) in each duplicate pair of a two-bot store, in schedule order,
+    up to the first pair not yet complete (only complete pairs count). A pair with a match nobody
+    played (no contest: ``stats.match_points`` gives it no score) is None: it counts for nobody
+    and holds up nothing."""
+    halves: dict[int, list[float | None]] = {}
+    for pair_index, seat0, seat1, winner, reason in db.execute(
+            "SELECT pair_index, seat0, seat1, winner, reason FROM matches"):
+        if new in (seat0, seat1):
+            halves.setdefault(pair_index, []).append(
+                match_points(winner, 0 if seat0 == new else 1, played=reason != "no_contest"))
+    results: list[float | None] = []
+    while len(halves.get(len(results), ())) == 2:
+        a, b = halves[len(results)]
+        results.append(None if a is None or b is None else a + b)
+    return results

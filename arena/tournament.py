@@ -320,7 +320,7 @@ class Progress:
 
 def run_tournament(config: TournamentConfig, resume: bool = False,
                    on_progress: Callable[[Progress], None] | None = None,
-                   should_stop: Callable[[Progress], bool] | None = None) -> Path:
+                   should_stop: Callable[[], bool] | None = None) -> Path:
     """Play every scheduled match the store does not hold yet; returns the database path.
 
     Before anything is written, every bot is started once (``preflight``); then the folder is
@@ -329,7 +329,7 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
     SIGTERM raise ``Stopped`` (matches in flight are dropped, their bots killed); a full disk
     raises ``TournamentError``. Either way, every match in the store is whole and ``--resume``
     plays the rest. ``should_stop`` is asked after each stored match (``arena sprt``: has the test
-    concluded?); True ends the run early and normally, matches in flight dropped as on a signal."""
+    concluded?); True ends the run normally, matches in flight dropped as on a signal."""
     out = config.out_dir()
     db_path = out / DB_NAME
     if db_path.exists() and not resume:
@@ -410,7 +410,7 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
                 progress.last = result
                 if on_progress:
                     on_progress(progress)
-                if should_stop is not None and should_stop(progress):
+                if should_stop is not None and should_stop():
                     break  # closing the pool ends its workers and their bots
         except DiskFullError as err:
             raise _disk_full(out, progress, str(err)) from None

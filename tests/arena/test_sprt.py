@@ -10,8 +10,8 @@ import sqlite3
 import numpy as np
 import pytest
 
-from arena.sprt import (PAIR_MEANS, REGULARIZE, Sprt, SprtError, Verdict, _constrained_mle, bounds,
-                        llr, pair_scores_from_store, pentanomial_from_store)
+from arena.sprt import (PAIR_MEANS, REGULARIZE, SequentialTest, Sprt, SprtError, Verdict,
+                        _constrained_mle, bounds, llr, pair_results_from_store)
 from arena.stats import Pentanomial, score_from_elo as expected_score
 
 
@@ -141,16 +141,29 @@ def test_error_rates_are_about_alpha_and_beta_on_synthetic_pairs():
     assert 15 < asn0 < 45 and 15 < asn1 < 45, (asn0, asn1)
 
 
-def test_pair_scores_from_a_store_count_complete_pairs_only():
+def test_pairs_from_a_store_in_schedule_order_up_to_the_first_incomplete_one():
     db = sqlite3.connect(":memory:")
-    db.execute("CREATE TABLE matches (deal_set, sched_order, seat0, seat1, winner, reason)")
-    db.executemany("INSERT INTO matches VALUES (?, ?, ?, ?, ?, ?)", [
-        ("p1", 2, "new", "base", 0, "target"), ("p1", 3, "base", "new", None, "deal_limit"),
-        ("p0", 0, "new", "base", 1, "target"), ("p0", 1, "base", "new", 0, "forfeit"),
-        ("p2", 4, "new", "base", 0, "target"),                  # half a pair: left out
-        ("p3", 6, "new", "base", 0, "target"), ("p3", 7, "base", "new", None, "no_contest"),
+    db.execute("CREATE TABLE matches (pair_index, seat0, seat1, winner, reason)")
+    db.executemany("INSERT INTO matches VALUES (?, ?, ?, ?, ?)", [
+        (1, "new", "base", 0, "target"), (1, "base", "new", None, "deal_limit"),  # 1 + 1/2
+        (0, "new", "base", 1, "target"), (0, "base", "new", 0, "forfeit"),       # 0 + 0
+        (2, "new", "base", 0, "target"), (2, "base", "new", 1, "no_contest"),    # counts for nobody
+        (4, "new", "base", 0, "target"), (4, "base", "new", 1, "target"),        # after a gap
+        (3, "new", "base", 0, "target"),                                          # half a pair
     ])
-    # Schedule order: p0 (0 + 0), then p1 (1 + 1/2).
-    assert pair_scores_from_store(db, "new") == [0.0, 1.5]
-    assert pair_scores_from_store(db, "base") == [2.0, 0.5]
-    assert pentanomial_from_store(db, "new").counts == (1, 0, 0, 1, 0)
+    assert pair_results_from_store(db, "new") == [0.0, 1.5, None]
+    assert pair_results_from_store(db, "base") == [2.0, 0.5, None]
+
+
+def test_the_first_bound_reached_is_the_verdict_whatever_follows():
+    sequence = SequentialTest(Sprt(elo0=0, elo1=400))
+    assert sequence.feed([2.0, None, 2.0]).verdict is Verdict.CONTINUE
+    assert (sequence.seen, sequence.penta.counts) == (3, (0, 0, 0, 0, 2))
+    # Fed everything so far, again: the pairs already seen are skipped.
+    state = sequence.feed([2.0, None, 2.0, 2.0, 2.0, 2.0, 0.0, 0.0, 0.0])
+    assert state.verdict is Verdict.H1 and state.pairs == 5 and sequence.seen == 6
+    # Matches stored after the verdict (in flight when it came) do not change it.
+    assert sequence.feed([2.0, None, 2.0, 2.0, 2.0, 2.0, 0.0, 0.0, 0.0] + [0.0] * 20) == state
+    # The same pairs read at once (a resumed test) reach the same state.
+    again = SequentialTest(Sprt(elo0=0, elo1=400))
+    assert again.feed([2.0, None, 2.0, 2.0, 2.0, 2.0, 0.0, 0.0, 0.0]) == state

@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.sprt import Sprt, pentanomial_from_store
+from arena.sprt import SequentialTest, Sprt, pair_results_from_store
 from arena.stats import Pentanomial
 from arena.store import StoreError, connect_read_only
 
@@ -35,6 +35,17 @@ def _stored(out: Path) -> int:
     db = connect_read_only(out / "results.sqlite")
     try:
         return int(db.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
+    finally:
+        db.close()
+
+
+def _test_of(out: Path, new: str, test: Sprt) -> SequentialTest:
+    """The test worked out here from the stored pairs."""
+    db = connect_read_only(out / "results.sqlite")
+    try:
+        sequence = SequentialTest(test)
+        sequence.feed(pair_results_from_store(db, new))
+        return sequence
     finally:
         db.close()
 
@@ -86,12 +97,7 @@ def test_a_bot_against_itself_stopped_and_resumed_does_not_accept_h1(tmp_path):
     stopped = re.search(r"LLR ([-+]\d\.\d\d) after (\d+) pairs; resume with: arena sprt --resume",
                         stderr)
     assert stopped, stderr
-    db = connect_read_only(out / "results.sqlite")
-    try:
-        penta = pentanomial_from_store(db, "c-counter")
-    finally:
-        db.close()
-    state = Sprt(0, 200).state(penta)
+    state = _test_of(out, "c-counter", Sprt(0, 200)).current
     assert int(stopped.group(2)) == state.pairs and 1 <= state.pairs < 4
     assert stopped.group(1) == f"{state.llr:+.2f}"
 
@@ -101,11 +107,7 @@ def test_a_bot_against_itself_stopped_and_resumed_does_not_accept_h1(tmp_path):
     assert f"resuming: {state.pairs} complete pairs stored, LLR {state.llr:+.3f}" in result.output
     assert "no verdict: neither hypothesis accepted within 4 pairs" in result.output
     assert "H1 accepted" not in result.output
-    db = connect_read_only(out / "results.sqlite")
-    try:
-        penta = pentanomial_from_store(db, "c-counter")
-    finally:
-        db.close()
+    penta = _test_of(out, "c-counter", Sprt(0, 200)).penta
     assert penta.counts == (0, 0, 4, 0, 0) and _pairs(result.output) == 4
     # The LLR went H0's way, and one more pair of ½ would have accepted H0.
     test = Sprt(0, 200)
