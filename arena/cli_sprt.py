@@ -355,8 +355,9 @@ def _print_verdict(watch: _Watch, new: str, base: str, config: Any) -> None:
     console.print("pentanomial (pairs in which NEW scored 0, 1/2, 1, 1 1/2, 2 match points): "
                   + " ".join(str(c) for c in penta.counts), soft_wrap=True)
     score, elo = score_interval(penta), elo_interval(penta)
+    # (+ 0.0: an even score's Elo is -0.0, printed "-0.0")
     console.print(f"score of NEW: {100 * score.estimate:.1f}% (95% interval {100 * score.low:.1f}% "
-                  f"to {100 * score.high:.1f}%); Elo of NEW over BASE: {elo.estimate:+.1f} (95% "
-                  f"interval {elo.low:+.1f} to {elo.high:+.1f}; logistic, the pair as the unit)",
-                  soft_wrap=True)
+                  f"to {100 * score.high:.1f}%); Elo of NEW over BASE: {elo.estimate + 0.0:+.1f} "
+                  f"(95% interval {elo.low + 0.0:+.1f} to {elo.high + 0.0:+.1f}; logistic, the "
+                  "pair as the unit)", soft_wrap=True)
     console.print(f"results: {safe(config.out_dir(), limit=None)}", soft_wrap=True)
