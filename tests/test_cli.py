@@ -311,8 +311,6 @@ def test_workers_answer_to_concurrency_and_pairs_to_rounds():
              for path, command in commands.items()}
     for path in [("tournament",), ("sprt",)]:
         assert {"--workers", "-w", "--concurrency", "--rounds"} <= names[path], path
-    # Only where the meaning is exact: no --games anywhere (a pair is always two matches).
-    assert not any("--games" in opts for opts in names.values())
 
 
 def test_tournament_rounds_are_duplicate_pairs_or_deal_sets(monkeypatch, tmp_path):
