@@ -384,7 +384,8 @@ def tournament(
     rounds: Optional[int] = typer.Option(None, "--rounds", min=1, help="Duplicate pairs per "
                                          "pairing, as cutechess's and fastchess's -rounds with "
                                          "-games 2 -repeat: -n 2×ROUNDS; for three or four "
-                                         "players, deal sets per group (default: none; -n decides)."),
+                                         "players, deal sets per group (default: none; -n "
+                                         "decides)."),
     workers: Optional[int] = typer.Option(None, "--workers", "-w", "--concurrency",
                                           help="Worker processes of a local run (default: all "
                                           "cores; on a cluster, each Dask worker's threads)."),

@@ -1,4 +1,4 @@
-"""Testing a new version of a bot against a base: a sequential probability ratio test on duplicate pairs.
+"""Testing a new version of a bot against its base: a sequential probability ratio test on pairs.
 
 ``arena sprt NEW BASE`` plays duplicate pairs (the same deals twice, seats swapped: schedule.py) and
 after every complete pair asks one question: is NEW at least ``elo1`` stronger than BASE (H1), or at
@@ -9,9 +9,12 @@ How the evidence is counted follows fishtest for paired openings (Michel Van den
 
 - **The pair is the unit.** A pair's two matches share their cards, so they are not independent;
   each pair gives NEW a pair score, the mean of its two match scores (a win 1, a draw ½, a loss 0):
-  0, ¼, ½, ¾ or 1. The counts of the five are the *pentanomial*. Only complete pairs count.
-- **Logistic Elo.** ``elo0``/``elo1`` are logistic Elo differences (the Elo of cutechess, fastchess's
-  ``model=logistic`` and the leaderboard's Elo column): an expected match score
+  0, ¼, ½, ¾ or 1 (``stats.py`` counts the same in match points, 0 to 2). The counts of the five
+  are the *pentanomial*. Only complete pairs count, in schedule order, and the first bound the LLR
+  reaches is the verdict (``SequentialTest``): the same stored pairs give the same verdict however
+  the workers finished them.
+- **Logistic Elo.** ``elo0``/``elo1`` are logistic Elo differences (the Elo of cutechess,
+  fastchess's ``model=logistic`` and the leaderboard's Elo column): an expected match score
   ``s = 1 / (1 + 10^(-elo / 400))``, so 0 Elo is a score of ½ and 10 Elo is 0.5144. Not fishtest's
   *normalized* Elo, which divides by the spread of the results and so depends on the bots' draw
   rate and luck: a bound of 10 would mean something else for Schnapsen than for Sixty-Six.

@@ -113,7 +113,8 @@ def _pentanomial(elo: float, draws: float = 0.2) -> np.ndarray:
     return np.convolve(match, match)
 
 
-def _error_rate(truth: float, test: Sprt, wrong: Verdict, runs: int, seed: int) -> tuple[float, float]:
+def _error_rate(truth: float, test: Sprt, wrong: Verdict, runs: int,
+                seed: int) -> tuple[float, float]:
     rng = np.random.default_rng(seed)
     wrong_count, lengths = 0, []
     for _ in range(runs):
