@@ -17,7 +17,8 @@ from arena.game.rules import FLAG_FIELDS, allowed_values, flag_section
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
 from arena.bot_specs import BotSpecError, resolve_bot
 from arena.cli_bots import ISOLATION_HELP, LIMIT_HELP, bots_app, submit
-from arena.cli_options import DEFAULT_DATA, DataOption
+from arena.cli_options import DEFAULT_DATA, SEED_HELP, DataOption
+from arena.cli_sprt import HELP as SPRT_HELP, sprt
 from arena.deal_keys import SEED_WARNING, deal_secret, key_from_seed, new_key, new_match_id
 from arena.narrate import deal_line, match_line, narrate_deal, narrate_outcome, side_names
 from arena.records import RecordError, read_record, replay_record
@@ -31,6 +32,7 @@ rules_app = typer.Typer(help="Rules profiles and their flags (RULES.md §11).", 
 app.add_typer(rules_app, name="rules")
 app.add_typer(bots_app, name="bots")
 app.command()(submit)
+app.command(help=SPRT_HELP)(sprt)
 
 # Every line goes through arena.console, which escapes what bots wrote (names, lines, details).
 console, err_console, safe = term.out, term.err, term.safe
@@ -79,7 +81,8 @@ def rules_list() -> None:
 def rules_show(
     profile: str = typer.Argument("sixty_six", help="Profile name: " + ", ".join(PROFILES)),
     rules_file: Optional[Path] = typer.Option(None, "--rules-file", "-r",
-                                              help="TOML file of flag overrides."),
+                                              help="TOML file of flag overrides (default: none, "
+                                                   "the profile as it is)."),
     as_toml: bool = typer.Option(False, "--toml",
                                  help="Print the flags as a TOML file, a starting point for overrides."),
 ) -> None:
@@ -115,8 +118,7 @@ DEMO_BOTS = ("random", "greedy", "first-legal", "strong --budget-ms 25", "c-coun
 
 @app.command()
 def demo(
-    seed: Optional[int] = typer.Option(None, help="Research runs only: deal from this public seed "
-                                       "instead of a secret key (bots could derive the deals)."),
+    seed: Optional[int] = typer.Option(None, help=SEED_HELP),
     profile: str = typer.Option("sixty_six", help="Rules profile."),
     matches: Optional[int] = typer.Option(None, "--matches", "-n",
                                           help="Matches per pairing (even; default 20); for a "
@@ -165,7 +167,7 @@ def demo(
     console.print(f"[bold]demo tournament[/]: {', '.join(bots)}; {plan}, profile {profile}, "
                   f"deals from {deals}", soft_wrap=True)
     tournament(config_file=None, bot=bots, name="demo", profile=profile,
-               matches_per_pairing=matches, seed=seed, workers=None, decision_ms=None,
+               matches_per_pairing=matches, rounds=None, seed=seed, workers=None, decision_ms=None,
                startup_ms=None, output=output, resume=None, limit=None, cluster=None,
                isolation=level, data=data_dir())
 
@@ -214,11 +216,12 @@ def play(
                                           "against B+D)."),
     profile: Optional[str] = typer.Option(None, help="Rules profile (default: sixty_six for two "
                                           "bots, three_player or four_player for three or four)."),
-    rules_file: Optional[Path] = typer.Option(None, "--rules-file", "-r", help="TOML flag overrides."),
-    seed: Optional[int] = typer.Option(None, help="Research runs only: deal from this public seed "
-                                       "instead of a fresh secret key (bots could derive the "
-                                       "deals)."),
-    target: Optional[int] = typer.Option(None, help="Game points that win the match."),
+    rules_file: Optional[Path] = typer.Option(None, "--rules-file", "-r",
+                                              help="TOML flag overrides (default: none, the "
+                                                   "profile as it is)."),
+    seed: Optional[int] = typer.Option(None, help=SEED_HELP),
+    target: Optional[int] = typer.Option(None, help="Game points that win the match (default: "
+                                         "the profile's match_target)."),
     first_dealer: int = typer.Option(0, min=0, max=3, help="Seat of the first dealer."),
     decision_ms: int = typer.Option(DEFAULT_DECISION_MS, min=1, help="Time limit per decision (ms)."),
     startup_ms: int = typer.Option(DEFAULT_STARTUP_MS, min=1, help="Time limit to start (ms)."),
@@ -313,7 +316,7 @@ def replay(
                                   "or a tournament; a relative path not found here is looked for "
                                   "in DATA."),
     seat: Optional[int] = typer.Option(None, help="Show what this seat (0 to players-1) saw, its "
-                                       "protocol transcript, instead of the omniscient view."),
+                                       "protocol transcript (default: the omniscient view)."),
     html: Optional[Path] = typer.Option(None, "--html", metavar="OUT",
                                         help="Write the match as a web page to watch, deal by deal "
                                         "and trick by trick (one static file; opens from disk)."),
@@ -390,29 +393,36 @@ def tournament(
                                                  help="Tournament settings (flags override them)."),
     bot: Optional[list[str]] = typer.Option(None, "--bot", "-b",
                                             help="A bot's name (bundled or registered) or a "
-                                                 "command (repeat)."),
+                                                 "command (repeat; default: the settings "
+                                                 "file's bots)."),
     name: Optional[str] = typer.Option(None, help="Tournament name (default: tournament)."),
-    profile: Optional[str] = typer.Option(None, help="Rules profile."),
+    profile: Optional[str] = typer.Option(None, help="Rules profile (default: sixty_six)."),
     matches_per_pairing: Optional[int] = typer.Option(
         None, "--matches", "-n", help="Matches per pairing (even; default 4). For a three- or "
         "four-player profile: deal sets per group of bots (default 1), each played in six "
         "seatings (README: what a schedule costs)."),
-    seed: Optional[int] = typer.Option(None, help="Research runs only: deal from this public seed "
-                                       "instead of a fresh secret key (bots could derive the "
-                                       "deals)."),
-    workers: Optional[int] = typer.Option(None, "--workers", "-w", help="Worker processes of a "
-                                          "local run (default: all cores; on a cluster, each "
-                                          "Dask worker's threads)."),
-    decision_ms: Optional[int] = typer.Option(None, help="Time limit per decision (ms)."),
-    startup_ms: Optional[int] = typer.Option(None, help="Time limit to start (ms)."),
+    seed: Optional[int] = typer.Option(None, help=SEED_HELP),
+    rounds: Optional[int] = typer.Option(None, "--rounds", min=1, help="Duplicate pairs per "
+                                         "pairing, as cutechess's and fastchess's -rounds with "
+                                         "-games 2 -repeat: -n 2×ROUNDS; for three or four "
+                                         "players, deal sets per group (default: none; -n "
+                                         "decides)."),
+    workers: Optional[int] = typer.Option(None, "--workers", "-w", "--concurrency",
+                                          help="Worker processes of a local run (default: all "
+                                          "cores; on a cluster, each Dask worker's threads)."),
+    decision_ms: Optional[int] = typer.Option(None, help="Time limit per decision (ms; default: "
+                                              f"{DEFAULT_DECISION_MS})."),
+    startup_ms: Optional[int] = typer.Option(None, help="Time limit to start (ms; default: "
+                                             f"{DEFAULT_STARTUP_MS})."),
     output: Optional[Path] = typer.Option(None, "--output", "-o",
                                           help="Output folder (default: DATA/<name>)."),
     resume: Optional[Path] = typer.Option(None, "--resume", help="Finish the tournament in DIR: "
-                                          "play exactly the matches it does not hold yet."),
+                                          "play exactly the matches it does not hold yet "
+                                          "(default: a new tournament)."),
     limit: Optional[list[str]] = typer.Option(None, "--limit", help=LIMIT_HELP),
     cluster: Optional[str] = typer.Option(None, "--cluster", help="Run the matches on the Dask "
                                           "cluster whose scheduler is at tcp://HOST:PORT "
-                                          "(needs the dask extra)."),
+                                          "(needs the dask extra; default: on this machine)."),
     isolation: Optional[str] = typer.Option(None, "--isolation", help=ISOLATION_HELP),
     data: DataOption = DEFAULT_DATA,
 ) -> None:
@@ -423,12 +433,16 @@ def tournament(
     from arena.sandbox import SandboxUnavailable, describe as describe_sandbox, parse_limits
     from arena.store import Store, StoreError
 
+    if rounds is not None and matches_per_pairing is not None:
+        raise _fail("give -n (matches per pairing) or --rounds (duplicate pairs per pairing), "
+                    "not both")
     try:
         if resume is not None:
             # The stored settings define the tournament; a flag that would change them is refused
             # rather than silently ignored. Where and how fast it runs may change.
             given = {"CONFIG.toml": config_file, "--bot": bot, "--name": name, "--profile": profile,
-                     "--matches": matches_per_pairing, "--seed": seed, "--decision-ms": decision_ms,
+                     "--matches": matches_per_pairing, "--rounds": rounds, "--seed": seed,
+                     "--decision-ms": decision_ms,
                      "--startup-ms": startup_ms, "--output": output, "--limit": limit}
             changing = [flag for flag, value in given.items() if value not in (None, [], ())]
             if changing:
@@ -439,6 +453,9 @@ def tournament(
             db = resume / "results.sqlite"
             if not db.is_file():
                 raise ConfigError(f"{resume} holds no tournament (no results.sqlite)")
+            if (resume / "sprt.json").is_file():  # its schedule is only a cap: the test stops it
+                raise ConfigError(f"{resume} holds an SPRT test; resume it with: arena sprt "
+                                  f"--resume {resume}")
             from arena.store import connect_read_only
 
             reader = connect_read_only(db)  # checked, and never written: another run may own it
@@ -453,10 +470,14 @@ def tournament(
         else:
             config = load_config(config_file, {
                 "bots": bot, "name": name, "profile": profile,
-                "matches_per_pairing": matches_per_pairing, "seed": seed, "workers": workers,
+                "matches_per_pairing": 2 * rounds if rounds else matches_per_pairing,
+                "seed": seed, "workers": workers,
                 "decision_ms": decision_ms, "startup_ms": startup_ms,
                 "output": str(output) if output else None, "cluster": cluster,
                 "sandbox": parse_limits(limit) if limit else None, "data": str(data)})
+            if rounds and config.deal_sets is not None:
+                # Three or four players: a round is one deal set per group (-n counts those).
+                config = replace(config, deal_sets=rounds)
     except (ConfigError, StoreError, ValueError) as err:
         raise _fail(str(err)) from None
     _require_isolation(isolation or config.isolation or None)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+from dataclasses import fields
 from pathlib import Path
 from typing import Optional
 
@@ -23,8 +24,9 @@ console, safe = term.out, term.safe
 
 ISOLATION_HELP = ("Sandbox level: isolated (default; needs root), namespaces or limits. Bots do "
                   "not run if the machine cannot give it. Default: $ARENA_ISOLATION, else isolated.")
-LIMIT_HELP = ("A sandbox limit, KEY=NUMBER (repeat): cpu_s, memory_mb, processes, file_mb, "
-              "open_files; 0 is unlimited.")
+LIMIT_HELP = ("A sandbox limit, KEY=NUMBER (repeat); 0 is unlimited. Default: "
+              + ", ".join(f"{f.name}={getattr(SandboxLimits(), f.name)}"
+                          for f in fields(SandboxLimits)) + ".")
 
 
 def _fail(message: str) -> typer.Exit:
@@ -35,7 +37,7 @@ def submit(
     target: str = typer.Argument(..., metavar="PATH|COMMAND",
                                  help="A bot folder holding bot.toml, or a command (with --name)."),
     name: Optional[str] = typer.Option(None, help="The bot's name (needed for a command; "
-                                       "overrides the manifest's)."),
+                                       "overrides the manifest's; default: the manifest's)."),
     data: DataOption = DEFAULT_DATA,
     decision_ms: int = typer.Option(DEFAULT_DECISION_MS, min=1, help="Time limit per decision "
                                     "while qualifying (ms)."),

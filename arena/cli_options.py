@@ -11,10 +11,15 @@ import typer
 
 from arena.registry import DATA_ENV, DEFAULT_DATA
 
-__all__ = ["DEFAULT_DATA", "DataOption"]
+__all__ = ["DEFAULT_DATA", "DataOption", "SEED_HELP"]
 
 DATA_HELP = ("The arena's data folder: the registry of submitted bots (DATA/registry), found by "
              "name by every command, and where results go by default.")
+
+# `arena demo`, `play`, `tournament` and `sprt`: deals come from a fresh secret key unless a research
+# run asks for a seed (deal_keys.py).
+SEED_HELP = ("Research runs only: deal from this public seed (default: a fresh secret key; bots "
+             "could derive the deals from a seed).")
 
 # `arena play`, `tournament`, `submit`, `bots ...` and `replay` take it, so that a bot submitted
 # into a data folder is found by name in all of them (issue 14). Typer reads $ARENA_DATA when the

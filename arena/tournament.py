@@ -319,7 +319,8 @@ class Progress:
 
 
 def run_tournament(config: TournamentConfig, resume: bool = False,
-                   on_progress: Callable[[Progress], None] | None = None) -> Path:
+                   on_progress: Callable[[Progress], None] | None = None,
+                   should_stop: Callable[[], bool] | None = None) -> Path:
     """Play every scheduled match the store does not hold yet; returns the database path.
 
     Before anything is written, every bot is started once (``preflight``); then the folder is
@@ -327,7 +328,8 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
     calling this must guard its entry point with ``if __name__ == "__main__":``. SIGINT and
     SIGTERM raise ``Stopped`` (matches in flight are dropped, their bots killed); a full disk
     raises ``TournamentError``. Either way, every match in the store is whole and ``--resume``
-    plays the rest."""
+    plays the rest. ``should_stop`` is asked after each stored match (``arena sprt``: has the test
+    concluded?); True ends the run normally, matches in flight dropped as on a signal."""
     out = config.out_dir()
     db_path = out / DB_NAME
     if db_path.exists() and not resume:
@@ -408,6 +410,8 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
                 progress.last = result
                 if on_progress:
                     on_progress(progress)
+                if should_stop is not None and should_stop():
+                    break  # closing the pool ends its workers and their bots
         except DiskFullError as err:
             raise _disk_full(out, progress, str(err)) from None
         except WorkerError as err:

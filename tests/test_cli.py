@@ -252,3 +252,89 @@ def test_play_with_a_bot_that_declines_says_so_and_the_record_replays(tmp_path):
     assert "forfeit" not in result.output
     replayed = runner.invoke(app, ["replay", str(record)])
     assert replayed.exit_code == 0 and "not played: nseat_bot-0 does not support" in replayed.output
+
+
+# -- every option's default, and the names cutechess and fastchess users type (issue 17) ----------
+
+def _commands(command, path=()):
+    """Every command of the Typer app with its path of names (``bots list``, ``rules show``...)."""
+    if hasattr(command, "commands"):  # a group (Typer ships its own copy of click's classes)
+        for name, sub in command.commands.items():
+            yield from _commands(sub, (*path, name))
+    else:
+        yield path, command
+
+
+def _option_rows(path) -> dict[str, str]:
+    """Each option's row of ``arena PATH --help``, by its first name (a terminal wide enough that
+    no row wraps)."""
+    output = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "1000"}).output
+    rows = {}
+    for line in output.splitlines():
+        words = line.strip("│ ").split()
+        if words and words[0].startswith("--"):
+            rows[words[0].split(",")[0]] = line
+    return rows
+
+
+def test_every_commands_help_shows_each_options_default():
+    from typer.main import get_command
+
+    commands = dict(_commands(get_command(app)))
+    for wanted in [("tournament",), ("play",), ("sprt",), ("report",), ("publish",),
+                   ("leaderboard",), ("submit",), ("replay",), ("demo",), ("bots", "list"),
+                   ("bots", "show"), ("bots", "remove"), ("rules", "show"), ("rules", "list")]:
+        assert wanted in commands, wanted
+    missing = []
+    for path, command in commands.items():
+        rows = _option_rows(path)
+        for param in command.params:
+            if param.param_type_name != "option" or param.name == "help":
+                continue
+            if param.is_flag and param.default is False and not param.secondary_opts:
+                continue  # a bare flag is off unless given: there is no value to show
+            row = rows[param.opts[0]]
+            if param.default is not None:
+                shown = "[default: " in row  # Typer renders a real default value itself
+            else:
+                shown = "default" in row.lower()  # the help says what happens without it
+            if not shown:
+                missing.append(f"arena {' '.join(path)} {param.opts[0]}")
+    assert missing == []
+
+
+def test_workers_answer_to_concurrency_and_pairs_to_rounds():
+    from typer.main import get_command
+
+    commands = dict(_commands(get_command(app)))
+    names = {path: {name for p in command.params for name in p.opts}
+             for path, command in commands.items()}
+    for path in [("tournament",), ("sprt",)]:
+        assert {"--workers", "-w", "--concurrency", "--rounds"} <= names[path], path
+
+
+def test_tournament_rounds_are_duplicate_pairs_or_deal_sets(monkeypatch, tmp_path):
+    # run_tournament is stood in for: what is checked is only the settings the flags give it.
+    import arena.tournament as tournament_module
+
+    seen = []
+
+    def capture(config, **kwargs):
+        seen.append(config)
+        raise tournament_module.ConfigError("captured")
+
+    monkeypatch.setattr(tournament_module, "run_tournament", capture)
+    out = str(tmp_path / "t")
+    two = runner.invoke(app, ["tournament", "-b", "greedy", "-b", "random", "--rounds", "3",
+                              "--concurrency", "1", "-o", out])
+    assert two.exit_code == 2 and "captured" in two.output, two.output
+    assert seen[-1].matches_per_pairing == 6 and seen[-1].deal_sets is None
+    assert seen[-1].workers == 1
+    three = runner.invoke(app, ["tournament", "-b", "greedy", "-b", "random", "-b", "strong",
+                                "--profile", "three_player", "--rounds", "2", "-o", out])
+    assert three.exit_code == 2 and "captured" in three.output, three.output
+    assert seen[-1].deal_sets == 2
+    both = runner.invoke(app, ["tournament", "-b", "greedy", "-b", "random", "--rounds", "3",
+                               "-n", "6", "-o", out])
+    assert both.exit_code == 2 and "not both" in both.output
+    assert len(seen) == 2
