@@ -26,13 +26,14 @@ import ctypes
 import logging
 import multiprocessing
 import os
+import select
 import signal
 import threading
 import time
 import traceback
 from collections import deque
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection, wait
+from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any, Callable, Generator, Generic, Iterable, TypeVar
 
@@ -148,23 +149,35 @@ class Pool(Generic[Job, Result]):
 
         for worker in self._workers:
             self._give(worker, pull())
+        # One poll set for the whole run, changed only as workers start and finish jobs:
+        # multiprocessing's wait() built a selector on every call, several times per match.
+        poller = select.poll()
+        watched: set[int] = set()
         while any(w.busy for w in self._workers):
-            ready = set(wait([w.conn for w in self._workers if w.busy] +
-                             [w.process.sentinel for w in self._workers if w.busy]))
+            busy = {fd for w in self._workers if w.busy
+                    for fd in (w.conn.fileno(), w.process.sentinel)}
+            for fd in watched - busy:
+                poller.unregister(fd)
+            for fd in busy - watched:
+                poller.register(fd, select.POLLIN)
+            watched = busy
+            ready = {fd for fd, _ in poller.poll()}
             for index, worker in enumerate(self._workers):
-                if not worker.busy or not ready & {worker.conn, worker.process.sentinel}:
+                if not worker.busy or not ready & {worker.conn.fileno(), worker.process.sentinel}:
                     continue
-                while worker.busy:
+                # One message per wake-up (a whole one: a worker writes each at once); another
+                # waiting wakes the next poll. conn.poll() built a selector each time it looked.
+                outcome = None
+                if worker.conn.fileno() in ready:
                     try:
-                        if not worker.conn.poll():
-                            break
                         outcome = self._receive(worker)
                     except (EOFError, OSError):
-                        break  # it died: its connection ended
-                    if outcome is not None:
-                        yield outcome
-                        self._give(worker, pull())  # outside the try: the caller's errors are its own
-                if worker.busy and not worker.process.is_alive():
+                        pass  # it died: its connection ended
+                if outcome is not None:
+                    yield outcome
+                    self._give(worker, pull())  # outside the try: the caller's errors are its own
+                elif worker.busy and worker.process.sentinel in ready \
+                        and not worker.process.is_alive():
                     retry.appendleft(self._replace_dead(index))
                     self._give(self._workers[index], pull())
 

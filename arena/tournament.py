@@ -30,7 +30,7 @@ from arena.pool import Pool, WorkerError
 from arena.preflight import PreflightError, preflight
 from arena.registry import data_dir
 # One match job, played here or on a cluster, lives in match_job.py (below cluster.py).
-from arena.match_job import MatchJob as _Job, play_job as _play
+from arena.match_job import MatchJob as _Job, log_result, play_job as _play
 from arena.types import BotSpec, ConfigError, MatchResult
 from arena.sandbox import SandboxLimits, check_level, data_folders, describe as describe_sandbox
 from arena.schedule import ScheduledMatch, partnership_groups, round_robin, three_player_sets
@@ -405,6 +405,8 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
             on_progress(progress)
         log.info("%s", describe_sandbox())
 
+        records, logs = out / "records", out / "logs"
+
         def jobs() -> Iterator[_Job]:
             """The matches left, built one at a time as a worker asks (a 10,000-match schedule
             was 10,000 jobs held from the start), until ``should_stop`` says enough."""
@@ -414,8 +416,7 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
                 if should_stop is not None and should_stop():
                     return
                 yield _Job(m, deal_secret(key, m.deal_set), tuple(by_name[bot] for bot in m.seats),
-                           rules, limits, config.max_deals, out / "records" / f"{m.match_id}.jsonl",
-                           out / "logs")
+                           rules, limits, config.max_deals, records / f"{m.match_id}.jsonl", logs)
 
         try:
             # A cluster sizes its batches from the whole list up front (cluster.py): it gets one.
@@ -425,8 +426,9 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
             for job, result in finished:
                 if stored[job.entry.order]:
                     continue  # a match played twice (a cluster's retried batch) is stored once
-                store.record_match(job.entry, result, record=str(job.record.relative_to(out)))
+                store.record_match(job.entry, result, record=f"records/{job.record.name}")
                 stored[job.entry.order] = 1
+                log_result(job.entry, result)
                 progress.done += 1
                 progress.last = result
                 progress.last_entry = job.entry
