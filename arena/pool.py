@@ -23,9 +23,11 @@ small enough to hold every guarantee itself:
 from __future__ import annotations
 
 import ctypes
+import io
 import logging
 import multiprocessing
 import os
+import pickle
 import select
 import signal
 import threading
@@ -80,6 +82,10 @@ class Pool(Generic[Job, Result]):
     play: Callable[[Job], Result]
     workers: int
     name_of: Callable[[Job], str] = str  # a job in the log
+    # Objects that many jobs hold (a tournament's rules, limits and bot specs): each worker gets
+    # them once, when it starts, and a job refers to them by number. Pickled with every job they
+    # were most of its size and cost (issue 18).
+    shared: tuple[Any, ...] = ()
     _workers: list[_Worker] = field(default_factory=list)
     _context: Any = None
 
@@ -102,7 +108,7 @@ class Pool(Generic[Job, Result]):
         level = logging.getLogger().getEffectiveLevel()
         process = self._context.Process(
             target=_worker_main, name=f"worker-{index + 1}",
-            args=(self.play, child_conn, watch, os.getpid(), level), daemon=False)
+            args=(self.play, child_conn, watch, os.getpid(), level, self.shared), daemon=False)
         # A stop signal while the worker is being started would leave it half-told (it printed
         # a traceback on the missing start data) and unknown to close(): the signals wait until
         # it is on the list. Blocking them in this thread is not enough (the kernel hands a
@@ -200,7 +206,7 @@ class Pool(Generic[Job, Result]):
         if pending is not None:
             worker.job, worker.busy = pending, True
             try:
-                worker.conn.send(pending.job)
+                worker.conn.send_bytes(_dumps(pending.job, self.shared))
             except OSError:
                 pass  # it died: run() sees its sentinel and plays the job elsewhere
 
@@ -230,7 +236,8 @@ class Pool(Generic[Job, Result]):
         for worker in self._workers:
             if worker.process.is_alive() and not worker.busy and graceful:
                 try:
-                    worker.conn.send(None)  # idle: let it exit normally (its bot folders go)
+                    worker.conn.send_bytes(_dumps(None, ()))  # idle: let it exit normally
+                    # (its bot folders go)
                 except OSError:
                     pass
             elif worker.process.is_alive():
@@ -244,6 +251,36 @@ class Pool(Generic[Job, Result]):
                 worker.process.join(1.0)
             _end(worker)
         self._workers.clear()
+
+
+class _SharedPickler(pickle.Pickler):
+    """Writes each of the pool's shared objects as its number (pickle's persistent ids)."""
+
+    def __init__(self, file: io.BytesIO, shared: tuple[Any, ...]):
+        super().__init__(file, pickle.HIGHEST_PROTOCOL)
+        self.numbers = {id(obj): n for n, obj in enumerate(shared)}  # shared lives as long
+
+    def persistent_id(self, obj: Any) -> int | None:
+        return self.numbers.get(id(obj))
+
+
+class _SharedUnpickler(pickle.Unpickler):
+    def __init__(self, file: io.BytesIO, shared: tuple[Any, ...]):
+        super().__init__(file)
+        self.shared = shared
+
+    def persistent_load(self, pid: Any) -> Any:
+        return self.shared[pid]
+
+
+def _dumps(obj: Any, shared: tuple[Any, ...]) -> bytes:
+    buffer = io.BytesIO()
+    _SharedPickler(buffer, shared).dump(obj)
+    return buffer.getvalue()
+
+
+def _loads(data: bytes, shared: tuple[Any, ...]) -> Any:
+    return _SharedUnpickler(io.BytesIO(data), shared).load()
 
 
 def _signal(process: BaseProcess, signum: int) -> None:
@@ -264,7 +301,7 @@ def _end(worker: _Worker) -> None:
 # -- in the worker ---------------------------------------------------------------------------------
 
 def _worker_main(play: Callable[[Any], Any], conn: Connection, watch: Connection, parent: int,
-                 level: int) -> None:
+                 level: int, shared: tuple[Any, ...] = ()) -> None:
     # Ctrl-C reaches the whole foreground process group: the coordinator decides what stops.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, lambda signum, frame: _die(128 + signum))
@@ -279,7 +316,7 @@ def _worker_main(play: Callable[[Any], Any], conn: Connection, watch: Connection
     root.setLevel(level)
     while True:
         try:
-            job = conn.recv()
+            job = _loads(conn.recv_bytes(), shared)
         except (EOFError, OSError):
             return
         if job is None:

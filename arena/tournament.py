@@ -422,7 +422,8 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
             # A cluster sizes its batches from the whole list up front (cluster.py): it gets one.
             finished = cleanup.enter_context(closing(
                 cluster.play(list(jobs()), out) if cluster
-                else _play_locally(jobs(), min(config.worker_count(), todo))))
+                else _play_locally(jobs(), min(config.worker_count(), todo),
+                                   shared=(rules, limits, *specs))))
             for job, result in finished:
                 if stored[job.entry.order]:
                     continue  # a match played twice (a cluster's retried batch) is stored once
@@ -525,12 +526,12 @@ class _QuietFileHandler(logging.FileHandler):
         pass  # logging's default prints a traceback to stderr: a full disk is reported once, plainly
 
 
-def _play_locally(jobs: Iterable[_Job],
-                  workers: int) -> Generator[tuple[_Job, MatchResult], None, None]:
+def _play_locally(jobs: Iterable[_Job], workers: int, shared: tuple[Any, ...] = ()
+                  ) -> Generator[tuple[_Job, MatchResult], None, None]:
     """Finished matches from a pool of processes on this machine, in the order they finish."""
     # Each worker holds one match at a time: a stop or a kill loses at most one per worker, and
     # a stopped run has played the schedule's early matches (every pairing about equally).
     if workers <= 0:
         return  # nothing left to play: no worker is started
-    with Pool(_play, workers, name_of=lambda job: job.entry.match_id) as pool:
+    with Pool(_play, workers, name_of=lambda job: job.entry.match_id, shared=shared) as pool:
         yield from pool.run(jobs)

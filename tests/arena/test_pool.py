@@ -62,3 +62,17 @@ def test_the_pool_pulls_lazily_and_replays_a_job_whose_worker_died(tmp_path: Pat
         got = [result for _, result in pool.run(dying())]
         assert sorted(got) == [0, 1, 2, 3] and len(got) == 4  # each played and yielded once
         assert pulled == [0, 1, 2, 3]
+
+
+def test_shared_objects_travel_once_and_jobs_refer_to_them():
+    """The pool's shared objects (a tournament's rules, limits, bots) are sent to each worker when
+    it starts; a job's pickle names them by number and unpickles to the worker's copy."""
+    from arena.pool import _dumps, _loads
+
+    rules = {"flag": list(range(500))}
+    job = (rules, 7)
+    alone, with_shared = _dumps(job, ()), _dumps(job, (rules,))
+    assert len(with_shared) < 40 < len(alone)
+    worker_copy = {"flag": list(range(500))}
+    loaded = _loads(with_shared, (worker_copy,))
+    assert loaded == job and loaded[0] is worker_copy
