@@ -87,6 +87,11 @@ class _Match:
         if self.writer is not None:
             self.writer.write(kind, **fields)
 
+    def _flush_record(self) -> None:
+        """Before waiting for a bot: what happened so far reaches the record's file."""
+        if self.writer is not None:
+            self.writer.flush()
+
     def _send(self, seat: int, message: m.Message) -> None:
         """Queue a line for ``seat``. Queued lines go out in one write with the seat's next request
         (or at the end of the match): each write wakes the bot, and wake-ups are what cost
@@ -157,6 +162,7 @@ class _Match:
             if seat in faults:
                 continue
             try:
+                self._flush_record()
                 line = proc.read_ready_line()
                 self._record("msg", t=self._ms(), seat=seat, dir="in",
                              line=line.decode("utf-8", "replace"))
@@ -272,6 +278,7 @@ class _Match:
                 raise BotFault(Fault.UNSOLICITED, "wrote output when no request was pending", unread)
             self._send(seat, from_engine.request(deal))
             proc.flush()
+            self._flush_record()
             asked = time.monotonic()
             line = proc.read_line(self.limits.decision_ms / 1000)
             elapsed = (time.monotonic() - asked) * 1000
