@@ -28,6 +28,7 @@ Usage: scripts/bench_referee.py [--matches N] [--round-trips N] [--rounds R]
 from __future__ import annotations
 
 import argparse
+import ctypes
 import os
 import statistics
 import subprocess
@@ -49,18 +50,34 @@ REFEREE_TARGET = 2.0   # referee cost per decision, in raw round trips (CPU of e
 SDK_TARGET = 1.3       # an SDK bot's cost per decision over a minimal bot's
 
 
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def process_cpu(pid: int) -> float:
+    """CPU seconds used so far by process ``pid``, to the nanosecond (its CPU-time clock,
+    clock_getcpuclockid); /proc's utime and stime count 10 ms ticks, coarser than a whole match
+    of a minimal bot."""
+    clock = ctypes.c_int()
+    if _libc.clock_getcpuclockid(pid, ctypes.byref(clock)) == 0:
+        try:
+            return time.clock_gettime(clock.value)
+        except OSError:
+            pass
+    with open(f"/proc/{pid}/stat") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime, stime
+
+
 def tree_cpu(pid: int) -> float:
-    """CPU seconds used so far by process ``pid`` and every live descendant (/proc; a bot in the
-    sandbox is a child of its launcher). Processes that have exited are no longer counted, so
-    read it while the bots still run."""
+    """CPU seconds used so far by process ``pid`` and every live descendant (a bot in the sandbox
+    is a child of its launcher). Processes that have exited are no longer counted, so read it
+    while the bots still run."""
     total = 0.0
     todo = [pid]
     while todo:
         current = todo.pop()
         try:
-            with open(f"/proc/{current}/stat") as fh:
-                fields = fh.read().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime, stime
+            total += process_cpu(current)
             for task in os.listdir(f"/proc/{current}/task"):
                 with open(f"/proc/{current}/task/{task}/children") as fh:
                     todo += [int(p) for p in fh.read().split()]
@@ -75,17 +92,21 @@ class PlayCPU:
 
     def __init__(self) -> None:
         self.seconds = 0.0
+        self.referee = 0.0  # of which the referee's own
+        self.last_referee_us = 0.0  # the referee's own CPU per decision in the last matches()
         original = referee._Match._play
         counter = self
 
         def play(match: referee._Match) -> None:
             pids = [p.pid for p in match.procs if p.pid is not None]
-            before = time.process_time() + sum(tree_cpu(pid) for pid in pids)
+            own = time.process_time()
+            bots = sum(tree_cpu(pid) for pid in pids)
             try:
                 original(match)
             finally:
-                counter.seconds += time.process_time() + sum(tree_cpu(pid) for pid in pids) \
-                    - before
+                own = time.process_time() - own
+                counter.referee += own
+                counter.seconds += own + sum(tree_cpu(pid) for pid in pids) - bots
 
         referee._Match._play = play  # type: ignore[method-assign]
 
@@ -145,7 +166,7 @@ def matches(bots: tuple[BotSpec, BotSpec], n: int,
     rules = profile("sixty_six")
     decisions = deals = 0
     elapsed_ms = 0.0
-    cpu_before = cpu.seconds
+    cpu_before, referee_before = cpu.seconds, cpu.referee
     for seed in range(n):
         config = MatchConfig(rules=rules, seed=seed, first_dealer=seed & 1, match_id=f"bench{seed}",
                              limits=Limits(decision_ms=5000))
@@ -155,6 +176,7 @@ def matches(bots: tuple[BotSpec, BotSpec], n: int,
         elapsed_ms += result.play_ms
         deals += len(result.deals)
         decisions += sum(s.timing()["decisions"] for s in result.seats)
+    cpu.last_referee_us = (cpu.referee - referee_before) * 1e6 / decisions
     return (decisions / deals, elapsed_ms * 1000 / decisions, elapsed_ms * 1000 / deals,
             (cpu.seconds - cpu_before) * 1e6 / decisions)
 
@@ -194,6 +216,7 @@ def main() -> None:
             note("pipe round trip, python echo, CPU of both ends (us)", rtt_py_cpu)
             note("python first-legal: us/decision", us_py)
             note("python first-legal: CPU us/decision (referee + bots)", cpu_py)
+            note("python first-legal: CPU us/decision, referee alone", cpu.last_referee_us)
             note("python first-legal: decisions/deal", dpd)
             note("python first-legal: efficiency", rtt_py * dpd / us_deal_py)
             note("referee cost per decision / raw round trip, CPU", cpu_py / rtt_py_cpu)

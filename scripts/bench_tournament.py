@@ -94,8 +94,8 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_BASELINE = "afb33c8"  # main before issue 18 (cheap matches)
 BASELINE_TARGET = 2.0
 
-# Run in a fresh interpreter with one tree first on the path: one tournament, its wall and CPU
-# time (this process and its workers, referees and bots) as JSON on the last line, from the
+# Run in a fresh interpreter with one tree first on the path: one tournament, its wall time and
+# the coordinator's CPU time as JSON on the last line, from the
 # first progress report (the pre-flight, which starts every bot once, is over) to the last match.
 _RUNNER = """
 import json, resource, sys, time
@@ -104,8 +104,10 @@ sys.path.insert(0, tree)
 from arena.tournament import load_config, run_tournament
 
 def cpu():
-    return sum(u.ru_utime + u.ru_stime for u in (resource.getrusage(resource.RUSAGE_SELF),
-                                                 resource.getrusage(resource.RUSAGE_CHILDREN)))
+    # The coordinator's own: its workers are still running at the last match (not yet reaped),
+    # so RUSAGE_CHILDREN would not hold them.
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 if __name__ == "__main__":
     config = load_config(None, settings)
@@ -168,7 +170,7 @@ def compare_with_baseline(args: argparse.Namespace) -> None:
         ratios = [new / old for old, new in zip(*rates.values())]
         for label in trees:
             print(f"{label}: {statistics.median(rates[label]):.2f} matches/s, "
-                  f"{statistics.median(cpus[label]):.1f} ms CPU per match  (rounds: "
+                  f"coordinator CPU {statistics.median(cpus[label]):.2f} ms per match  (rounds: "
                   f"{', '.join(f'{v:.2f}' for v in rates[label])})")
         ratio = statistics.median(ratios)
         print(f"throughput, this tree / baseline: {ratio:.2f}x (target >= {BASELINE_TARGET:g}x: "
