@@ -419,7 +419,8 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
                            rules, limits, config.max_deals, records / f"{m.match_id}.jsonl", logs)
 
         try:
-            # A cluster sizes its batches from the whole list up front (cluster.py): it gets one.
+            # A cluster sizes its batches from the whole list up front (cluster.py): it gets one,
+            # and should_stop is asked only while that list is made.
             finished = cleanup.enter_context(closing(
                 cluster.play(list(jobs()), out) if cluster
                 else _play_locally(jobs(), min(config.worker_count(), todo),
