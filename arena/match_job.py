@@ -34,6 +34,18 @@ class MatchJob:
     log_dir: Path
 
 
+def log_result(entry: ScheduledMatch, result: MatchResult) -> None:
+    """The match's line in tournament.log (written where the result is stored)."""
+    if not log.isEnabledFor(logging.INFO):
+        return
+    if len(entry.seats) == 2:
+        log.info("match %s %s vs %s: %s, winner seat %s", entry.match_id, entry.seat0, entry.seat1,
+                 result.reason, result.winner)
+    else:
+        log.info("match %s %s: %s, winner side %s", entry.match_id, " | ".join(entry.seats),
+                 result.reason, result.winner)
+
+
 def play_job(job: MatchJob) -> MatchResult:
     """Runs in a worker process: one match, its record written by the referee as it goes."""
     entry = job.entry
@@ -41,13 +53,9 @@ def play_job(job: MatchJob) -> MatchResult:
                          match_id=entry.match_id, limits=job.limits, max_deals=job.max_deals,
                          private=(job.log_dir.parent,))  # the tournament's folder: its database
     result = run_match(job.bots, config, record_path=job.record, log_dir=job.log_dir)
-    if len(entry.seats) == 2:
-        log.info("match %s %s vs %s: %s, winner seat %s", entry.match_id, entry.seat0, entry.seat1,
-                 result.reason, result.winner)
-    else:
-        log.info("match %s %s: %s, winner side %s", entry.match_id, " | ".join(entry.seats),
-                 result.reason, result.winner)
-    # The coordinator stores settlements: the final states and each deal's event log would only
-    # cost pickling (the record on disk keeps every event).
+    # The match's line in tournament.log is written by the coordinator as it stores the result
+    # (log_result): sent from here it cost a second message per match (issue 18).
+    # The coordinator stores settlements: the final states, each deal's event log and its pack
+    # order would only cost pickling (the record on disk keeps every event and every order).
     return replace(result, state=None,
-                   deals=tuple(replace(d, final=None) for d in result.deals))
+                   deals=tuple(replace(d, final=None, order=()) for d in result.deals))

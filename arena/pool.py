@@ -23,16 +23,19 @@ small enough to hold every guarantee itself:
 from __future__ import annotations
 
 import ctypes
+import io
 import logging
 import multiprocessing
 import os
+import pickle
+import select
 import signal
 import threading
 import time
 import traceback
 from collections import deque
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection, wait
+from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any, Callable, Generator, Generic, Iterable, TypeVar
 
@@ -79,6 +82,10 @@ class Pool(Generic[Job, Result]):
     play: Callable[[Job], Result]
     workers: int
     name_of: Callable[[Job], str] = str  # a job in the log
+    # Objects that many jobs hold (a tournament's rules, limits and bot specs): each worker gets
+    # them once, when it starts, and a job refers to them by number. Pickled with every job they
+    # were most of its size and cost (issue 18).
+    shared: tuple[Any, ...] = ()
     _workers: list[_Worker] = field(default_factory=list)
     _context: Any = None
 
@@ -101,7 +108,7 @@ class Pool(Generic[Job, Result]):
         level = logging.getLogger().getEffectiveLevel()
         process = self._context.Process(
             target=_worker_main, name=f"worker-{index + 1}",
-            args=(self.play, child_conn, watch, os.getpid(), level), daemon=False)
+            args=(self.play, child_conn, watch, os.getpid(), level, self.shared), daemon=False)
         # A stop signal while the worker is being started would leave it half-told (it printed
         # a traceback on the missing start data) and unknown to close(): the signals wait until
         # it is on the list. Blocking them in this thread is not enough (the kernel hands a
@@ -130,25 +137,55 @@ class Pool(Generic[Job, Result]):
         return worker
 
     def run(self, jobs: Iterable[Job]) -> Generator[tuple[Job, Result], None, None]:
-        queue: deque[_Pending[Job]] = deque(_Pending(job) for job in jobs)
+        """Yield ``(job, result)`` in the order jobs finish, pulling ``jobs`` lazily: one job per
+        idle worker at the start, then the next only once a finished job's result has been
+        yielded and the generator resumed. A caller can therefore choose each next job from every
+        result seen so far (stop when a test concludes, pick the next pairing), and a long
+        schedule is never held in memory (issue 18). A job whose worker died is played again
+        before any new one is pulled."""
+        source = iter(jobs)
+        retry: deque[_Pending[Job]] = deque()
+
+        def pull() -> _Pending[Job] | None:
+            if retry:
+                return retry.popleft()
+            for job in source:
+                return _Pending(job)
+            return None
+
         for worker in self._workers:
-            self._give(worker, queue)
+            self._give(worker, pull())
+        # One poll set for the whole run, changed only as workers start and finish jobs:
+        # multiprocessing's wait() built a selector on every call, several times per match.
+        poller = select.poll()
+        watched: set[int] = set()
         while any(w.busy for w in self._workers):
-            ready = set(wait([w.conn for w in self._workers if w.busy] +
-                             [w.process.sentinel for w in self._workers if w.busy]))
+            busy = {fd for w in self._workers if w.busy
+                    for fd in (w.conn.fileno(), w.process.sentinel)}
+            for fd in watched - busy:
+                poller.unregister(fd)
+            for fd in busy - watched:
+                poller.register(fd, select.POLLIN)
+            watched = busy
+            ready = {fd for fd, _ in poller.poll()}
             for index, worker in enumerate(self._workers):
-                if not worker.busy or not ready & {worker.conn, worker.process.sentinel}:
+                if not worker.busy or not ready & {worker.conn.fileno(), worker.process.sentinel}:
                     continue
-                try:
-                    while worker.busy and worker.conn.poll():
+                # One message per wake-up (a whole one: a worker writes each at once); another
+                # waiting wakes the next poll. conn.poll() built a selector each time it looked.
+                outcome = None
+                if worker.conn.fileno() in ready:
+                    try:
                         outcome = self._receive(worker)
-                        if outcome is not None:
-                            self._give(worker, queue)
-                            yield outcome
-                except (EOFError, OSError):
-                    pass  # it died: its connection ended
-                if worker.busy and not worker.process.is_alive():
-                    self._replace_dead(index, queue)
+                    except (EOFError, OSError):
+                        pass  # it died: its connection ended
+                if outcome is not None:
+                    yield outcome
+                    self._give(worker, pull())  # outside the try: the caller's errors are its own
+                elif worker.busy and worker.process.sentinel in ready \
+                        and not worker.process.is_alive():
+                    retry.appendleft(self._replace_dead(index))
+                    self._give(self._workers[index], pull())
 
     def _receive(self, worker: _Worker) -> tuple[Job, Result] | None:
         kind, payload = worker.conn.recv()
@@ -165,16 +202,16 @@ class Pool(Generic[Job, Result]):
             raise WorkerError(message, errno)
         return pending.job, payload
 
-    def _give(self, worker: _Worker, queue: deque[_Pending[Job]]) -> None:
-        if queue:
-            pending = queue.popleft()
+    def _give(self, worker: _Worker, pending: _Pending[Job] | None) -> None:
+        if pending is not None:
             worker.job, worker.busy = pending, True
             try:
-                worker.conn.send(pending.job)
+                worker.conn.send_bytes(_dumps(pending.job, self.shared))
             except OSError:
                 pass  # it died: run() sees its sentinel and plays the job elsewhere
 
-    def _replace_dead(self, index: int, queue: deque[_Pending[Job]]) -> None:
+    def _replace_dead(self, index: int) -> _Pending[Job]:
+        """Replace the worker at ``index``, which died mid-job; returns that job, to play again."""
         worker = self._workers[index]
         worker.process.join(STOP_GRACE_S)
         code = worker.process.exitcode
@@ -189,8 +226,8 @@ class Pool(Generic[Job, Result]):
             del self._workers[index]  # ended: close() must not touch it
             raise WorkerError(f"a worker process died twice playing the same match ({how}); "
                               "see tournament.log")
-        queue.appendleft(pending)
-        self._give(self._start(index), queue)
+        self._start(index)
+        return pending
 
     def close(self, graceful: bool = True) -> None:
         """End every worker now (matches in flight are dropped) and wait for them. ``graceful``:
@@ -199,7 +236,8 @@ class Pool(Generic[Job, Result]):
         for worker in self._workers:
             if worker.process.is_alive() and not worker.busy and graceful:
                 try:
-                    worker.conn.send(None)  # idle: let it exit normally (its bot folders go)
+                    worker.conn.send_bytes(_dumps(None, ()))  # idle: let it exit normally
+                    # (its bot folders go)
                 except OSError:
                     pass
             elif worker.process.is_alive():
@@ -213,6 +251,36 @@ class Pool(Generic[Job, Result]):
                 worker.process.join(1.0)
             _end(worker)
         self._workers.clear()
+
+
+class _SharedPickler(pickle.Pickler):
+    """Writes each of the pool's shared objects as its number (pickle's persistent ids)."""
+
+    def __init__(self, file: io.BytesIO, shared: tuple[Any, ...]):
+        super().__init__(file, pickle.HIGHEST_PROTOCOL)
+        self.numbers = {id(obj): n for n, obj in enumerate(shared)}  # shared lives as long
+
+    def persistent_id(self, obj: Any) -> int | None:
+        return self.numbers.get(id(obj))
+
+
+class _SharedUnpickler(pickle.Unpickler):
+    def __init__(self, file: io.BytesIO, shared: tuple[Any, ...]):
+        super().__init__(file)
+        self.shared = shared
+
+    def persistent_load(self, pid: Any) -> Any:
+        return self.shared[pid]
+
+
+def _dumps(obj: Any, shared: tuple[Any, ...]) -> bytes:
+    buffer = io.BytesIO()
+    _SharedPickler(buffer, shared).dump(obj)
+    return buffer.getvalue()
+
+
+def _loads(data: bytes, shared: tuple[Any, ...]) -> Any:
+    return _SharedUnpickler(io.BytesIO(data), shared).load()
 
 
 def _signal(process: BaseProcess, signum: int) -> None:
@@ -233,7 +301,7 @@ def _end(worker: _Worker) -> None:
 # -- in the worker ---------------------------------------------------------------------------------
 
 def _worker_main(play: Callable[[Any], Any], conn: Connection, watch: Connection, parent: int,
-                 level: int) -> None:
+                 level: int, shared: tuple[Any, ...] = ()) -> None:
     # Ctrl-C reaches the whole foreground process group: the coordinator decides what stops.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, lambda signum, frame: _die(128 + signum))
@@ -248,7 +316,7 @@ def _worker_main(play: Callable[[Any], Any], conn: Connection, watch: Connection
     root.setLevel(level)
     while True:
         try:
-            job = conn.recv()
+            job = _loads(conn.recv_bytes(), shared)
         except (EOFError, OSError):
             return
         if job is None:

@@ -87,12 +87,18 @@ class _Match:
         if self.writer is not None:
             self.writer.write(kind, **fields)
 
+    def _flush_record(self) -> None:
+        """Before waiting for a bot: what happened so far reaches the record's file."""
+        if self.writer is not None:
+            self.writer.flush()
+
     def _send(self, seat: int, message: m.Message) -> None:
         """Queue a line for ``seat``. Queued lines go out in one write with the seat's next request
         (or at the end of the match): each write wakes the bot, and wake-ups are what cost
         (PROTOCOL.md §4.2: events arrive in order, at the latest with the next request)."""
         line = encode(message)
-        self._record("msg", t=self._ms(), seat=seat, dir="out", line=line)
+        if self.writer is not None:
+            self.writer.msg(self._ms(), seat, "out", line)
         self.procs[seat].queue(line)
 
     def _send_all(self, make: Callable[[int], m.Message | None]) -> None:
@@ -157,9 +163,10 @@ class _Match:
             if seat in faults:
                 continue
             try:
+                self._flush_record()
                 line = proc.read_ready_line()
-                self._record("msg", t=self._ms(), seat=seat, dir="in",
-                             line=line.decode("utf-8", "replace"))
+                if self.writer is not None:
+                    self.writer.msg(self._ms(), seat, "in", line.decode("utf-8", "replace"))
                 try:
                     # PROTOCOL.md §9: decline is an answer to the N-seat greeting only.
                     ready = decode_from_bot(line, "ready", allow_decline=self.players > 2)
@@ -272,10 +279,12 @@ class _Match:
                 raise BotFault(Fault.UNSOLICITED, "wrote output when no request was pending", unread)
             self._send(seat, from_engine.request(deal))
             proc.flush()
+            self._flush_record()
             asked = time.monotonic()
             line = proc.read_line(self.limits.decision_ms / 1000)
             elapsed = (time.monotonic() - asked) * 1000
-            self._record("msg", t=self._ms(), seat=seat, dir="in", line=_text(line))
+            if self.writer is not None:
+                self.writer.msg(self._ms(), seat, "in", _text(line) or "")
             try:
                 reply = decode_from_bot(line, expect="action")
             except ProtocolError as err:

@@ -8,15 +8,27 @@
        efficiency = (pipe round trip x decisions per deal) / measured time per deal
    (1.0 would mean the referee costs nothing beyond one round trip per decision; target >= 0.5).
 3. Python SDK bots against the minimal Python bot, time per decision and ratio (target: within
-   1.5x): an SDK bot that plays the first legal action (the same games, so the ratio is the SDK's
+   1.3x): an SDK bot that plays the first legal action (the same games, so the ratio is the SDK's
    own cost), and the SDK's random bot (its own, shorter games, so per-deal costs weigh more).
 
-Usage: scripts/bench_referee.py [--matches N] [--round-trips N]
+Wall-clock figures swing with whatever else the machine runs: a round trip is two wake-ups, and on
+a busy machine each waits for a core. So the figures that carry the targets (issue 18) are also
+taken in **CPU time of every process involved**, which load hardly moves:
+- the raw round trip's divisor: this process's CPU plus the echo's, per round trip;
+- a match's cost per decision: the referee's CPU plus its bots' (each bot's whole process tree,
+  read from /proc before and after the play, so start-up, which is not per decision, is left
+  out), per decision.
+"referee cost per decision / raw round trip, CPU" is then the referee's multiple of the floor
+(target <= 2, the same goal as efficiency >= 0.5), and "SDK / minimal, CPU" the SDK's (target
+<= 1.3). Bot start-up is ``scripts/bench_sandbox.py``'s and ``scripts/bench_startup.py``'s.
+
+Usage: scripts/bench_referee.py [--matches N] [--round-trips N] [--rounds R]
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import os
 import statistics
 import subprocess
@@ -30,7 +42,73 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from arena.bot_process import Limits  # noqa: E402
 from arena.bot_specs import build_c_bot, resolve_bot  # noqa: E402
 from arena.game import profile  # noqa: E402
+from arena import referee  # noqa: E402
 from arena.referee import BotSpec, MatchConfig, run_match  # noqa: E402
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+REFEREE_TARGET = 2.0   # referee cost per decision, in raw round trips (CPU of every end)
+SDK_TARGET = 1.3       # an SDK bot's cost per decision over a minimal bot's
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def process_cpu(pid: int) -> float:
+    """CPU seconds used so far by process ``pid``, to the nanosecond (its CPU-time clock,
+    clock_getcpuclockid); /proc's utime and stime count 10 ms ticks, coarser than a whole match
+    of a minimal bot."""
+    clock = ctypes.c_int()
+    if _libc.clock_getcpuclockid(pid, ctypes.byref(clock)) == 0:
+        try:
+            return time.clock_gettime(clock.value)
+        except OSError:
+            pass
+    with open(f"/proc/{pid}/stat") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime, stime
+
+
+def tree_cpu(pid: int) -> float:
+    """CPU seconds used so far by process ``pid`` and every live descendant (a bot in the sandbox
+    is a child of its launcher). Processes that have exited are no longer counted, so read it
+    while the bots still run."""
+    total = 0.0
+    todo = [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            total += process_cpu(current)
+            for task in os.listdir(f"/proc/{current}/task"):
+                with open(f"/proc/{current}/task/{task}/children") as fh:
+                    todo += [int(p) for p in fh.read().split()]
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
+
+
+class PlayCPU:
+    """Wraps the referee's play loop: CPU of the referee and of its bots' processes, from the
+    first deal to the end of the match (start-up and shutdown left out)."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.referee = 0.0  # of which the referee's own
+        self.last_referee_us = 0.0  # the referee's own CPU per decision in the last matches()
+        original = referee._Match._play
+        counter = self
+
+        def play(match: referee._Match) -> None:
+            pids = [p.pid for p in match.procs if p.pid is not None]
+            own = time.process_time()
+            bots = sum(tree_cpu(pid) for pid in pids)
+            try:
+                original(match)
+            finally:
+                own = time.process_time() - own
+                counter.referee += own
+                counter.seconds += own + sum(tree_cpu(pid) for pid in pids) - bots
+
+        referee._Match._play = play  # type: ignore[method-assign]
 
 PY_ECHO = ("import sys\nr = sys.stdin.buffer.readline\nw = sys.stdout.buffer.write\n"
            "f = sys.stdout.flush\nwhile True:\n    l = r()\n    if not l:\n        break\n"
@@ -50,22 +128,25 @@ int main(void) {
 """
 
 
-def round_trip_us(argv: list[str], n: int) -> float:
-    """Median-free plain average of ``n`` blocking write-line/read-line exchanges, in µs."""
+def round_trip_us(argv: list[str], n: int) -> tuple[float, float]:
+    """(wall µs, CPU µs of both ends) per blocking write-line/read-line exchange, plain averages
+    over ``n``."""
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
     line = b"follow? play:AS play:TS play:KH play:9C play:QD play:JD\n"
     out, inp = proc.stdin, proc.stdout
     for _ in range(200):  # warm up
         out.write(line)
         inp.readline()
+    cpu = time.process_time() + tree_cpu(proc.pid)
     start = time.perf_counter()
     for _ in range(n):
         out.write(line)
         inp.readline()
     elapsed = time.perf_counter() - start
+    cpu = time.process_time() + tree_cpu(proc.pid) - cpu
     out.close()
     proc.wait()
-    return elapsed / n * 1e6
+    return elapsed / n * 1e6, cpu / n * 1e6
 
 
 def c_echo_binary(folder: Path) -> list[str] | None:
@@ -77,12 +158,15 @@ def c_echo_binary(folder: Path) -> list[str] | None:
     return [str(binary)]
 
 
-def matches(bots: tuple[BotSpec, BotSpec], n: int) -> tuple[float, float, float]:
-    """(decisions per deal, µs per decision, µs per deal) over ``n`` seeded matches, counting the
-    referee's playing time only (process start-up and the handshake are not per-deal costs)."""
+def matches(bots: tuple[BotSpec, BotSpec], n: int,
+            cpu: PlayCPU) -> tuple[float, float, float, float]:
+    """(decisions per deal, µs per decision, µs per deal, CPU µs per decision of the referee and
+    both bots) over ``n`` seeded matches, counting the playing time only (process start-up and
+    the handshake are not per-deal costs)."""
     rules = profile("sixty_six")
     decisions = deals = 0
     elapsed_ms = 0.0
+    cpu_before, referee_before = cpu.seconds, cpu.referee
     for seed in range(n):
         config = MatchConfig(rules=rules, seed=seed, first_dealer=seed & 1, match_id=f"bench{seed}",
                              limits=Limits(decision_ms=5000))
@@ -92,7 +176,9 @@ def matches(bots: tuple[BotSpec, BotSpec], n: int) -> tuple[float, float, float]
         elapsed_ms += result.play_ms
         deals += len(result.deals)
         decisions += sum(s.timing()["decisions"] for s in result.seats)
-    return decisions / deals, elapsed_ms * 1000 / decisions, elapsed_ms * 1000 / deals
+    cpu.last_referee_us = (cpu.referee - referee_before) * 1e6 / decisions
+    return (decisions / deals, elapsed_ms * 1000 / decisions, elapsed_ms * 1000 / deals,
+            (cpu.seconds - cpu_before) * 1e6 / decisions)
 
 
 def main() -> None:
@@ -121,29 +207,52 @@ def main() -> None:
         script = Path(tmp) / "sdk_first_legal.py"
         script.write_text(SDK_FIRST_LEGAL)
         sdk_first = BotSpec("sdk-first-legal", (sys.executable, str(script)))
+        cpu = PlayCPU()
         for _ in range(args.rounds):
-            rtt_py = round_trip_us([sys.executable, "-c", PY_ECHO], args.round_trips)
-            dpd, us_py, us_deal_py = matches((first_py, BotSpec("b", first_py.argv)), args.matches)
+            rtt_py, rtt_py_cpu = round_trip_us([sys.executable, "-c", PY_ECHO], args.round_trips)
+            dpd, us_py, us_deal_py, cpu_py = matches((first_py, BotSpec("b", first_py.argv)),
+                                                     args.matches, cpu)
             note("pipe round trip, python echo (us)", rtt_py)
+            note("pipe round trip, python echo, CPU of both ends (us)", rtt_py_cpu)
             note("python first-legal: us/decision", us_py)
+            note("python first-legal: CPU us/decision (referee + bots)", cpu_py)
+            note("python first-legal: CPU us/decision, referee alone", cpu.last_referee_us)
             note("python first-legal: decisions/deal", dpd)
             note("python first-legal: efficiency", rtt_py * dpd / us_deal_py)
+            note("referee cost per decision / raw round trip, CPU", cpu_py / rtt_py_cpu)
             if c_echo:
-                rtt_c = round_trip_us(c_echo, args.round_trips)
-                dpd_c, us_c, us_deal_c = matches((first_c, BotSpec("b", first_c.argv)), args.matches)
+                rtt_c, rtt_c_cpu = round_trip_us(c_echo, args.round_trips)
+                dpd_c, us_c, us_deal_c, cpu_c = matches((first_c, BotSpec("b", first_c.argv)),
+                                                        args.matches, cpu)
                 note("pipe round trip, C echo (us)", rtt_c)
+                note("pipe round trip, C echo, CPU of both ends (us)", rtt_c_cpu)
                 note("C first-legal: us/decision", us_c)
+                note("C first-legal: CPU us/decision (referee + bots)", cpu_c)
                 note("C first-legal: efficiency", rtt_c * dpd_c / us_deal_c)
+                note("C: referee cost per decision / raw round trip, CPU", cpu_c / rtt_c_cpu)
             # The same games as the minimal bot, through the SDK: the SDK's own cost, nothing else.
-            _, us_sdk, _ = matches((sdk_first, BotSpec("b", sdk_first.argv)), args.matches)
+            _, us_sdk, _, cpu_sdk = matches((sdk_first, BotSpec("b", sdk_first.argv)),
+                                            args.matches, cpu)
             note("SDK first-legal (same games): us/decision", us_sdk)
             note("SDK first-legal / minimal: ratio", us_sdk / us_py)
-            _, us_random, _ = matches((random_bot, BotSpec("b", random_bot.argv)), args.matches)
+            note("SDK first-legal / minimal: ratio, CPU", cpu_sdk / cpu_py)
+            _, us_random, _, _ = matches((random_bot, BotSpec("b", random_bot.argv)), args.matches,
+                                         cpu)
             note("SDK random (own, shorter games): us/decision", us_random)
             note("SDK random / minimal: ratio", us_random / us_py)
     for key, values in rows.items():
         spread = f"  (rounds: {', '.join(f'{v:.2f}' for v in values)})" if len(values) > 1 else ""
         print(f"{key}: {statistics.median(values):.2f}{spread}")
+    m = {key: statistics.median(values) for key, values in rows.items()}
+    referee_cost = m["referee cost per decision / raw round trip, CPU"]
+    sdk = m["SDK first-legal / minimal: ratio, CPU"]
+    print(f"referee cost per decision: {referee_cost:.2f} raw Python round trips, CPU of every end "
+          f"(target <= {REFEREE_TARGET:g}: {'met' if referee_cost <= REFEREE_TARGET else 'NOT met'})")
+    print(f"SDK bot / minimal bot per decision, CPU: {sdk:.2f} (target <= {SDK_TARGET:g}: "
+          f"{'met' if sdk <= SDK_TARGET else 'NOT met'})")
+    print(f"| Python first-legal | {m['pipe round trip, python echo, CPU of both ends (us)']:.1f} us "
+          f"| {m['python first-legal: CPU us/decision (referee + bots)']:.1f} us | "
+          f"{referee_cost:.2f} | {m['python first-legal: efficiency']:.2f} | {sdk:.2f} |")
 
 
 if __name__ == "__main__":

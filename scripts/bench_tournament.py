@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Tournament throughput, measured side by side in one run (targets: speed-up >= 1.8 on 2 cores;
-scheduler overhead below 5% of the bare referee's time for the same matches).
+"""Tournament throughput, measured side by side in one run (targets: speed-up >= 1.85 on 2 cores;
+scheduler overhead below 5% of the bare referee's time for the same matches; with ``--baseline``,
+greedy vs random at least 2x the matches/s of the previous code).
 
 1. The bare referee: the schedule's matches played one after another with ``run_match`` in this
    process, writing the same records, without pool, store or progress.
@@ -17,16 +18,26 @@ By default the tournament is the demo's (the bundled bots, the strong one at a 2
 that think little, like ``--bots greedy,c-counter,random``, spend most of a match starting up,
 and both bots of a match start at once: one worker then keeps ~1.2 cores busy, which caps the
 speed-up near 1.7 on 2 cores whatever the scheduler does (the "cores busy" lines show it).
+
+``--baseline REV`` (issue 18) compares this tree with an earlier one instead, in the same run:
+REV's files are taken with ``git archive`` into a temporary folder, and each round runs the same
+tournament (default: greedy vs random, 2 workers) once with REV's code and once with this tree's,
+each in a fresh Python process that imports only its own tree (the order alternates between
+rounds). Default REV: afb33c8, main before issue 18. Both use this tree's virtual environment.
+
 Usage: scripts/bench_tournament.py [--matches-per-pairing N] [--rounds R] [--bots a,b,c]
+       scripts/bench_tournament.py --baseline [REV] [--bots greedy,random] [--workers 2]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -79,13 +90,118 @@ def tournament(config, folder: Path, workers: int) -> float:  # noqa: ANN001
     return time.perf_counter() - start
 
 
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_BASELINE = "afb33c8"  # main before issue 18 (cheap matches)
+BASELINE_TARGET = 2.0
+
+# Run in a fresh interpreter with one tree first on the path: one tournament, its wall time and
+# the coordinator's CPU time as JSON on the last line, from the
+# first progress report (the pre-flight, which starts every bot once, is over) to the last match.
+_RUNNER = """
+import json, resource, sys, time
+tree, settings = sys.argv[1], json.loads(sys.argv[2])
+sys.path.insert(0, tree)
+from arena.tournament import load_config, run_tournament
+
+def cpu():
+    # The coordinator's own: its workers are still running at the last match (not yet reaped),
+    # so RUSAGE_CHILDREN would not hold them.
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+if __name__ == "__main__":
+    config = load_config(None, settings)
+    marks = []  # from the first progress report (after the pre-flight) to the last match stored
+
+    def note(progress):
+        marks[1 if marks else 0:] = [(time.perf_counter(), cpu())]
+
+    run_tournament(config, on_progress=note)
+    (t0, c0), (t1, c1) = marks
+    print(json.dumps({"wall": t1 - t0, "cpu": c1 - c0}))
+"""
+
+
+def baseline_tree(rev: str, folder: Path) -> str:
+    """REV's files in ``folder`` (``git archive``); returns the commit's short name."""
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", rev],
+                            capture_output=True, text=True)
+    if commit.returncode != 0:
+        raise SystemExit(f"--baseline {rev}: not a revision of {ROOT}: {commit.stderr.strip()}")
+    folder.mkdir(parents=True)
+    archive = subprocess.Popen(["git", "-C", str(ROOT), "archive", rev], stdout=subprocess.PIPE)
+    subprocess.run(["tar", "-x", "-C", str(folder)], stdin=archive.stdout, check=True)
+    if archive.wait() != 0:
+        raise SystemExit(f"git archive {rev} failed")
+    return commit.stdout.strip()
+
+
+def run_in(tree: Path, settings: dict) -> dict:  # noqa: ANN001
+    proc = subprocess.run([sys.executable, "-c", _RUNNER, str(tree), json.dumps(settings)],
+                          capture_output=True, text=True, cwd=tree)
+    if proc.returncode != 0:
+        raise SystemExit(f"the tournament with the code in {tree} failed:\n{proc.stderr[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def compare_with_baseline(args: argparse.Namespace) -> None:
+    bots = args.bots.split(",") if args.bots else ["greedy", "random"]
+    settings = {"name": "bench", "bots": bots, "matches_per_pairing": args.matches_per_pairing,
+                "seed": 11, "workers": args.workers}
+    pairings = len(bots) * (len(bots) - 1) // 2
+    n = pairings * args.matches_per_pairing
+    with tempfile.TemporaryDirectory(prefix="bench-baseline-") as tmp:
+        old_tree = Path(tmp) / "baseline"
+        name = baseline_tree(args.baseline, old_tree)
+        print(f"# python {sys.version.split()[0]}, {os.cpu_count()} cores; bots {','.join(bots)}; "
+              f"{n} matches per run, {args.workers} workers; {args.rounds} rounds, each running "
+              f"{name} (baseline) and this tree in turn; medians")
+        trees = {f"baseline {name}": old_tree, "this tree": ROOT}
+        rates: dict[str, list[float]] = {label: [] for label in trees}
+        cpus: dict[str, list[float]] = {label: [] for label in trees}
+        for r in range(args.rounds):
+            order = list(trees.items()) if r % 2 == 0 else list(trees.items())[::-1]
+            for label, tree in order:
+                out = Path(tmp) / f"{r}-{label.split()[0]}"
+                result = run_in(tree, {**settings, "output": str(out)})
+                shutil.rmtree(out, ignore_errors=True)
+                rates[label].append(n / result["wall"])
+                cpus[label].append(result["cpu"] / n * 1000)
+        ratios = [new / old for old, new in zip(*rates.values())]
+        for label in trees:
+            print(f"{label}: {statistics.median(rates[label]):.2f} matches/s, "
+                  f"coordinator CPU {statistics.median(cpus[label]):.2f} ms per match  (rounds: "
+                  f"{', '.join(f'{v:.2f}' for v in rates[label])})")
+        ratio = statistics.median(ratios)
+        print(f"throughput, this tree / baseline: {ratio:.2f}x (target >= {BASELINE_TARGET:g}x: "
+              f"{'met' if ratio >= BASELINE_TARGET else 'NOT met'})  (rounds: "
+              f"{', '.join(f'{v:.2f}' for v in ratios)})")
+        old, new = (statistics.median(v) for v in rates.values())
+        print(f"| `--baseline {name} --bots {','.join(bots)}` | {old:.2f} matches/s | "
+              f"{new:.2f} matches/s | {ratio:.2f}x |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--matches-per-pairing", type=int, default=4)
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--bots", default=",".join(DEMO_BOTS),
-                        help="comma-separated (default: the demo's bots)")
+    parser.add_argument("--matches-per-pairing", type=int, default=None,
+                        help="default 4; 20 with --baseline")
+    parser.add_argument("--rounds", type=int, default=None, help="default 5; 3 with --baseline")
+    parser.add_argument("--bots", default=None,
+                        help="comma-separated (default: the demo's bots; greedy,random with "
+                             "--baseline)")
+    parser.add_argument("--baseline", nargs="?", const=DEFAULT_BASELINE, default=None,
+                        metavar="REV", help="compare this tree's throughput with REV's "
+                        f"(default {DEFAULT_BASELINE})")
+    parser.add_argument("--workers", type=int, default=2, help="with --baseline (default 2)")
     args = parser.parse_args()
+    if args.baseline is not None:
+        args.matches_per_pairing = args.matches_per_pairing or 20
+        args.rounds = args.rounds or 3
+        compare_with_baseline(args)
+        return
+    args.matches_per_pairing = args.matches_per_pairing or 4
+    args.rounds = args.rounds or 5
+    args.bots = args.bots or ",".join(DEMO_BOTS)
     config = load_config(None, {"name": "bench", "bots": args.bots.split(","),
                                 "matches_per_pairing": args.matches_per_pairing, "seed": 11})
     n = len(round_robin("bench", [b.name for b in resolve_bots(config)],
@@ -133,6 +249,15 @@ def main() -> None:
     for key, values in rows.items():
         print(f"{key}: {statistics.median(values):.2f}  (rounds: "
               f"{', '.join(f'{v:.2f}' for v in values)})")
+    m = {key: statistics.median(values) for key, values in rows.items()}
+    speed_up = m["speed-up (2 workers / 1 worker)"]
+    print(f"speed-up target >= 1.85: {'met' if speed_up >= 1.85 else 'NOT met'}")
+    print(f"| `--bots {args.bots} --matches-per-pairing {args.matches_per_pairing}` | "
+          f"{m['tournament, 1 worker: matches/s']:.2f} matches/s | "
+          f"{m['tournament, 2 workers: matches/s']:.2f} matches/s | {speed_up:.2f} | "
+          f"{m['cores busy (CPU time / wall time), 1 worker']:.2f} | "
+          f"{m['scheduler overhead, % of bare referee time']:.1f}% wall, "
+          f"{m['coordinator CPU, % of bare referee time']:.1f}% coordinator CPU |")
 
 
 if __name__ == "__main__":
