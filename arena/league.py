@@ -499,10 +499,12 @@ class LeagueProgress:
 
 def run_league(folder: Path, overrides: Mapping[str, Any] | None = None,
                data: Path | None = None, max_pairs: int | None = None,
-               on_progress: Callable[[LeagueProgress], None] | None = None) -> LeagueProgress:
+               on_progress: Callable[[LeagueProgress], None] | None = None,
+               publish: bool = True) -> LeagueProgress:
     """Start or continue the league in ``folder`` and play until stopped (SIGINT or SIGTERM raise
     ``tournament.Stopped`` after publishing once more), or until ``max_pairs`` new pairs were
-    played. First completes every pair a previous run left half-played. Returns the progress."""
+    played. First completes every pair a previous run left half-played. ``publish=False`` (tests)
+    publishes never. Returns the progress."""
     from arena.tournament import Stopped, stop_on_signals
     from arena.league_publish import publish_league
 
@@ -569,14 +571,15 @@ def run_league(folder: Path, overrides: Mapping[str, Any] | None = None,
                 budget = None if max_pairs is None else max_pairs - progress.pairs
                 if not runner.play_round(budget):
                     time.sleep(IDLE_POLL_S)
-                if config.publish_every and time.monotonic() - published_at >= config.publish_every:
+                if publish and config.publish_every and time.monotonic() - published_at >= config.publish_every:
                     progress.published = publish_league(folder, config)
                     published_at = time.monotonic()
                     tell(f"published {progress.published}")
         except Stopped:
             if runner.pool is not None:
                 runner.pool.close(graceful=False)  # the bots go first; then the last publish
-            _publish_on_stop(folder, config, progress)
+            if publish:
+                _publish_on_stop(folder, config, progress)
             raise
         except DiskFullError as err:
             raise ConfigError(f"the disk holding {folder} is full ({err}); free some space, then "
@@ -584,8 +587,9 @@ def run_league(folder: Path, overrides: Mapping[str, Any] | None = None,
         except WorkerError as err:
             raise ConfigError(f"{str(err).splitlines()[0]}; see {folder / LOG_NAME}, then "
                               f"arena league {folder} continues") from None
-        progress.published = publish_league(folder, config)
-        tell(f"published {progress.published}")
+        if publish:
+            progress.published = publish_league(folder, config)
+            tell(f"published {progress.published}")
     return progress
 
 

@@ -1,0 +1,224 @@
+"""A standing league (issue 19, arena/league.py): real bot processes, real SQLite files, the real
+``arena`` command in its own process.
+
+The acceptance test starts a league of three cheap bots, submits a fourth while it runs, sees it
+play and appear in the published page, stops the league with SIGTERM, continues it, and checks that
+nothing was lost or duplicated. The other tests are small: a pair cut in half by a kill is completed
+on the same deals, membership is read between rounds, the publish switch is atomic, settings
+errors are one line."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.bot_specs import build_c_bot
+from arena.cli import app
+from arena.league import (CONFIG_NAME, LeagueConfig, current_members, init_league,
+                          league_pairs, load_league_config, pair_matches, run_league,
+                          set_membership)
+from arena.league_publish import BUILDS, CURRENT, _switch
+from arena.records import read_record
+from arena.store import DB_NAME
+from arena.types import ConfigError
+
+ARENA = [sys.executable, "-m", "arena.cli"]
+WAIT_S = 120      # a loaded 2-core machine is slow to start Python processes
+runner = CliRunner()
+
+
+def write_settings(folder: Path, **settings: object) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = [f"{key} = {json.dumps(value)}" for key, value in settings.items()]
+    (folder / CONFIG_NAME).write_text("\n".join(lines) + "\n")
+
+
+def read_store(folder: Path, sql: str, args: tuple[object, ...] = ()) -> list[tuple]:
+    try:
+        db = sqlite3.connect(f"file:{folder / DB_NAME}?mode=ro", uri=True, timeout=30)
+    except sqlite3.OperationalError:  # not created yet
+        return []
+    try:
+        return db.execute(sql, args).fetchall()
+    except sqlite3.OperationalError:  # its tables not created yet
+        return []
+    finally:
+        db.close()
+
+
+def wait_for(what: str, check, proc: subprocess.Popen | None = None, timeout: float = WAIT_S):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        if proc is not None and proc.poll() is not None:
+            out, err = proc.communicate()
+            pytest.fail(f"the league ended (status {proc.returncode}) before {what}:\n{out}\n{err}")
+        time.sleep(0.2)
+    pytest.fail(f"timed out waiting for {what}")
+
+
+def check_whole(folder: Path, name: str) -> list[str]:
+    """Every stored pair complete, on one deal set, with its records; match ids unique. Returns
+    the stored match ids."""
+    ids = [row[0] for row in read_store(folder, "SELECT match_id FROM matches")]
+    assert len(ids) == len(set(ids))
+    db = sqlite3.connect(f"file:{folder / DB_NAME}?mode=ro", uri=True)
+    try:
+        pairs = league_pairs(db, name)
+    finally:
+        db.close()
+    assert [p.pair_no for p in pairs] == list(range(len(pairs)))  # numbered without a gap
+    assert all(len(p.stored) == 2 for p in pairs), [p for p in pairs if len(p.stored) != 2]
+    assert set(ids) == {i for p in pairs for i in p.stored}
+    for pair in pairs:
+        sets = read_store(folder, "SELECT DISTINCT deal_set FROM matches WHERE pair_index = ? "
+                          "AND match_id LIKE 'L%'", (pair.pair_no,))
+        assert len(sets) == 1
+    for (record,) in read_store(folder, "SELECT record FROM matches"):
+        assert (folder / record).is_file()
+    return ids
+
+
+@pytest.mark.slow
+def test_a_league_takes_a_submitted_bot_while_it_runs_and_continues_after_sigterm(tmp_path):
+    data = tmp_path / "data"
+    league = tmp_path / "league"
+    write_settings(league, name="acceptance", bots=["first-legal-c", "c-counter", "first-legal"],
+                   registered=True, workers=2, publish_every=0)
+    proc = subprocess.Popen([*ARENA, "league", str(league), "--data", str(data)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        wait_for("two pairs", lambda: len(read_store(league, "SELECT 1 FROM matches")) >= 4, proc)
+        # A fourth bot is submitted with arena submit while the league runs (registered = true).
+        program = build_c_bot("first-legal-c")
+        submitted = subprocess.run([*ARENA, "submit", str(program), "--name", "newbie", "--data",
+                                    str(data), "--matches", "2"], capture_output=True, text=True,
+                                   timeout=WAIT_S)
+        assert submitted.returncode == 0, submitted.stdout + submitted.stderr
+        newbie = wait_for("the new bot's matches", lambda: read_store(
+            league, "SELECT DISTINCT bot FROM seats WHERE bot LIKE 'newbie@%'"), proc)[0][0]
+        before = set(r[0] for r in read_store(league, "SELECT match_id FROM matches"))
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=WAIT_S)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    assert proc.returncode == 128 + signal.SIGTERM, out + err
+    assert "stopped:" in err and "newbie" in out and "joined the ladder" in out
+    # The stop published: the new bot is on the report and the league page, behind `current`.
+    public = league / "public"
+    assert (public / CURRENT).is_symlink()
+    index = (public / CURRENT / "index.html").read_text()
+    assert newbie in index
+    page = (public / CURRENT / "league.html").read_text()
+    assert "<td>newbie</td><td>" + newbie.partition("@")[2] in page
+    assert (public / CURRENT / "league_history.svg").is_file()
+    stored = set(r[0] for r in read_store(league, "SELECT match_id FROM matches"))
+    assert before <= stored
+
+    # Continued: what was cut off is completed first, then one more pair; nothing lost or doubled.
+    again = subprocess.run([*ARENA, "league", str(league), "--data", str(data), "--pairs", "1"],
+                           capture_output=True, text=True, timeout=WAIT_S)
+    assert again.returncode == 0, again.stdout + again.stderr
+    ids = check_whole(league, "acceptance")
+    assert stored <= set(ids) and len(ids) >= len(stored) + 2
+    status = subprocess.run([*ARENA, "league", "status", str(league), "--data", str(data)],
+                            capture_output=True, text=True, timeout=WAIT_S)
+    assert status.returncode == 0, status.stderr
+    assert "newbie" in status.stdout and f"{len(ids)} matches" in status.stdout
+    builds = sorted(p.name for p in (public / BUILDS).iterdir())
+    assert len(builds) == 2 and os.readlink(public / CURRENT).endswith(builds[-1])
+
+
+def test_a_pair_cut_in_half_is_completed_on_the_same_deals(tmp_path):
+    """As after a kill -9 between a pair's two matches: the store holds one, the pair's row says
+    who played; the continued league plays the other, dealt the same cards, seats swapped."""
+    league = tmp_path / "league"
+    write_settings(league, name="halves", bots=["first-legal-c", "c-counter"], workers=2,
+                   publish_every=0)
+    run_league(league, data=tmp_path / "data", max_pairs=1, publish=False)
+    (first, second) = pair_matches("halves", 0, *read_store(league, "SELECT a, b FROM league_pairs")[0])
+    db = sqlite3.connect(league / DB_NAME)
+    with db:  # what a kill before the second match's commit leaves
+        for table in ("deals", "seats", "matches"):
+            db.execute(f"DELETE FROM {table} WHERE match_id = ?", (second.match_id,))
+    db.close()
+    os.unlink(league / "records" / f"{second.match_id}.jsonl")
+    progress = run_league(league, data=tmp_path / "data", max_pairs=1, publish=False)
+    assert progress.pairs == 1 and progress.played == 3
+    check_whole(league, "halves")
+    orders = [[d["order"] for d in read_record(league / "records" / f"{m.match_id}.jsonl").deal_starts]
+              for m in (first, second)]
+    shared = min(map(len, orders))
+    assert shared >= 1 and orders[0][:shared] == orders[1][:shared]
+
+
+def test_membership_is_the_settings_plus_added_less_removed(tmp_path):
+    league = tmp_path / "league"
+    init_league(league)
+    config = load_league_config(league)
+    names = lambda: [m.family for m in current_members(league, config, tmp_path / "data")[0]]
+    assert names() == ["first-legal", "random"]
+    set_membership(league, "greedy", "greedy", "in")
+    set_membership(league, "random", "random", "out")
+    assert names() == ["first-legal", "greedy"]
+    set_membership(league, "random", "random", "in")
+    assert names() == ["first-legal", "greedy", "random"]
+
+
+def test_league_commands_add_remove_and_refuse_bad_input_in_one_line(tmp_path):
+    league = tmp_path / "league"
+    data = ["--data", str(tmp_path / "data")]
+    assert runner.invoke(app, ["league", "init", str(league)]).exit_code == 0
+    added = runner.invoke(app, ["league", "add", str(league), "greedy", *data])
+    assert added.exit_code == 0, added.output
+    removed = runner.invoke(app, ["league", "remove", str(league), "random", *data])
+    assert removed.exit_code == 0, removed.output
+    config = load_league_config(league)
+    assert [m.family for m in current_members(league, config, tmp_path / "data")[0]] == \
+        ["first-legal", "greedy"]
+    unknown = runner.invoke(app, ["league", "remove", str(league), "nobody", *data])
+    assert unknown.exit_code == 2 and "not in the league" in unknown.output
+    no_league = runner.invoke(app, ["league", "status", str(tmp_path / "none"), *data])
+    assert no_league.exit_code == 2 and "league.toml is missing" in no_league.output
+    (league / CONFIG_NAME).write_text('bots = "greedy"\n')
+    wrong = runner.invoke(app, ["league", "status", str(league), *data])
+    assert wrong.exit_code == 2 and "must be a list" in wrong.output
+    assert "Traceback" not in wrong.output
+    (league / CONFIG_NAME).write_text('profile = "three_player"\n')
+    with pytest.raises(ConfigError, match="two-player profiles"):
+        load_league_config(league)
+
+
+def test_publishing_switches_current_in_one_rename(tmp_path):
+    """`current` always names a whole build: the new link is made beside it and renamed over it."""
+    builds = tmp_path / BUILDS
+    for n in ("000001", "000002"):
+        (builds / n).mkdir(parents=True)
+        (builds / n / "index.html").write_text(n)
+    assert _switch(tmp_path, builds / "000001") is None
+    assert (tmp_path / CURRENT / "index.html").read_text() == "000001"
+    inode = os.lstat(tmp_path / CURRENT).st_ino
+    assert _switch(tmp_path, builds / "000002") == builds / "000001"
+    assert (tmp_path / CURRENT / "index.html").read_text() == "000002"
+    assert os.lstat(tmp_path / CURRENT).st_ino != inode  # a new link, renamed in: never missing
+    assert os.readlink(tmp_path / CURRENT) == "builds/000002"  # relative: the folder may move
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_league_config_defaults_are_the_examples():
+    example = LeagueConfig()
+    assert example.publish_every == 300 and example.settings()["league"] is True
