@@ -506,7 +506,6 @@ def run_league(folder: Path, overrides: Mapping[str, Any] | None = None,
     played. First completes every pair a previous run left half-played. ``publish=False`` (tests)
     publishes never. Returns the progress."""
     from arena.tournament import Stopped, stop_on_signals
-    from arena.league_publish import publish_league
 
     config = load_league_config(folder, overrides)
     data = data or data_dir()
@@ -571,15 +570,15 @@ def run_league(folder: Path, overrides: Mapping[str, Any] | None = None,
                 budget = None if max_pairs is None else max_pairs - progress.pairs
                 if not runner.play_round(budget):
                     time.sleep(IDLE_POLL_S)
-                if publish and config.publish_every and time.monotonic() - published_at >= config.publish_every:
-                    progress.published = publish_league(folder, config)
+                if publish and config.publish_every and \
+                        time.monotonic() - published_at >= config.publish_every:
+                    _publish(folder, config, progress, tell)
                     published_at = time.monotonic()
-                    tell(f"published {progress.published}")
         except Stopped:
             if runner.pool is not None:
                 runner.pool.close(graceful=False)  # the bots go first; then the last publish
-            if publish:
-                _publish_on_stop(folder, config, progress)
+            if publish and progress.stored:
+                _publish(folder, config, progress, tell)
             raise
         except DiskFullError as err:
             raise ConfigError(f"the disk holding {folder} is full ({err}); free some space, then "
@@ -588,8 +587,7 @@ def run_league(folder: Path, overrides: Mapping[str, Any] | None = None,
             raise ConfigError(f"{str(err).splitlines()[0]}; see {folder / LOG_NAME}, then "
                               f"arena league {folder} continues") from None
         if publish:
-            progress.published = publish_league(folder, config)
-            tell(f"published {progress.published}")
+            _publish(folder, config, progress, tell)
     return progress
 
 
@@ -616,18 +614,19 @@ class _QuietFileHandler(logging.FileHandler):
         pass  # logging's default prints a traceback to stderr for every record
 
 
-def _publish_on_stop(folder: Path, config: LeagueConfig, progress: LeagueProgress) -> None:
-    """The last publish of a stopped league (a second signal meanwhile is ignored by
-    ``stop_on_signals``). A failure here must not hide the stop: it is logged."""
+def _publish(folder: Path, config: LeagueConfig, progress: LeagueProgress,
+             tell: Callable[[str], None]) -> None:
+    """Publish now. A publish that fails (a full disk, a folder made unwritable) is reported and
+    the league plays on: the previous build stays current, and the next publish tries again."""
     from arena.league_publish import publish_league
     from arena.report import ReportError
 
-    if progress.stored == 0:
-        return
     try:
         progress.published = publish_league(folder, config)
     except (ReportError, OSError) as err:
-        log.error("publishing on stop failed: %s", err)
+        tell(f"publishing failed, the league plays on: {err}")
+        return
+    tell(f"published {progress.published}")
 
 
 class _Runner:

@@ -81,10 +81,7 @@ def publish_league(folder: Path, config: LeagueConfig, data: Path | None = None)
         publish(folder, build)
         rows, counts = read_ladder(folder, data)
         _write_league_page(folder, build, config.name, rows, counts)
-        previous = _switch(target, build)
-        for old in builds.iterdir():
-            if old not in (build, previous):
-                shutil.rmtree(old, ignore_errors=True)
+        _switch(target, build)
     except OSError as err:
         raise ReportError(f"cannot publish the league to {target}: {err.strerror or err}") \
             from None
@@ -92,7 +89,9 @@ def publish_league(folder: Path, config: LeagueConfig, data: Path | None = None)
 
 
 def _switch(target: Path, build: Path) -> Path | None:
-    """Point ``target/current`` at ``build`` in one rename; returns the build it pointed at."""
+    """Point ``target/current`` at ``build`` in one rename, then remove every build but this one
+    and the one it replaces (a request that began there may still be reading it, and so may an
+    interrupted publish's leftovers: they go too). Returns the build it pointed at before."""
     current = target / CURRENT
     previous = (target / os.readlink(current)) if current.is_symlink() else None
     link = target / f".{CURRENT}.{os.getpid()}"
@@ -100,6 +99,9 @@ def _switch(target: Path, build: Path) -> Path | None:
         link.unlink()
     os.symlink(os.path.relpath(build, target), link)  # relative: the folder may be moved or served
     os.replace(link, current)
+    for old in build.parent.iterdir():
+        if old not in (build, previous):
+            shutil.rmtree(old, ignore_errors=True)
     return previous
 
 
