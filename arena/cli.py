@@ -365,6 +365,9 @@ def replay(
         console.print("[bold]the record ends before the match did[/]")
 
 
+BAR_UPDATE_S = 0.25  # the tournament's progress bar and leader are redrawn at most this often
+
+
 @app.command()
 def tournament(
     config_file: Optional[Path] = typer.Argument(None, metavar="[CONFIG.toml]",
@@ -462,22 +465,31 @@ def tournament(
                   TextColumn("{task.fields[leader]}"), console=console)
         task = bar.add_task(safe(config.name), total=None, rate="", leader="")
         bar.start()
-    leader = ""
     session_done = 0
-    rated_at = 0  # stored matches when the leader was last worked out
+    live = None  # the leader, rated match by match (arena/live_leader.py)
+    shown_at = 0.0
 
     def report(p: Progress) -> None:
-        nonlocal leader, session_done, rated_at
+        nonlocal session_done, live, shown_at
         if bar is None:
             return
-        session_done += p.last is not None
-        elapsed = time.monotonic() - p.started
-        if p.last is not None and (p.done >= rated_at * 1.1 + 5 or p.done == p.total):
-            # Ratings replay the whole schedule in order, so the leader is worked out again only
-            # once the store has grown by a tenth: the total cost stays linear in the matches.
-            leader = f"leader: {safe(_current_leader(config.out_dir() / 'results.sqlite'))}"
-            rated_at = p.done
-        bar.update(task, total=p.total, completed=p.done, leader=leader,
+        from arena.live_leader import LiveLeader
+
+        if live is None:
+            # One read of the store when the run starts or resumes; afterwards each stored match
+            # updates the ratings (issue 18: the whole store was re-read every tenth of the run).
+            live = LiveLeader.of_store(config.out_dir() / "results.sqlite")
+        if p.last is not None and p.last_entry is not None:
+            live.add(p.last_entry, p.last)
+            session_done += 1
+        now = time.monotonic()
+        if now - shown_at < BAR_UPDATE_S and p.done != p.total and p.last is not None:
+            return  # the bar redraws a few times a second: more updates would only cost
+        shown_at = now
+        elapsed = now - p.started
+        leader = live.leader()
+        bar.update(task, total=p.total, completed=p.done,
+                   leader=f"leader: {safe(leader)}" if leader and p.done else "",
                    rate=f"{session_done / elapsed:.1f} matches/s" if elapsed > 0 and session_done
                    else "")
 
@@ -526,10 +538,6 @@ def _read_leaderboard(db_path: Path):  # noqa: ANN202 - a pandas DataFrame
         return table_of(db)
     finally:
         db.close()
-
-
-def _current_leader(db_path: Path) -> str:
-    return str(_read_leaderboard(db_path).iloc[0]["bot"])
 
 
 def _print_leaderboard(db_path: Path, fmt: str) -> None:

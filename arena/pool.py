@@ -130,25 +130,43 @@ class Pool(Generic[Job, Result]):
         return worker
 
     def run(self, jobs: Iterable[Job]) -> Generator[tuple[Job, Result], None, None]:
-        queue: deque[_Pending[Job]] = deque(_Pending(job) for job in jobs)
+        """Yield ``(job, result)`` in the order jobs finish, pulling ``jobs`` lazily: one job per
+        idle worker at the start, then the next only once a finished job's result has been
+        yielded and the generator resumed. A caller can therefore choose each next job from every
+        result seen so far (stop when a test concludes, pick the next pairing), and a long
+        schedule is never held in memory (issue 18). A job whose worker died is played again
+        before any new one is pulled."""
+        source = iter(jobs)
+        retry: deque[_Pending[Job]] = deque()
+
+        def pull() -> _Pending[Job] | None:
+            if retry:
+                return retry.popleft()
+            for job in source:
+                return _Pending(job)
+            return None
+
         for worker in self._workers:
-            self._give(worker, queue)
+            self._give(worker, pull())
         while any(w.busy for w in self._workers):
             ready = set(wait([w.conn for w in self._workers if w.busy] +
                              [w.process.sentinel for w in self._workers if w.busy]))
             for index, worker in enumerate(self._workers):
                 if not worker.busy or not ready & {worker.conn, worker.process.sentinel}:
                     continue
-                try:
-                    while worker.busy and worker.conn.poll():
+                while worker.busy:
+                    try:
+                        if not worker.conn.poll():
+                            break
                         outcome = self._receive(worker)
-                        if outcome is not None:
-                            self._give(worker, queue)
-                            yield outcome
-                except (EOFError, OSError):
-                    pass  # it died: its connection ended
+                    except (EOFError, OSError):
+                        break  # it died: its connection ended
+                    if outcome is not None:
+                        yield outcome
+                        self._give(worker, pull())  # outside the try: the caller's errors are its own
                 if worker.busy and not worker.process.is_alive():
-                    self._replace_dead(index, queue)
+                    retry.appendleft(self._replace_dead(index))
+                    self._give(self._workers[index], pull())
 
     def _receive(self, worker: _Worker) -> tuple[Job, Result] | None:
         kind, payload = worker.conn.recv()
@@ -165,16 +183,16 @@ class Pool(Generic[Job, Result]):
             raise WorkerError(message, errno)
         return pending.job, payload
 
-    def _give(self, worker: _Worker, queue: deque[_Pending[Job]]) -> None:
-        if queue:
-            pending = queue.popleft()
+    def _give(self, worker: _Worker, pending: _Pending[Job] | None) -> None:
+        if pending is not None:
             worker.job, worker.busy = pending, True
             try:
                 worker.conn.send(pending.job)
             except OSError:
                 pass  # it died: run() sees its sentinel and plays the job elsewhere
 
-    def _replace_dead(self, index: int, queue: deque[_Pending[Job]]) -> None:
+    def _replace_dead(self, index: int) -> _Pending[Job]:
+        """Replace the worker at ``index``, which died mid-job; returns that job, to play again."""
         worker = self._workers[index]
         worker.process.join(STOP_GRACE_S)
         code = worker.process.exitcode
@@ -189,8 +207,8 @@ class Pool(Generic[Job, Result]):
             del self._workers[index]  # ended: close() must not touch it
             raise WorkerError(f"a worker process died twice playing the same match ({how}); "
                               "see tournament.log")
-        queue.appendleft(pending)
-        self._give(self._start(index), queue)
+        self._start(index)
+        return pending
 
     def close(self, graceful: bool = True) -> None:
         """End every worker now (matches in flight are dropped) and wait for them. ``graceful``:

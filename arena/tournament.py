@@ -19,7 +19,7 @@ import tomllib
 from contextlib import ExitStack, closing, contextmanager
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Callable, Generator, Iterator, Mapping
+from typing import Any, Callable, Generator, Iterable, Iterator, Mapping
 
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
 from arena.bot_specs import BotSpecError, check_bot_paths, resolve_bot
@@ -316,10 +316,12 @@ class Progress:
     total: int
     started: float
     last: MatchResult | None = None
+    last_entry: ScheduledMatch | None = None  # the scheduled match ``last`` is the result of
 
 
 def run_tournament(config: TournamentConfig, resume: bool = False,
-                   on_progress: Callable[[Progress], None] | None = None) -> Path:
+                   on_progress: Callable[[Progress], None] | None = None,
+                   should_stop: Callable[[], bool] | None = None) -> Path:
     """Play every scheduled match the store does not hold yet; returns the database path.
 
     Before anything is written, every bot is started once (``preflight``); then the folder is
@@ -327,7 +329,11 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
     calling this must guard its entry point with ``if __name__ == "__main__":``. SIGINT and
     SIGTERM raise ``Stopped`` (matches in flight are dropped, their bots killed); a full disk
     raises ``TournamentError``. Either way, every match in the store is whole and ``--resume``
-    plays the rest."""
+    plays the rest.
+
+    Jobs are made lazily, one per free worker (``Pool.run``): ``should_stop`` is asked before each
+    new match is handed out, and once it returns True no further match starts; those in flight
+    finish and are stored, and the run returns normally (``--resume`` plays the rest)."""
     out = config.out_dir()
     db_path = out / DB_NAME
     if db_path.exists() and not resume:
@@ -384,28 +390,46 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
             key = new_key() if config.seed is None else key_from_seed(config.seed)
             store.set_deal_key(key)
         done = store.finished_ids()
-        todo = [m for m in schedule if m.match_id not in done]
-        progress.done = len(schedule) - len(todo)
+        # One flag per scheduled match (its ``order`` is its place in the schedule): a fixed
+        # size, where a growing set of ids grew with every match stored (issue 18).
+        stored = bytearray(len(schedule))
+        for m in schedule:
+            stored[m.order] = m.match_id in done
+        del done
+        todo = len(schedule) - sum(stored)
+        progress.done = len(schedule) - todo
         log.info("tournament %s: %d matches scheduled, %d stored, %d to play on %s", config.name,
-                 len(schedule), len(done), len(todo),
+                 len(schedule), progress.done, todo,
                  f"cluster {config.cluster}" if cluster else f"{config.worker_count()} workers")
         if on_progress:
             on_progress(progress)
         log.info("%s", describe_sandbox())
-        secrets = {m.deal_set: deal_secret(key, m.deal_set) for m in todo}
-        jobs = [_Job(m, secrets[m.deal_set], tuple(by_name[bot] for bot in m.seats), rules, limits,
-                     config.max_deals, out / "records" / f"{m.match_id}.jsonl", out / "logs")
-                for m in todo]
+
+        def jobs() -> Iterator[_Job]:
+            """The matches left, built one at a time as a worker asks (a 10,000-match schedule
+            was 10,000 jobs held from the start), until ``should_stop`` says enough."""
+            for m in schedule:
+                if stored[m.order]:
+                    continue
+                if should_stop is not None and should_stop():
+                    return
+                yield _Job(m, deal_secret(key, m.deal_set), tuple(by_name[bot] for bot in m.seats),
+                           rules, limits, config.max_deals, out / "records" / f"{m.match_id}.jsonl",
+                           out / "logs")
+
         try:
+            # A cluster sizes its batches from the whole list up front (cluster.py): it gets one.
             finished = cleanup.enter_context(closing(
-                cluster.play(jobs, out) if cluster else _play_locally(jobs, config.worker_count())))
+                cluster.play(list(jobs()), out) if cluster
+                else _play_locally(jobs(), min(config.worker_count(), todo))))
             for job, result in finished:
-                if job.entry.match_id in done:
+                if stored[job.entry.order]:
                     continue  # a match played twice (a cluster's retried batch) is stored once
                 store.record_match(job.entry, result, record=str(job.record.relative_to(out)))
-                done.add(job.entry.match_id)
+                stored[job.entry.order] = 1
                 progress.done += 1
                 progress.last = result
+                progress.last_entry = job.entry
                 if on_progress:
                     on_progress(progress)
         except DiskFullError as err:
@@ -499,10 +523,12 @@ class _QuietFileHandler(logging.FileHandler):
         pass  # logging's default prints a traceback to stderr: a full disk is reported once, plainly
 
 
-def _play_locally(jobs: list[_Job],
+def _play_locally(jobs: Iterable[_Job],
                   workers: int) -> Generator[tuple[_Job, MatchResult], None, None]:
     """Finished matches from a pool of processes on this machine, in the order they finish."""
     # Each worker holds one match at a time: a stop or a kill loses at most one per worker, and
     # a stopped run has played the schedule's early matches (every pairing about equally).
-    with Pool(_play, min(workers, len(jobs)), name_of=lambda job: job.entry.match_id) as pool:
+    if workers <= 0:
+        return  # nothing left to play: no worker is started
+    with Pool(_play, workers, name_of=lambda job: job.entry.match_id) as pool:
         yield from pool.run(jobs)

@@ -1,0 +1,18 @@
+"""The job function for tests of ``arena.pool``: a spawned worker imports it by this module's name
+(``tests/arena`` is on the path the pool hands its workers)."""
+
+from __future__ import annotations
+
+import os
+
+
+def play(job: int | tuple[str, int]) -> int:
+    """A number: twice it. (marker, n): n, but job 0 kills its worker the first time it is played
+    (the marker file says whether it was)."""
+    if isinstance(job, int):
+        return job * 2
+    marker, value = job
+    if value == 0 and not os.path.exists(marker):
+        open(marker, "w").close()
+        os._exit(9)
+    return value

@@ -1,0 +1,64 @@
+"""The worker pool pulls its jobs lazily (issue 18): one per idle worker at the start, then one
+more only after a result was yielded, so a caller may choose each next job from the results so far
+(``sprt`` stops a run, ``league`` picks the next pairing) and a long schedule is never all in memory.
+Real spawned worker processes: one pool of two for every case, as starting workers is what costs."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Iterator
+
+from arena.pool import Pool
+from pool_jobs import play
+
+
+def test_the_pool_pulls_lazily_and_replays_a_job_whose_worker_died(tmp_path: Path):
+    with Pool(play, 2) as pool:
+        # 1. One job per idle worker, then one per result yielded.
+        seen: list[int] = []          # results the caller has been given
+        pulled_after: list[int] = []  # for each job pulled: how many results were seen by then
+
+        def jobs() -> Iterator[int]:
+            for job in range(7):
+                pulled_after.append(len(seen))
+                yield job
+
+        for job, result in pool.run(jobs()):
+            assert result == job * 2
+            seen.append(job)
+        assert sorted(seen) == list(range(7))
+        # Two workers: jobs 0 and 1 before any result, then job k only after result k - 1.
+        assert pulled_after == [0, 0, 1, 2, 3, 4, 5]
+
+        # 2. An endless source ends where the caller decides: nothing beyond the jobs in flight.
+        seen.clear()
+
+        def endless() -> Iterator[int]:
+            for job in itertools.count():
+                if len(seen) >= 3:  # the caller's test concluded
+                    return
+                yield job
+
+        results: dict[int, int] = {}
+        for job, result in pool.run(endless()):
+            seen.append(job)
+            results[job] = result
+        # Jobs 0 and 1 start; each of the first three results lets one more start: at most 3 + 2
+        # were pulled, and every pulled job was played and yielded.
+        assert 3 <= len(seen) <= 5
+        assert sorted(seen) == list(range(len(seen)))
+        assert all(results[j] == 2 * j for j in seen)
+
+        # 3. Job 0 kills its worker: the replacement plays it again before anything new is pulled.
+        marker = str(tmp_path / "died-once")
+        pulled: list[int] = []
+
+        def dying() -> Iterator[tuple[str, int]]:
+            for value in range(4):
+                pulled.append(value)
+                yield marker, value
+
+        got = [result for _, result in pool.run(dying())]
+        assert sorted(got) == [0, 1, 2, 3] and len(got) == 4  # each played and yielded once
+        assert pulled == [0, 1, 2, 3]
