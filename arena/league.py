@@ -67,6 +67,7 @@ MEMBERS_NAME = "members.sqlite"
 LOG_NAME = "league.log"
 DEFAULT_PUBLISH_EVERY_S = 300.0
 IDLE_POLL_S = 1.0   # with fewer than two bots, how often the league looks for new members
+REFRESH_S = 1.0     # how often membership (settings, members.sqlite, registry) is read again
 
 EXAMPLE = """\
 # A standing league: `arena league DIR` plays until stopped (Ctrl-C or kill -TERM) and continues
@@ -565,15 +566,20 @@ def run_league(folder: Path, overrides: Mapping[str, Any] | None = None,
                 Pool(play_job, config.worker_count(), name_of=lambda job: job.entry.match_id))
             runner.pool = pool
         published_at = time.monotonic()
+
+        def between_pairs() -> None:
+            nonlocal published_at
+            if publish and config.publish_every and \
+                    time.monotonic() - published_at >= config.publish_every:
+                _publish(folder, config, progress, tell)
+                published_at = time.monotonic()
+
         try:
             while max_pairs is None or progress.pairs < max_pairs:
                 budget = None if max_pairs is None else max_pairs - progress.pairs
-                if not runner.play_round(budget):
-                    time.sleep(IDLE_POLL_S)
-                if publish and config.publish_every and \
-                        time.monotonic() - published_at >= config.publish_every:
-                    _publish(folder, config, progress, tell)
-                    published_at = time.monotonic()
+                if not runner.play(budget, between_pairs):
+                    time.sleep(IDLE_POLL_S)  # fewer than two bots: wait for members
+                between_pairs()
         except Stopped:
             if runner.pool is not None:
                 runner.pool.close(graceful=False)  # the bots go first; then the last publish
@@ -645,12 +651,19 @@ class _Runner:
         self.members: list[Member] = []
         self.problems: set[str] = set()
         self.joined_at: dict[str, int] = {}
+        self.refreshed = 0.0
+        self.resumed = False
+        self.running: dict[int, tuple[str, str, int]] = {}  # pair -> (a, b, matches not stored)
         progress.stored = len(store.finished_ids())
 
     # -- membership --
 
     def refresh(self) -> list[Member]:
-        """Read the settings' bot list, the membership table and the registry again."""
+        """Read the settings' bot list, the membership table and the registry again (at most every
+        ``REFRESH_S``: a league of fast bots would otherwise spend its time reading them)."""
+        if self.members and time.monotonic() - self.refreshed < REFRESH_S:
+            return self.members
+        self.refreshed = time.monotonic()
         config = self.config
         try:
             fresh = load_league_config(self.folder)
@@ -723,23 +736,58 @@ class _Runner:
         row = self.store.db.execute("SELECT MAX(pair_no) FROM league_pairs").fetchone()
         return 0 if row[0] is None else int(row[0]) + 1
 
-    def play_round(self, budget: int | None) -> bool:
-        """Complete half-played pairs, or choose and play a round of new ones (one match per
-        worker). False when there was nothing to play (fewer than two bots)."""
+    def play(self, budget: int | None, between_pairs: Callable[[], None]) -> bool:
+        """Play until ``budget`` new pairs were started (None: no end) or fewer than two bots are
+        left, completing half-played pairs first. False when nothing could be played."""
+        if self.cluster is not None:
+            return self._play_round_on_cluster(budget)
+        assert self.pool is not None
+        source = self._job_source(budget, between_pairs)
+        played = self.progress.played
+        self._store_all(self.pool.run(source))
+        return self.progress.played > played
+
+    def _job_source(self, budget: int | None,
+                    between_pairs: Callable[[], None]) -> Iterator[MatchJob]:
+        """The local pool's jobs, pulled one at a time as workers free up (``Pool.run`` is lazy):
+        each next pair is chosen from every result stored so far and the pairs still in flight."""
+        yield from self._unfinished_jobs()
+        started = 0
+        while budget is None or started < budget:
+            between_pairs()
+            members = self.refresh()
+            if len(members) < 2:
+                return
+            jobs = self._new_pairs(members, 1)
+            if not jobs:
+                return
+            started += 1
+            yield from jobs
+
+    def _play_round_on_cluster(self, budget: int | None) -> bool:
+        """A cluster takes a list (it sizes its batches from it): complete half-played pairs, or
+        choose a round of new pairs, one match per thread of the cluster."""
         jobs = self._unfinished_jobs()
         if not jobs:
             members = self.refresh()
             if len(members) < 2:
                 return False
-            jobs = self._new_pairs(members, budget)
-        self._play(jobs)
-        return True
+            threads = max(1, math.ceil(self.cluster.threads() / 2))
+            jobs = self._new_pairs(members, threads if budget is None else min(budget, threads))
+        self._play_on_cluster(jobs)
+        return bool(jobs)
 
     def _unfinished_jobs(self) -> list[MatchJob]:
+        """The matches of pairs an earlier run started and did not store, once per run (later
+        pairs of this run are completed by it or by the next run)."""
+        if self.resumed:
+            return []
+        self.resumed = True
         jobs = []
         for pair in league_pairs(self.store.db, self.config.name):
             if len(pair.stored) == 2:
                 continue
+            self.running[pair.pair_no] = (pair.a, pair.b, 2 - len(pair.stored))
             for entry in pair_matches(self.config.name, pair.pair_no, pair.a, pair.b):
                 if entry.match_id not in pair.stored:
                     jobs.append(self._job(entry))
@@ -747,31 +795,29 @@ class _Runner:
             self.tell(f"completing {len(jobs)} match(es) of pairs started before the last stop")
         return jobs
 
-    def _round_size(self) -> int:
-        threads = self.cluster.threads() if self.cluster is not None else \
-            self.config.worker_count()
-        return max(1, math.ceil(threads / 2))
-
-    def _new_pairs(self, members: list[Member], budget: int | None) -> list[MatchJob]:
-        count = self._round_size() if budget is None else min(budget, self._round_size())
+    def _new_pairs(self, members: list[Member], count: int) -> list[MatchJob]:
+        """Choose ``count`` new pairs (matchmaking.py, knowing the pairs in flight), write them
+        down, and return their matches."""
         names = [m.name for m in members]
         chosen: list[tuple[str, str]] = []
         first_no = self._next_pair_no()
         for k in range(count):
-            standings = self.ladder.standings(names, first_no + k, chosen, self.joined_at)
-            pair = next_pair(standings, chosen)
+            in_flight = [(a, b) for a, b, _ in self.running.values()] + chosen
+            standings = self.ladder.standings(names, first_no + k, in_flight, self.joined_at)
+            pair = next_pair(standings, in_flight)
             if pair is None:
                 break
             chosen.append(pair)
-        jobs = []
         # Written down before anything is played (one transaction): a stop at any later moment
         # leaves pairs that the next run completes, never a match nobody knows the pair of.
         with _transaction(self.store.db):
             for k, (a, b) in enumerate(chosen):
                 self.store.db.execute("INSERT INTO league_pairs VALUES (?, ?, ?, ?)",
                                       (first_no + k, a, b, _now()))
+        jobs = []
         for k, (a, b) in enumerate(chosen):
             self.ladder.started(first_no + k, a, b)
+            self.running[first_no + k] = (a, b, 2)
             jobs += [self._job(entry) for entry in pair_matches(self.config.name, first_no + k, a, b)]
         self.progress.pairs += len(chosen)
         return jobs
@@ -788,31 +834,37 @@ class _Runner:
                               "league_bots: the store was changed by hand")
         return self.known[name][1]
 
-    def _play(self, jobs: list[MatchJob]) -> None:
-        if self.cluster is not None:
-            needed = {spec.name: spec for job in jobs for spec in job.bots}
-            have = {bot.name for bot in self.cluster.bots}
-            if set(needed) - have:  # a half-played pair of a bot that has left since
-                from arena.cluster import WorkerBot
+    def _play_on_cluster(self, jobs: list[MatchJob]) -> None:
+        needed = {spec.name: spec for job in jobs for spec in job.bots}
+        have = {bot.name for bot in self.cluster.bots}
+        if set(needed) - have:  # a half-played pair of a bot that has left since
+            from arena.cluster import WorkerBot
 
-                texts = {m.name: m.text for m in self.members}
-                self.cluster.bots += tuple(
-                    WorkerBot.of(texts.get(n) or self.known[n][0], needed[n])
-                    for n in sorted(set(needed) - have))
-                self.cluster.check_workers()
-            finished: Iterator[tuple[MatchJob, MatchResult]] = self.cluster.play(jobs, self.folder)
-        else:
-            assert self.pool is not None
-            finished = self.pool.run(jobs)
+            texts = {m.name: m.text for m in self.members}
+            self.cluster.bots += tuple(
+                WorkerBot.of(texts.get(n) or self.known[n][0], needed[n])
+                for n in sorted(set(needed) - have))
+            self.cluster.check_workers()
+        self._store_all(self.cluster.play(jobs, self.folder))
+
+    def _store_all(self, finished: Iterator[tuple[MatchJob, MatchResult]]) -> None:
+        """Store each finished match (one transaction each) and rate it before the next job is
+        pulled, so that matchmaking sees every result so far."""
         done = self.store.finished_ids()
         with closing(finished):  # type: ignore[type-var]
             for job, result in finished:
-                if job.entry.match_id in done:
-                    continue
-                self.store.record_match(job.entry, result,
+                entry = job.entry
+                if entry.match_id in done:
+                    continue  # a cluster's retried batch: stored once
+                self.store.record_match(entry, result,
                                         record=str(job.record.relative_to(self.folder)))
-                done.add(job.entry.match_id)
-                self.ladder.add(job.entry.seat0, job.entry.seat1, result.winner)
+                done.add(entry.match_id)
+                self.ladder.add(entry.seat0, entry.seat1, result.winner)
+                a, b, left = self.running.get(entry.pair_index, (entry.seat0, entry.seat1, 1))
+                if left <= 1:
+                    self.running.pop(entry.pair_index, None)
+                else:
+                    self.running[entry.pair_index] = (a, b, left - 1)
                 self.progress.stored += 1
                 self.progress.played += 1
                 self.progress.last = result
