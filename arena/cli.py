@@ -316,6 +316,9 @@ def replay(
                                   "in DATA."),
     seat: Optional[int] = typer.Option(None, help="Show what this seat (0 to players-1) saw, its "
                                        "protocol transcript, instead of the omniscient view."),
+    html: Optional[Path] = typer.Option(None, "--html", metavar="OUT",
+                                        help="Write the match as a web page to watch, deal by deal "
+                                        "and trick by trick (one static file; opens from disk)."),
     data: DataOption = DEFAULT_DATA,
 ) -> None:
     """Print a recorded match deal by deal, replayed through the engine."""
@@ -329,6 +332,17 @@ def replay(
     names = rec.names
     if seat is not None and not 0 <= seat < len(names):
         raise _fail(f"--seat {seat} is not a seat of this match: it has seats 0 to {len(names) - 1}")
+    if html is not None:
+        from arena.report.replay import write_replay_page  # the page's code only when asked
+
+        try:
+            write_replay_page(rec, html)
+        except RecordError as err:
+            raise _fail(str(err)) from None
+        except OSError as err:
+            raise _fail(f"cannot write {html}: {err.strerror or err}") from None
+        term.say(f"replay page: {term.safe(str(html))}")
+        return
     if seat is not None:
         console.print(f"[bold]{safe(names[seat])}[/] (seat {seat}) in match "
                       f"{safe(rec.header['match_id'])}: > referee to bot, < bot to referee",

@@ -20,7 +20,8 @@ from pandas.errors import DatabaseError as PandasDatabaseError
 from arena.report.charts import CHARTS, write_charts
 from arena.report.data import ReportData, read_report_data
 from arena.report.page import render_pages, tournament_id
-from arena.report.public import public_record_line, publishable_record
+from arena.report.public import public_record_line, publishable_record, waiting_for_partner
+from arena.report.replay import REPLAYS_DIR, write_replays
 from arena.store import DB_NAME, StoreError, connect_read_only
 
 REPORT_DIR = "report"
@@ -32,12 +33,35 @@ class ReportError(ValueError):
 
 
 def write_report(folder: Path) -> Path:
-    """Write ``folder/report/`` (four charts as PNG and SVG, index.html and a page per bot in
-    bots/) from the tournament's store; returns the path of index.html. The store is only read,
-    so a running tournament may be reported on: the page then says how many matches are left."""
+    """Write ``folder/report/`` (four charts as PNG and SVG, index.html, a page per bot in bots/
+    and a replay page per match in replays/) from the tournament's store; returns the path of
+    index.html. The store is only read, so a running tournament may be reported on: the page then
+    says how many matches are left. Replay pages are rewritten only for records that changed."""
     out = folder / REPORT_DIR
-    _write_pages(_read(folder), out, records="../", published=False)
+    data = _read(folder)
+    try:
+        replays = write_replays([(r, folder / r) for r in _records(data)], out)
+    except OSError as err:
+        raise ReportError(f"cannot write the report in {out}: {err.strerror or err}") from None
+    _write_pages(data, out, records="../", published=False, replays=replays)
     return out / "index.html"
+
+
+def _records(data: ReportData) -> list[str]:
+    """The stored record paths a report may link (public.publishable_record), each once."""
+    return [r for r in sorted(set(data.matches["record"].dropna())) if publishable_record(r)]
+
+
+def _waiting(folder: Path) -> frozenset[str]:
+    """public.waiting_for_partner for the tournament in ``folder``."""
+    try:
+        db = connect_read_only(folder / DB_NAME)
+    except (StoreError, sqlite3.Error) as err:
+        raise ReportError(f"cannot open {folder / DB_NAME}: {err}") from None
+    try:
+        return waiting_for_partner(db)
+    finally:
+        db.close()
 
 
 def _read(folder: Path) -> ReportData:
@@ -60,11 +84,14 @@ def _read(folder: Path) -> ReportData:
     return data
 
 
-def _write_pages(data: ReportData, out: Path, records: str, published: bool) -> None:
+def _write_pages(data: ReportData, out: Path, records: str, published: bool,
+                 replays: dict[str, str] | None = None,
+                 hidden: frozenset[str] = frozenset()) -> None:
     try:
         figures = write_charts(data, out)
         sizes = {name: tuple(figures[name].get_size_inches()) for name in CHARTS}
-        for name, text in render_pages(data, sizes, records=records, published=published).items():
+        for name, text in render_pages(data, sizes, records=records, published=published,
+                                       replays=replays, hidden=hidden).items():
             page = out / name
             page.parent.mkdir(parents=True, exist_ok=True)
             # Write then rename: a browser or web server never sees half a page.
@@ -77,26 +104,33 @@ def _write_pages(data: ReportData, out: Path, records: str, published: bool) -> 
 
 # What a published folder holds at its top: the pages, the charts, the bots' pages and the records.
 # A folder holding anything else is not one ``publish`` wrote, and it is never replaced.
-_PUBLISHED_NAMES = {"index.html", "bots", RECORDS_DIR} | \
+_PUBLISHED_NAMES = {"index.html", "bots", RECORDS_DIR, REPLAYS_DIR} | \
     {f"{chart}.{ext}" for chart in CHARTS for ext in ("png", "svg")}
 
 
 def publish(folder: Path, out: Path) -> Path:
     """Write the tournament in ``folder`` as a folder ready for any static host, ``out``: the
-    report (index.html, the charts, bots/) and the match records (records/), nothing else; links
-    resolve inside ``out``. ``out`` must be new, empty, or a folder this function published
+    report (index.html, the charts, bots/), the match records (records/) and their replay pages
+    (replays/), nothing else; links resolve inside ``out``. A replay page is made from the
+    published record (public.py), never from the private one, and a match whose duplicate
+    partner is not stored yet has neither (public.waiting_for_partner). ``out`` must be new, empty, or a folder this function published
     before from the same tournament; it is then replaced as a whole (written beside it, then
     swapped in), so a web server serving it never shows half of one and half of the other.
     Returns the path of index.html."""
     data = _read(folder)
+    hidden = _waiting(folder)
     out = out.absolute()
     staging = out.with_name(f".{out.name}.publishing-{os.getpid()}")
     try:
         _check_target(out, tournament_id(data))
         shutil.rmtree(staging, ignore_errors=True)
         staging.mkdir(parents=True)
-        _write_pages(data, staging, records="", published=True)
-        _copy_records(folder, data, staging)
+        copied = _copy_records(folder, data, staging, hidden)
+        # Pages of an earlier publish made from the same published record are copied, not
+        # rebuilt (a league republishes every few minutes).
+        replays = write_replays([(r, staging / r) for r in copied], staging,
+                                previous=out if out.is_dir() else None)
+        _write_pages(data, staging, records="", published=True, replays=replays, hidden=hidden)
         _swap_in(staging, out)
     except OSError as err:
         raise ReportError(f"cannot publish to {out}: {err.strerror or err}") from None
@@ -122,12 +156,16 @@ def _check_target(out: Path, ident: str) -> None:
                           "choose a new or empty folder")
 
 
-def _copy_records(folder: Path, data: ReportData, staging: Path) -> None:
-    """The stored matches' records, each with its bot commands made public (public.py). A record
-    that is missing (deleted by hand) is left out; its page row then links nowhere useful, which
-    the page cannot know: the link check in the tests covers the normal case."""
-    for record in sorted(set(data.matches["record"].dropna())):
-        if not publishable_record(record):
+def _copy_records(folder: Path, data: ReportData, staging: Path,
+                  hidden: frozenset[str] = frozenset()) -> list[str]:
+    """The stored matches' records, each with its bot commands made public (public.py), but for
+    the ``hidden`` matches' (waiting for their duplicate partner); returns the records copied. A
+    record that is missing (deleted by hand) is left out; its page row then links nowhere useful,
+    which the page cannot know: the link check in the tests covers the normal case."""
+    withheld = set(data.matches.loc[data.matches["match_id"].isin(hidden), "record"].dropna())
+    copied = []
+    for record in _records(data):
+        if record in withheld:
             continue
         source = folder / record
         if source.is_symlink():  # the arena writes records as files; a link may lead anywhere
@@ -140,6 +178,8 @@ def _copy_records(folder: Path, data: ReportData, staging: Path) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text("".join(public_record_line(line) for line in text.splitlines(True)),
                           encoding="utf-8", errors="surrogateescape")
+        copied.append(record)
+    return copied
 
 
 _RENAME_EXCHANGE = 2  # linux/fs.h

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+import urllib.parse
 from typing import Any, Mapping
 
 import jinja2
@@ -139,7 +140,22 @@ def _match_row(m: Any, records: str) -> dict[str, Any]:
             "ending": ending}
 
 
-def _bot_page(data: ReportData, bot: str, pages: dict[str, str], records: str) -> dict[str, Any]:
+def _listed_row(m: Any, records: str, replays: Mapping[str, str],
+                hidden: frozenset[str]) -> dict[str, Any]:
+    """A row of a bot's match list with its replay page (report/replays/, one folder up from the
+    bot's page) where one was written. A published match still waiting for its duplicate partner
+    links neither record nor replay: neither was published (public.waiting_for_partner)."""
+    row = _match_row(m, records)
+    if m.match_id in hidden:
+        row["href"] = None
+    page = None if m.match_id in hidden else replays.get(m.record)
+    row["replay"] = "../" + urllib.parse.quote(page) if page else None
+    return row
+
+
+def _bot_page(data: ReportData, bot: str, pages: dict[str, str], records: str,
+              replays: Mapping[str, str] | None = None,
+              hidden: frozenset[str] = frozenset()) -> dict[str, Any]:
     """What a bot's page shows. Its links are relative to ``bots/``: other bots' pages are its
     neighbours, the match records one folder up and then as ``records`` says."""
     records = "../" + records
@@ -176,11 +192,12 @@ def _bot_page(data: ReportData, bot: str, pages: dict[str, str], records: str) -
         "endings": [(e, int(endings[e]), _num(100 * endings[e] / deals) if deals else "–")
                     for e in data.outcomes.columns if endings[e]],
         "mistakes": [(k, int(v)) for k, v in data.mistakes.loc[bot].items()],
-        "forfeits": [_match_row(m, records) for m in mine[mine["forfeited"]].itertuples()],
+        "forfeits": [_listed_row(m, records, replays or {}, hidden)
+                     for m in mine[mine["forfeited"]].itertuples()],
         "timing": {"decisions": int(timing["decisions"]), "median": _num(timing["median_ms"], 2),
                    "p99": _num(timing["p99_ms"], 1), "max": _num(timing["max_ms"], 1)},
         "opponents": opponents,
-        "rows": [_match_row(m, records) for m in mine.itertuples()],
+        "rows": [_listed_row(m, records, replays or {}, hidden) for m in mine.itertuples()],
     }
 
 
@@ -217,18 +234,23 @@ def _when(stamp: object) -> str | None:
 
 
 def render_pages(data: ReportData, charts: Mapping[str, tuple[float, float]],
-                 records: str = "../", published: bool = False) -> dict[str, str]:
+                 records: str = "../", published: bool = False,
+                 replays: Mapping[str, str] | None = None,
+                 hidden: frozenset[str] = frozenset()) -> dict[str, str]:
     """The report's pages as {path relative to the report folder: HTML}: ``index.html`` (the
     overview) and one page per bot under ``bots/``. ``charts`` maps each chart's name to its size
     in inches: the index shows a chart at its size as drawn (96 CSS pixels an inch), shrunk only
     to fit a narrow window. ``records`` leads from the report folder to the folder the stored
     record paths (``records/...``) are relative to: ``../`` for ``DIR/report/``, nothing for a
-    published folder, which holds its records."""
+    published folder, which holds its records. ``replays`` maps a stored record path to its
+    replay page (relative to the report folder); ``hidden`` are matches whose record and replay
+    are not published yet (waiting for their duplicate partner: the pages say how many)."""
     pages = page_names(data.order)
     finished = data.matches["finished"]
     common = {"name": data.name, "version": __version__, "bot_count": len(data.order),
               "players": data.players,
-              "published": published, "tournament_id": tournament_id(data)}
+              "published": published, "tournament_id": tournament_id(data),
+              "waiting": len(hidden)}
     leaderboard = [{
         "rank": int(r.rank), "bot": r.bot, "page": pages[r.bot], "mu": _num(r.mu, 2),
         "sigma": _num(r.sigma, 2), "conservative": _num(r.conservative, 2),
@@ -256,5 +278,6 @@ def render_pages(data: ReportData, charts: Mapping[str, tuple[float, float]],
     )}
     template = _ENV.get_template("bot.html.j2")
     for bot in data.order:
-        out[pages[bot]] = template.render(**common, b=_bot_page(data, bot, pages, records))
+        out[pages[bot]] = template.render(**common, b=_bot_page(data, bot, pages, records,
+                                                                replays, hidden))
     return out

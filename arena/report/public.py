@@ -22,6 +22,7 @@ import functools
 import json
 import posixpath
 import re
+import sqlite3
 from typing import Any, Sequence
 
 from bots import BUNDLED_PYTHON
@@ -165,3 +166,31 @@ def _scrubbed(value: Any, key: str = "") -> Any:
     if isinstance(value, dict):
         return {k: _scrubbed(v, k) for k, v in value.items()}
     return value
+
+
+def waiting_for_partner(db: sqlite3.Connection) -> frozenset[str]:
+    """The stored matches whose deals must not be published yet: those of a deal set on which the
+    schedule still has a match to play. The matches on one deal set are dealt the same cards (a
+    duplicate pair; the six seatings of a three- or four-player set: schedule.py), so the record
+    of a finished match shows every card its partners, still to be played by bots that may read
+    the published folder, will be dealt. A tournament that stopped early keeps its unfinished
+    sets unpublished: ``--resume`` may still play them.
+
+    How many matches a deal set has follows from the schedule's shape (schedule.round_robin,
+    three_player_sets, partnership_groups): two with two players, six with three, and six with
+    four (two when only two bots play, each partnering itself). A store older than deal sets
+    (schema 1) has nothing to withhold."""
+    try:
+        rows = db.execute("SELECT match_id, deal_set FROM matches").fetchall()
+    except sqlite3.Error:
+        return frozenset()
+    try:
+        players = db.execute("SELECT MAX(players) FROM matches").fetchone()[0] or 2
+    except sqlite3.Error:
+        players = 2  # schema 2: two players only
+    bots = db.execute("SELECT COUNT(*) FROM bots").fetchone()[0]
+    size = 2 if players == 2 or (players == 4 and bots == 2) else 6
+    per_set: dict[str, list[str]] = {}
+    for match_id, deal_set in rows:
+        per_set.setdefault(deal_set, []).append(match_id)
+    return frozenset(m for ids in per_set.values() if len(ids) < size for m in ids)
