@@ -16,6 +16,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,7 @@ from arena.league import (CONFIG_NAME, LeagueConfig, current_members, init_leagu
                           set_membership)
 from arena.league_publish import BUILDS, CURRENT, _switch
 from arena.records import read_record
+from arena.registry import Registry
 from arena.store import DB_NAME
 from arena.types import ConfigError
 
@@ -128,6 +130,14 @@ def test_a_league_takes_a_submitted_bot_while_it_runs_and_continues_after_sigter
     assert (public / CURRENT / "league_history.svg").is_file()
     stored = set(r[0] for r in read_store(league, "SELECT match_id FROM matches"))
     assert before <= stored
+    # Only whole pairs are published: a match whose partner (same deals) is still to be played
+    # would show its cards (arena.report.public.waiting_for_partner).
+    per_set: dict[str, set[str]] = {}
+    for match_id, deal_set in read_store(league, "SELECT match_id, deal_set FROM matches"):
+        per_set.setdefault(deal_set, set()).add(match_id)
+    whole = {m for ids in per_set.values() if len(ids) == 2 for m in ids}
+    published = {p.stem for p in (public / CURRENT / "records").iterdir()}
+    assert published == whole, (published ^ whole)
 
     # Continued (in this process, not publishing again: each publish draws the report's charts):
     # what was cut off is completed first, then one more pair; nothing lost or doubled.
@@ -175,6 +185,27 @@ def test_membership_is_the_settings_plus_added_less_removed(tmp_path):
     assert names() == ["first-legal", "greedy"]
     set_membership(league, "random", "random", "in")
     assert names() == ["first-legal", "greedy", "random"]
+
+
+def test_a_new_version_of_a_registered_bot_replaces_the_old_one_in_the_ladder(tmp_path):
+    """The registry is read between rounds: a bot's newest version is its member; a pinned
+    NAME@VERSION stays. (Registered directly: qualification is arena submit's, tested there.)"""
+    data = tmp_path / "data"
+    league = tmp_path / "league"
+    write_settings(league, bots=["random"], registered=True)
+    config = load_league_config(league)
+    program = str(build_c_bot("first-legal-c"))
+    with Registry.open(data) as registry:
+        registry.add("mine", "1111111111111111", (program,), ".", None, {}, {})
+    assert [m.name for m in current_members(league, config, data)[0]] == ["mine@11111111", "random"]
+    time.sleep(1.1)  # the registry's order is by submission time, in seconds
+    with Registry.open(data) as registry:
+        registry.add("mine", "2222222222222222", (program, "--v2"), ".", None, {}, {})
+    members = current_members(league, config, data)[0]
+    assert [m.name for m in members] == ["mine@22222222", "random"]
+    assert members[0].family == "mine" and members[0].spec.argv[-1] == "--v2"
+    pinned = replace(config, registered=False, bots=("random", "mine@1111"))
+    assert [m.name for m in current_members(league, pinned, data)[0]] == ["mine@11111111", "random"]
 
 
 def test_league_commands_add_remove_and_refuse_bad_input_in_one_line(tmp_path):
