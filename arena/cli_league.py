@@ -151,7 +151,7 @@ def add(
         console.print(f"{outcome.status}: {safe(outcome.reason)}", soft_wrap=True)
         text = outcome.name
     try:
-        member = resolve_member(text, data)
+        member = resolve_member(text, data, folder)
     except BotSpecError as err:
         raise term.fail(str(err)) from None
     _check_plays(member.family, text, config.profile, data)

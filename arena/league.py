@@ -316,10 +316,12 @@ def membership(folder: Path) -> dict[str, tuple[str, str]]:
     return {family: (text, state) for family, text, state in rows}
 
 
-def resolve_member(text: str, data: Path) -> Member:
-    """A bot as the league runs it: ``BotSpecError`` when it cannot be found or run."""
+def resolve_member(text: str, data: Path, folder: Path) -> Member:
+    """A bot as the league in ``folder`` runs it: ``BotSpecError`` when it cannot be found or run,
+    or when its command names the league's folder (its store holds the deal key), the data folder
+    or the registry."""
     spec = resolve_bot(text, data=data)
-    check_bot_paths(spec, [data, data / "registry"], [])
+    check_bot_paths(spec, [data, data / "registry"], [folder])
     return Member(spec.name, text, replace(spec, name=store_name(spec)))
 
 
@@ -342,7 +344,7 @@ def current_members(folder: Path, config: LeagueConfig,
     problems: list[str] = []
     for text in texts:
         try:
-            member = resolve_member(text, data)
+            member = resolve_member(text, data, folder)
         except BotSpecError as err:
             problems.append(f"bot {text!r} cannot take part: {err}")
             continue

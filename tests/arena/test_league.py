@@ -184,6 +184,11 @@ def test_membership_is_the_settings_plus_added_less_removed(tmp_path):
     assert names() == ["first-legal", "greedy"]
     set_membership(league, "random", "random", "in")
     assert names() == ["first-legal", "greedy", "random"]
+    # A command that names the league's folder (its store holds the deal key) never joins.
+    set_membership(league, "spy", f"/bin/cat {league / DB_NAME}", "in")
+    members, problems = current_members(league, config, tmp_path / "data")
+    assert "spy" not in [m.family for m in members] and "cat" not in [m.family for m in members]
+    assert any("may not see" in line for line in problems), problems
 
 
 def test_a_new_version_of_a_registered_bot_replaces_the_old_one_in_the_ladder(tmp_path):
