@@ -25,9 +25,9 @@ from typer.testing import CliRunner
 from arena.bot_specs import build_c_bot
 from arena.cli import app
 from arena.league import (CONFIG_NAME, LeagueConfig, current_members, init_league,
-                          league_pairs, load_league_config, pair_matches, run_league,
+                          league_pairs, load_league_config, pair_matches, read_ladder, run_league,
                           set_membership)
-from arena.league_publish import BUILDS, CURRENT, _switch
+from arena.league_publish import BUILDS, CURRENT, _switch, _write_league_page
 from arena.records import read_record
 from arena.registry import Registry
 from arena.store import DB_NAME
@@ -150,13 +150,19 @@ def test_a_league_takes_a_submitted_bot_while_it_runs_and_continues_after_sigter
     assert "newbie" in status.output and f"{len(ids)} matches" in status.output
 
 
-def test_a_pair_cut_in_half_is_completed_on_the_same_deals(tmp_path):
+def test_a_pair_cut_in_half_is_completed_with_its_versions_on_the_same_deals(tmp_path):
     """As after a kill -9 between a pair's two matches: the store holds one, the pair's row says
-    who played; the continued league plays the other, dealt the same cards, seats swapped."""
+    who played. Meanwhile the registered bot got a new version. The continued league plays the
+    missing match with the version the pair started with, on the same cards (seats swapped), then
+    a new pair with the new version, which has replaced the old one in the ladder; the old one's
+    matches stay in the history and on the league page."""
+    data = tmp_path / "data"
     league = tmp_path / "league"
-    write_settings(league, name="halves", bots=["first-legal-c", "c-counter"], workers=2,
-                   publish_every=0)
-    run_league(league, data=tmp_path / "data", max_pairs=1, publish=False)
+    write_settings(league, name="halves", bots=["first-legal-c"], registered=True, workers=2)
+    with Registry.open(data) as registry:
+        registry.add("mine", "1111111111111111", (str(build_c_bot("first-legal-c")),), ".", None,
+                     {}, {})
+    run_league(league, data=data, max_pairs=1, publish=False)
     (first, second) = pair_matches("halves", 0, *read_store(league, "SELECT a, b FROM league_pairs")[0])
     db = sqlite3.connect(league / DB_NAME)
     with db:  # what a kill before the second match's commit leaves
@@ -164,13 +170,32 @@ def test_a_pair_cut_in_half_is_completed_on_the_same_deals(tmp_path):
             db.execute(f"DELETE FROM {table} WHERE match_id = ?", (second.match_id,))
     db.close()
     os.unlink(league / "records" / f"{second.match_id}.jsonl")
-    progress = run_league(league, data=tmp_path / "data", max_pairs=1, publish=False)
+    time.sleep(1.1)  # the registry orders versions by submission time, in seconds
+    with Registry.open(data) as registry:
+        registry.add("mine", "2222222222222222", (str(build_c_bot("sixtysix-c")),), ".", None,
+                     {}, {})
+    progress = run_league(league, data=data, max_pairs=1, publish=False)
     assert progress.pairs == 1 and progress.played == 3
     check_whole(league, "halves")
+    assert sorted(read_store(league, "SELECT seat0, seat1 FROM matches WHERE pair_index = 0")) == \
+        [("first-legal-c", "mine@11111111"), ("mine@11111111", "first-legal-c")]
+    assert {a for pair in read_store(league, "SELECT a, b FROM matches m JOIN league_pairs p "
+                                     "ON m.pair_index = p.pair_no WHERE pair_no = 1")
+            for a in pair} == {"first-legal-c", "mine@22222222"}
     orders = [[d["order"] for d in read_record(league / "records" / f"{m.match_id}.jsonl").deal_starts]
               for m in (first, second)]
     shared = min(map(len, orders))
     assert shared >= 1 and orders[0][:shared] == orders[1][:shared]
+    rows, counts = read_ladder(league, data)
+    assert counts == {"matches": 4, "pairs": 2, "waiting": 0}
+    assert [(r.name, r.active, r.matches) for r in rows if r.family == "mine"] == \
+        [("mine@22222222", True, 2), ("mine@11111111", False, 2)]
+    build = tmp_path / "build"
+    build.mkdir()
+    _write_league_page(league, build, "halves", rows, counts)
+    page = (build / "league.html").read_text()
+    assert "<td>retired</td><td>mine</td><td>11111111</td>" in page
+    assert (build / "league_history.svg").stat().st_size > 0
 
 
 def test_membership_is_the_settings_plus_added_less_removed(tmp_path):
