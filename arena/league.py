@@ -98,7 +98,7 @@ cluster = ""                    # a Dask scheduler, tcp://HOST:8786, to play the
 
 # Publishing: the report, replays, statistics and the league page are rewritten every
 # publish_every seconds (and when the league stops) into PUBLISH/current, switched atomically.
-publish = ""                    # a folder; "": DIR/public. Serve PUBLISH/current on a static host.
+publish = ""                    # a folder (relative to DIR); "": DIR/public. Serve PUBLISH/current.
 publish_every = 300             # seconds; 0: only when the league stops
 """
 
@@ -132,7 +132,8 @@ class LeagueConfig:
         return data
 
     def publish_dir(self, folder: Path) -> Path:
-        return Path(self.publish) if self.publish else folder / "public"
+        """Where builds go: ``publish`` (relative to the league's folder), else ``DIR/public``."""
+        return folder / (self.publish or "public")
 
     def worker_count(self) -> int:
         import os
@@ -692,6 +693,11 @@ class _Runner:
         self.progress.members = tuple(m.name for m in playing)
         return playing
 
+    def _too_few(self, members: list[Member]) -> None:
+        names = ", ".join(m.name for m in members) or "none"
+        self._problem(f"waiting for bots: a pair needs two, the ladder has {names} "
+                      f"(arena league add {self.folder} BOT)")
+
     def _problem(self, line: str) -> None:
         if line not in self.problems:
             self.problems.add(line)
@@ -759,6 +765,7 @@ class _Runner:
             between_pairs()
             members = self.refresh()
             if len(members) < 2:
+                self._too_few(members)
                 return
             jobs = self._new_pairs(members, 1)
             if not jobs:
@@ -773,6 +780,7 @@ class _Runner:
         if not jobs:
             members = self.refresh()
             if len(members) < 2:
+                self._too_few(members)
                 return False
             threads = max(1, math.ceil(self.cluster.threads() / 2))
             jobs = self._new_pairs(members, threads if budget is None else min(budget, threads))
