@@ -78,6 +78,7 @@ def publish_league(folder: Path, config: LeagueConfig, data: Path | None = None)
         builds.mkdir(parents=True, exist_ok=True)
         numbers = [int(p.name) for p in builds.iterdir() if p.name.isdigit()]
         build = builds / f"{max(numbers, default=0) + 1:06d}"
+        _seed(target / CURRENT, build)
         publish(folder, build)
         rows, counts = read_ladder(folder, data)
         _write_league_page(folder, build, config.name, rows, counts)
@@ -86,6 +87,22 @@ def publish_league(folder: Path, config: LeagueConfig, data: Path | None = None)
         raise ReportError(f"cannot publish the league to {target}: {err.strerror or err}") \
             from None
     return target / CURRENT / "index.html"
+
+
+def _seed(current: Path, build: Path) -> None:
+    """Start the new build as hard links to the current one, so that ``publish`` takes it for its
+    own earlier publish and copies the replay pages of unchanged records instead of rendering
+    every match again (a league's pages grow with every pair). ``publish`` writes a new folder
+    and swaps it in, never changing a file in place, so the current build's files stay as they
+    were. Where links cannot be made (another file system), the build starts empty."""
+    if not current.is_dir():
+        return
+    try:
+        shutil.copytree(current.resolve(), build, symlinks=True, copy_function=os.link)
+        for name in (PAGE, f"{CHART}.png", f"{CHART}.svg"):  # not publish's: it would refuse them
+            (build / name).unlink(missing_ok=True)
+    except OSError:
+        shutil.rmtree(build, ignore_errors=True)
 
 
 def _switch(target: Path, build: Path) -> Path | None:
