@@ -52,7 +52,7 @@ def run(
 ) -> None:
     """Start or continue the league in DIR (league.toml; a commented one is written if missing)."""
     from arena.cli import _require_isolation
-    from arena.league import CONFIG_NAME, init_league, load_league_config, run_league
+    from arena.league import CONFIG_NAME, LeagueError, init_league, load_league_config, run_league
     from arena.report import ReportError
     from arena.sandbox import SandboxUnavailable, describe
     from arena.tournament import Stopped
@@ -61,7 +61,8 @@ def run(
         if not (folder / CONFIG_NAME).exists():
             path = init_league(folder)
             console.print(f"wrote {safe(path, limit=None)}: a commented example (bots random and "
-                          "first-legal); edit it, or add bots with arena league add", soft_wrap=True)
+                          "first-legal); edit it, or add bots with arena league add",
+                          soft_wrap=True)
         config = load_league_config(folder)
     except ConfigError as err:
         raise term.fail(str(err)) from None
@@ -83,11 +84,14 @@ def run(
         progress = run_league(folder, overrides, data=data, max_pairs=pairs, on_progress=show)
     except (ConfigError, ReportError) as err:
         raise term.fail(str(err)) from None
+    except LeagueError as err:
+        raise term.fail(str(err), code=1) from None
     except Stopped as stop:
         term.err.print(f"stopped: {seen['stored']} matches stored; continue with: arena league "
                        f"{safe(folder, limit=None)}", soft_wrap=True, markup=False)
         raise typer.Exit(code=stop.exit_code) from None
-    console.print(f"{progress.pairs} pairs played; {progress.stored} matches stored", soft_wrap=True)
+    console.print(f"{progress.pairs} pairs played; {progress.stored} matches stored",
+                  soft_wrap=True)
 
 
 @league_app.command("init")

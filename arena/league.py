@@ -79,7 +79,8 @@ name = "league"                 # letters, digits, '-' or '_'
 # old one in the ladder; NAME@VERSION pins one), or commands. `arena league add DIR BOT` and
 # `arena league remove DIR BOT` change the membership without editing this file.
 bots = ["random", "first-legal"]
-registered = false              # true: every bot registered with `arena submit` that plays the profile
+registered = false              # true: every bot registered with `arena submit` (that plays
+                                # the profile) takes part
 
 # The game (fixed once the league has played: a change would mix two leagues in one table).
 profile = "sixty_six"           # a two-player profile: sixty_six, schnapsen, vu_compat
@@ -246,6 +247,12 @@ def sandbox_limits(config: LeagueConfig) -> SandboxLimits:
         return SandboxLimits.from_mapping(config.sandbox)
     except ValueError as err:
         raise ConfigError(str(err)) from None
+
+
+class LeagueError(RuntimeError):
+    """A league that had to stop (a full disk, a worker that kept dying, a store that failed):
+    every stored match is whole and ``arena league DIR`` continues. Settings that cannot run are
+    a ``ConfigError``."""
 
 
 # -- membership ------------------------------------------------------------------------------------
@@ -590,11 +597,15 @@ def run_league(folder: Path, overrides: Mapping[str, Any] | None = None,
                 _publish(folder, config, progress, tell)
             raise
         except DiskFullError as err:
-            raise ConfigError(f"the disk holding {folder} is full ({err}); free some space, then "
-                              f"arena league {folder} continues") from None
+            raise LeagueError(f"the disk holding {folder} is full ({err}); every stored match is "
+                              f"whole: free some space, then arena league {folder} continues") \
+                from None
         except WorkerError as err:
-            raise ConfigError(f"{str(err).splitlines()[0]}; see {folder / LOG_NAME}, then "
+            raise LeagueError(f"{str(err).splitlines()[0]}; see {folder / LOG_NAME}, then "
                               f"arena league {folder} continues") from None
+        except (StoreError, sqlite3.Error) as err:
+            raise LeagueError(f"storing a match in {db_path} failed: {err}; every stored match "
+                              f"is whole: arena league {folder} continues") from None
         if publish:
             _publish(folder, config, progress, tell)
     return progress
@@ -828,7 +839,8 @@ class _Runner:
         for k, (a, b) in enumerate(chosen):
             self.ladder.started(first_no + k, a, b)
             self.running[first_no + k] = (a, b, 2)
-            jobs += [self._job(entry) for entry in pair_matches(self.config.name, first_no + k, a, b)]
+            entries = pair_matches(self.config.name, first_no + k, a, b)
+            jobs += [self._job(entry) for entry in entries]
         self.progress.pairs += len(chosen)
         return jobs
 

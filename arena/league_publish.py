@@ -134,7 +134,8 @@ def _write_league_page(folder: Path, build: Path, name: str, rows: list[LadderRo
 
     _write_chart(folder, build)
     text = _PAGE.render(name=name, counts=counts, chart=CHART,
-                        active=[shown(r) for r in rows if r.active], versions=[shown(r) for r in rows])
+                        active=[shown(r) for r in rows if r.active],
+                        versions=[shown(r) for r in rows])
     partial = build / f".{PAGE}.partial"
     partial.write_text(text, encoding="utf-8")
     os.replace(partial, build / PAGE)

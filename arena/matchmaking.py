@@ -68,7 +68,8 @@ def next_pair(standings: Sequence[Standing],
     ``matches``); an opponent already playing the first bot is taken only when no other is left."""
     names = [s.name for s in standings]
     if len(set(names)) != len(names):
-        raise ValueError(f"a bot is listed twice: {sorted(n for n in set(names) if names.count(n) > 1)}")
+        twice = sorted(n for n in set(names) if names.count(n) > 1)
+        raise ValueError(f"a bot is listed twice: {twice}")
     if len(standings) < 2:
         return None
     first = first_bot(standings)
