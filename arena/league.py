@@ -646,7 +646,7 @@ def _publish(folder: Path, config: LeagueConfig, progress: LeagueProgress,
     except (ReportError, OSError) as err:
         tell(f"publishing failed, the league plays on: {err}")
         return
-    tell(f"published {progress.published}")
+    tell(f"published {progress.published} ({progress.stored} matches)")
 
 
 class _Runner:
