@@ -373,6 +373,13 @@ def replay(
                       f"{safe(outcome['detail'])})[/]", soft_wrap=True)
     elif outcome.get("reason") == MatchEnding.DECLINED:
         console.print(f"[bold]not played: {safe(outcome.get('detail', ''))}[/]", soft_wrap=True)
+    elif outcome.get("reason") == MatchEnding.DEAL_LIMIT:  # the referee's cap, not an action
+        winner = outcome.get("winner")
+        who = "nobody wins" if winner is None else \
+            f"{side_names([safe(n) for n in names])[winner]} wins"
+        points = "-".join(str(p) for p in outcome.get("game_points", state.game_points))
+        console.print(f"[bold]the deal limit ended the match: {who}, game points {points}[/]",
+                      soft_wrap=True)
     elif state.outcome is not None:
         console.print(f"[bold]{narrate_outcome(state.outcome, names)}[/]", soft_wrap=True)
     else:
@@ -685,7 +692,7 @@ def publish(
     except ReportError as err:
         raise _fail(str(err)) from None
     console.print(f"published: {safe(page.parent, limit=None)} (index.html, charts, bots/, "
-                  "records/): copy the folder to any static host", soft_wrap=True)
+                  "records/, replays/): copy the folder to any static host", soft_wrap=True)
 
 
 if __name__ == "__main__":  # pragma: no cover

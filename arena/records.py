@@ -134,10 +134,11 @@ def replay_record(record: Record) -> MatchState:
             raise ValueError(f"{len(header['bots'])} bots for a profile of {record.rules.players} "
                              "players")
         orders = [tuple(Card.parse(c) for c in d["order"]) for d in record.deal_starts]
-        # A match that ended in the handshake dealt nothing, and none of its deals is replayed:
-        # any order will do for the deal the engine sets up (version 1 headers had the seed).
+        # A match that ended in the handshake dealt nothing, and one stopped at the deal limit
+        # never dealt the deal the engine sets up after its last: no action is replayed on that
+        # deal, so any order will do for it (version 1 headers had the seed).
         state = MatchState.new(record.rules, header.get("seed", 0), header["first_dealer"],
-                               orders=orders or [record.rules.pack.cards])
+                               orders=[*orders, record.rules.pack.cards])
     except (KeyError, TypeError, ValueError) as err:
         raise RecordError(f"record's header or deal orders are unusable: {err}") from err
     for item in record.actions:
@@ -154,6 +155,13 @@ def replay_record(record: Record) -> MatchState:
             if isinstance(err, RecordError):
                 raise
             raise RecordError(f"record does not replay: {err}") from err
+    check_settlements(record, state)
+    return state
+
+
+def check_settlements(record: Record, state: MatchState) -> None:
+    """``RecordError`` unless every deal of ``state`` (the record's actions replayed) settled as
+    the record says."""
     for recorded, result in zip(record.deals, state.results):
         s = result.settlement
         if (recorded["reason"], recorded["winner"], recorded["awarded"], tuple(recorded["totals"]),
@@ -162,4 +170,3 @@ def replay_record(record: Record) -> MatchState:
             raise RecordError(f"deal {result.deal_no} replays as {s.reason} for {s.winner} "
                               f"(+{result.awarded}, totals {s.totals}) but the record says "
                               f"{recorded['reason']} for {recorded['winner']}")
-    return state

@@ -30,23 +30,24 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import html
 import json
 import os
-import re
 import shutil
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any, Sequence
 
+import jinja2
+from markupsafe import Markup
+
 from arena import __version__
 from arena.game import CLAIM, Action, Card, EventKind, MatchState, Suit
 from arena.game.cards import cards_of_mask
 from arena.game.dealing import deal_layout
 from arena.game.state import DealState
-from arena.narrate import side_names
-from arena.records import Record, RecordError, read_record, replay_record
+from arena.narrate import SUIT_SYMBOLS, side_names
+from arena.records import Record, RecordError, check_settlements, read_record
 from arena.types import DealEnding, MatchEnding
 from protocol.codec import ProtocolError, decode_from_referee
 from protocol.messages import DealStart, Played, Trick
@@ -185,7 +186,7 @@ class _DealBuilder:
             elif kind is EventKind.MARRIAGE:
                 assert event.suit is not None
                 self.current.notes.append(("marriage", f"{who} shows the "
-                                           f"{SUIT_LETTERS[event.suit]} marriage ({event.value})"))
+                                           f"{SUIT_SYMBOLS[event.suit]} marriage ({event.value})"))
             elif kind is EventKind.EXCHANGE:
                 self.current.notes.append(("exchange", f"{who} exchanges {event.cards[1]} for the "
                                            f"up-card {event.cards[0]}"))
@@ -291,6 +292,7 @@ def _seat_views(record: Record, deal_frames: list[int]) -> list[list[list[dict[s
                                              for count in deal_frames]
         deal_index, frame = 0, 0
         snapped = False
+        slot: dict[str, Any] | None = None
 
         def snap() -> dict[str, Any]:
             sizes = list(view.hand_sizes)
@@ -311,6 +313,8 @@ def _seat_views(record: Record, deal_frames: list[int]) -> list[list[list[dict[s
                 except ProtocolError:
                     pass
             if isinstance(msg, DealStart):
+                if slot is not None and not snapped:
+                    slot.update(snap())  # the previous deal's end: what the seat then held
                 deal_index, frame, snapped = msg.deal_no - 1, 0, False
             if not 0 <= deal_index < len(deals):
                 continue  # lines of a deal the record does not play (none, in a sound record)
@@ -329,8 +333,9 @@ def _seat_views(record: Record, deal_frames: list[int]) -> list[list[list[dict[s
                 if not snapped:
                     slot.update(snap())
                 frame, snapped = frame + 1, False
-        # A frame whose lines held no card: what the seat knew at its end.
-        for frames in deals:
+        if slot is not None and not snapped:
+            slot.update(snap())
+        for frames in deals:  # (a frame no line reached: none, in a sound record)
             for slot in frames:
                 slot.setdefault("hand", None)
         out.append(deals)
@@ -340,20 +345,27 @@ def _seat_views(record: Record, deal_frames: list[int]) -> list[list[list[dict[s
 def page_data(record: Record) -> dict[str, Any]:
     """Everything the replay page shows, as JSON-ready data; ``RecordError`` if the record does not
     replay."""
-    final = replay_record(record)  # checks every deal settles as recorded
     rules = record.rules
     names = [str(n) for n in record.names]
+    if len(names) != rules.players:
+        raise RecordError(f"{len(names)} bots for a profile of {rules.players} players")
     orders = [tuple(Card.parse(c) for c in d["order"]) for d in record.deal_starts]
+    # As records.replay_record: the deal after the last recorded one is never played.
     state = MatchState.new(rules, record.header.get("seed", 0), record.header["first_dealer"],
-                           orders=orders or [rules.pack.cards])
+                           orders=[*orders, rules.pack.cards])
     deals: list[dict[str, Any]] = []
-    played = bool(record.deal_starts)
+    played = bool(record.deal_starts or record.actions)
     builder = _DealBuilder(state.deal, 1, state.order, names) if played else None
-    outcome = _outcome_text(record, final, names)
+    # The record's actions replayed as records.replay_record does (and checked as it checks
+    # them), each step shown to the frames being built.
+    outcome = ""
     for item in record.actions:
-        assert builder is not None
+        if state.is_over or builder is None:
+            raise RecordError("record has actions after the end of the match")
         seat = int(item["seat"])
         deal = state.deal
+        if item["type"] != "forfeit_deal" and state.to_act != seat:
+            raise RecordError(f"action {item['action']} by seat {seat} out of turn")
         if item["type"] == "forfeit_deal":
             builder.before(deal, seat, None)
             after = state.forfeit(seat, item.get("detail", ""), illegal_action=True)
@@ -366,12 +378,20 @@ def page_data(record: Record) -> dict[str, Any]:
             assert result.final is not None
             builder.after(result.final)
             last = after.is_over and after.outcome is not None
+            if last and not record.faults:
+                outcome = _outcome_text(record, after, names)
             deals.append(builder.finish(result.final, result, [],
                                         outcome if last and not record.faults else None))
             builder = None if after.is_over else _DealBuilder(after.deal, after.deal_no, after.order, names)
         else:
             builder.after(after.deal)
         state = after
+    check_settlements(record, state)  # every deal settled as the record says
+    if not outcome:
+        outcome = _outcome_text(record, state, names)
+    started = {d.get("deal") for d in record.deal_starts}
+    if builder is not None and builder.deal_no not in started and len(started) == len(deals):
+        builder = None  # the engine's next deal, never dealt: the match ended between deals
     if builder is not None:
         # The match ended inside this deal (a fault, the deal limit) or the record stops here.
         deals.append(builder.finish(state.deal, None, record.faults, outcome))
@@ -406,12 +426,14 @@ def _asset(name: str) -> str:
     return (resources.files("arena.report") / "static" / name).read_text(encoding="utf-8")
 
 
+@functools.cache
 def renderer_version() -> str:
     """Changes whenever what the page looks like may change: the arena's version and the page's
     own script, style and template (a report keeps a replay page only while this is the same)."""
     digest = hashlib.sha256(__version__.encode())
-    for name in ("replay.js", "replay.css", "replay.html"):
+    for name in ("replay.js", "replay.css"):
         digest.update(_asset(name).encode())
+    digest.update((resources.files("arena.report") / "templates" / "replay.html.j2").read_bytes())
     return digest.hexdigest()[:16]
 
 
@@ -423,26 +445,21 @@ def _json_for_script(data: Any) -> str:
         .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-_PLACEHOLDER = re.compile(r"\{\{(title|version|back|css|js|data|source)\}\}")
+# Jinja2 escapes the title and the link; the style, the script and the JSON block go in as they
+# are (``Markup``): the first two are the arena's own files, the third is made safe for a script
+# element by ``_json_for_script``.
+_ENV = jinja2.Environment(loader=jinja2.PackageLoader("arena.report", "templates"),
+                          autoescape=True, undefined=jinja2.StrictUndefined)
 
 
 def render_page(data: dict[str, Any], back: str | None = None, source: str = "") -> str:
-    """The page for ``page_data``'s data; ``back`` is a link to show above it (the report's bot
-    page or index), relative to the page."""
-    names = " vs ".join(data["sides"]) if data["sides"] else "match"
-    title = f"{names}: {data['match']}"
-    values = {
-        "title": html.escape(title),
-        "version": html.escape(__version__),
-        "back": f'<a href="{html.escape(back, quote=True)}">← report</a> · ' if back else "",
-        "css": _asset("replay.css"),
-        "js": _asset("replay.js"),
-        "data": _json_for_script(data),
-        "source": _SOURCE_META.format(html.escape(source)) if source else "",
-    }
-    # One pass: what is put in is never searched again for placeholders (a bot named
-    # "{{data}}" stays a name).
-    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], _asset("replay.html"))
+    """The page for ``page_data``'s data; ``back`` is a link to show above it (the report's
+    index), relative to the page; ``source`` what it was made from (``write_replays``)."""
+    return _ENV.get_template("replay.html.j2").render(
+        title=f"{' vs '.join(data['sides']) or 'match'}: {data['match']}",
+        version=__version__, back=back, source=source,
+        css=Markup(_asset("replay.css")), js=Markup(_asset("replay.js")),
+        data=Markup(_json_for_script(data)))
 
 
 def replay_page(record: Record, back: str | None = None, source: str = "") -> str:
@@ -471,7 +488,7 @@ def write_replay_page(record: Record, out: Path, back: str | None = None) -> Non
 # -- the report's replay pages ------------------------------------------------------------------
 
 REPLAYS_DIR = "replays"
-_SOURCE_META = '<meta name="sixtysix-replay" content="{}">'
+_SOURCE_META = '<meta name="sixtysix-replay" content="{}">'  # as replay.html.j2 writes it
 
 
 def replay_name(record: str) -> str:
@@ -482,7 +499,7 @@ def replay_name(record: str) -> str:
     return f"{REPLAYS_DIR}/{inner.removesuffix('.jsonl')}.html"
 
 
-def _source_key(text: bytes) -> str:
+def source_key(text: bytes) -> str:
     """What a page was made from: the record's bytes and the page's own code. A page holding the
     same key needs no rewrite."""
     return hashlib.sha256(renderer_version().encode() + b"\0" + text).hexdigest()[:32]
@@ -515,7 +532,7 @@ def write_replays(sources: Sequence[tuple[str, Path]], out: Path,
             continue
         name = replay_name(stored)
         target = out / name
-        key = _source_key(raw)
+        key = source_key(raw)
         if not _holds(target, key):
             old = previous / name if previous is not None else None
             if old is not None and _holds(old, key):

@@ -89,8 +89,8 @@ def test_published_folder_holds_the_report_and_records_only(published, tournamen
     files = sorted(p.relative_to(published).as_posix() for p in published.rglob("*")
                    if p.is_file())
     top = {p.name for p in published.iterdir()}
-    assert top == {"index.html", "bots", "records"} | {f"{c}.{e}" for c in CHARTS
-                                                       for e in ("png", "svg")}
+    assert top == {"index.html", "bots", "records", "replays"} | {f"{c}.{e}" for c in CHARTS
+                                                                   for e in ("png", "svg")}
     assert all(f.endswith((".html", ".png", ".svg", ".jsonl")) for f in files), files
     assert not [f for f in files if "sqlite" in f or "log" in f.split("/")[0] or
                 f.endswith(("-wal", "-shm", ".log", ".toml", ".json"))]
@@ -98,6 +98,9 @@ def test_published_folder_holds_the_report_and_records_only(published, tournamen
     stored = sorted(p.relative_to(tournament).as_posix()
                     for p in (tournament / "records").glob("*.jsonl"))
     assert [f for f in files if f.startswith("records/")] == stored and len(stored) == 12
+    # and its replay page (issue 17)
+    assert [f for f in files if f.startswith("replays/")] == \
+        [f"replays/{Path(r).stem}.html" for r in stored]
     assert not list(published.parent.glob(".out.*"))  # no staging folder left behind
 
 

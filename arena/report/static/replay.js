@@ -107,6 +107,9 @@
       p.appendChild(el("span", "who", M.names[seat]));
       center.appendChild(p);
     }
+    if (fr.k === "end" && state.seat === null && !(fr.plays || []).length) {
+      center.appendChild(el("div", "banner", d.settle || "the match stopped here"));
+    }
     table.appendChild(center);
     const stock = el("div", "");
     stock.id = "stock";
@@ -134,10 +137,11 @@
     const list = el("ol", "");
     list.id = "history";
     d.frames.forEach((fr, f) => {
-      if (fr.k === "start") return;
+      // A seat has been sent the tricks played so far, not those to come.
+      if (fr.k === "start" || (state.seat !== null && f > state.f)) return;
       const li = el("li", f === state.f ? "here" : "");
       if ((fr.notes || []).some(n => /wrong|fault|missed/.test(n[0])) && state.seat === null) li.className += " flag";
-      if (fr.k === "end") li.textContent = "end: " + (d.settle || "the match stopped here");
+      if (fr.k === "end") li.textContent = state.seat === null ? "end: " + (d.settle || "the match stopped here") : "end of the deal";
       else {
         li.appendChild(el("span", "", (fr.n + 1) + ". "));
         (fr.plays || []).forEach(([seat, c], i) => {
@@ -181,8 +185,11 @@
     list.replaceChildren();
     M.deals.forEach((d, i) => {
       const b = el("button", i === state.d ? "on" : "", String(d.no));
-      b.title = d.settle || "deal " + d.no;
-      if (/wrong|failed|forfeit/.test(d.settle || "") || !d.settle) b.className += " wrong";
+      // How a deal ended (its totals) is no seat's knowledge before its settle line.
+      if (state.seat === null) {
+        b.title = d.settle || "deal " + d.no;
+        if (/wrong|failed|forfeit/.test(d.settle || "") || !d.settle) b.className += " wrong";
+      }
       b.addEventListener("click", () => go(i, 0));
       list.appendChild(b);
     });
@@ -195,8 +202,8 @@
     all.addEventListener("click", () => view(null));
     views.appendChild(all);
     M.names.forEach((name, seat) => {
-      const b = el("button", state.seat === seat ? "on" : "", "as seat " + seat + " saw it");
-      b.title = name;
+      const b = el("button", state.seat === seat ? "on" : "", "as " + name + " (seat " + seat + ") saw it");
+      b.title = "the match as seat " + seat + " (" + name + ") saw it: only what the referee sent it";
       b.dataset.seat = seat;
       b.addEventListener("click", () => view(seat));
       views.appendChild(b);
