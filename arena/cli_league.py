@@ -134,6 +134,10 @@ def add(
     # Qualification is the gate (README, Submitting bots): a registered bot passed it; a folder
     # or a command goes through arena submit's steps first; bundled bots are the arena's own.
     if text.split(" ")[0] not in bundled_names() and find_registered(text, data) is None:
+        if name is None and not Path(text).exists():
+            raise term.fail(f"no bot named {text!r}: not bundled ({', '.join(bundled_names())}) "
+                            f"and not registered under {data}; give a bot folder, or a command "
+                            "with --name")
         from arena.cli import _require_isolation
         from arena.submit import submit
 

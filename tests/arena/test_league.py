@@ -127,6 +127,8 @@ def test_league_commands_add_remove_and_refuse_bad_input_in_one_line(tmp_path):
     config = load_league_config(league)
     assert [m.family for m in current_members(league, config, tmp_path / "data")[0]] == \
         ["first-legal", "greedy"]
+    typo = runner.invoke(app, ["league", "add", str(league), "greddy", *data])
+    assert typo.exit_code == 2 and "no bot named 'greddy'" in typo.output
     unknown = runner.invoke(app, ["league", "remove", str(league), "nobody", *data])
     assert unknown.exit_code == 2 and "not in the league" in unknown.output
     no_league = runner.invoke(app, ["league", "status", str(tmp_path / "none"), *data])
