@@ -17,6 +17,7 @@ from arena.game.rules import FLAG_FIELDS, allowed_values, flag_section
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
 from arena.bot_specs import BotSpecError, resolve_bot
 from arena.cli_bots import ISOLATION_HELP, LIMIT_HELP, bots_app, submit
+from arena.cli_league import league_app
 from arena.cli_options import DEFAULT_DATA, SEED_HELP, DataOption
 from arena.cli_sprt import HELP as SPRT_HELP, sprt
 from arena.deal_keys import SEED_WARNING, deal_secret, key_from_seed, new_key, new_match_id
@@ -31,6 +32,7 @@ app = typer.Typer(help="Sixty-Six Arena: run bot matches and tournaments for Six
 rules_app = typer.Typer(help="Rules profiles and their flags (RULES.md §11).", no_args_is_help=True)
 app.add_typer(rules_app, name="rules")
 app.add_typer(bots_app, name="bots")
+app.add_typer(league_app, name="league")
 app.command()(submit)
 app.command(help=SPRT_HELP)(sprt)
 

@@ -1,0 +1,181 @@
+"""Publishing a running league: the tournament report (``arena.report.publish``: pages, charts,
+statistics, replays and public records), plus the league's own page (the ladder now, every version
+of every bot) and a chart of each bot's rating across its versions, switched in atomically.
+
+Layout of the publish folder ``PUBLISH`` (``league.toml``'s ``publish``, default ``DIR/public``)::
+
+    PUBLISH/builds/000042/   one complete build (index.html, league.html, charts, records, ...)
+    PUBLISH/current          a symbolic link to the newest complete build: serve this
+
+A build is written whole into a new folder, then ``current`` is pointed at it by renaming a new
+link over the old one (``os.replace``: one atomic rename, so a static host following ``current``
+sees the old build or the new one, never half of one). The build before the current one is kept
+(a request that started on it may still be reading); older ones are removed.
+
+Only matches whose duplicate partner is stored are published (``arena.report.public`` withholds
+the records and replays of a half-played deal set: its deals would tell a bot the cards of a match
+still to be played).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import jinja2
+
+from arena.league import LeagueConfig, LadderRow, league_bots, read_ladder
+from arena.store import DB_NAME, connect_read_only
+
+CURRENT = "current"
+BUILDS = "builds"
+PAGE = "league.html"
+CHART = "league_history"
+
+_PAGE = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined).from_string("""\
+<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>League {{ name }}</title>
+<style>body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em}
+table{border-collapse:collapse}td,th{padding:.2em .6em;border-bottom:1px solid #ddd;text-align:right}
+td:nth-child(2),th:nth-child(2){text-align:left}.retired{color:#777}img{max-width:100%}</style>
+</head><body>
+<h1>League {{ name }}</h1>
+<p>{{ counts.matches }} matches in {{ counts.pairs }} duplicate pairs{% if counts.waiting %};
+{{ counts.waiting }} pair(s) waiting for a match{% endif %}. <a href="index.html">The full report</a>
+(statistics, head to head, every match and its replay).</p>
+<h2>The ladder</h2>
+<table><tr><th>#</th><th>bot</th><th>version</th><th>mu</th><th>sigma</th><th>mu − 3σ</th><th>matches</th></tr>
+{% for row in active %}<tr><td>{{ loop.index }}</td><td>{{ row.family }}</td><td>{{ row.version }}</td>
+<td>{{ "%.2f"|format(row.mu) }}</td><td>{{ "%.2f"|format(row.sigma) }}</td>
+<td>{{ "%.2f"|format(row.conservative) }}</td><td>{{ row.matches }}</td></tr>
+{% endfor %}</table>
+<h2>Rating history across versions</h2>
+<p>Each bot's TrueSkill mu after each of its matches, by league pair; a new version of a bot starts
+a new line of the bot's colour (a circle marks where it joined).</p>
+<img src="{{ chart }}.svg" alt="rating history">
+<h2>Every version</h2>
+<table><tr><th></th><th>bot</th><th>version</th><th>mu</th><th>sigma</th><th>mu − 3σ</th><th>matches</th></tr>
+{% for row in versions %}<tr class="{{ '' if row.active else 'retired' }}">
+<td>{{ 'in the ladder' if row.active else 'retired' }}</td><td>{{ row.family }}</td><td>{{ row.version }}</td>
+<td>{{ "%.2f"|format(row.mu) }}</td><td>{{ "%.2f"|format(row.sigma) }}</td>
+<td>{{ "%.2f"|format(row.conservative) }}</td><td>{{ row.matches }}</td></tr>
+{% endfor %}</table>
+</body></html>
+""")
+
+
+def publish_league(folder: Path, config: LeagueConfig, data: Path | None = None) -> Path:
+    """Build the league's public folder anew and switch ``PUBLISH/current`` to it; returns the
+    path of ``PUBLISH/current/index.html``. Raises ``arena.report.ReportError`` (a store the
+    report cannot read, a folder it cannot write)."""
+    from arena.report import ReportError, publish
+
+    target = config.publish_dir(folder).absolute()
+    builds = target / BUILDS
+    try:
+        builds.mkdir(parents=True, exist_ok=True)
+        numbers = [int(p.name) for p in builds.iterdir() if p.name.isdigit()]
+        build = builds / f"{max(numbers, default=0) + 1:06d}"
+        _seed(target / CURRENT, build)
+        publish(folder, build)
+        rows, counts = read_ladder(folder, data)
+        _write_league_page(folder, build, config.name, rows, counts)
+        _switch(target, build)
+    except OSError as err:
+        raise ReportError(f"cannot publish the league to {target}: {err.strerror or err}") \
+            from None
+    return target / CURRENT / "index.html"
+
+
+def _seed(current: Path, build: Path) -> None:
+    """Start the new build as hard links to the current one, so that ``publish`` takes it for its
+    own earlier publish and copies the replay pages of unchanged records instead of rendering
+    every match again (a league's pages grow with every pair). ``publish`` writes a new folder
+    and swaps it in, never changing a file in place, so the current build's files stay as they
+    were. Where links cannot be made (another file system), the build starts empty."""
+    if not current.is_dir():
+        return
+    try:
+        shutil.copytree(current.resolve(), build, symlinks=True, copy_function=os.link)
+        for name in (PAGE, f"{CHART}.png", f"{CHART}.svg"):  # not publish's: it would refuse them
+            (build / name).unlink(missing_ok=True)
+    except OSError:
+        shutil.rmtree(build, ignore_errors=True)
+
+
+def _switch(target: Path, build: Path) -> Path | None:
+    """Point ``target/current`` at ``build`` in one rename, then remove every build but this one
+    and the one it replaces (a request that began there may still be reading it, and so may an
+    interrupted publish's leftovers: they go too). Returns the build it pointed at before."""
+    current = target / CURRENT
+    previous = (target / os.readlink(current)) if current.is_symlink() else None
+    link = target / f".{CURRENT}.{os.getpid()}"
+    if link.is_symlink() or link.exists():
+        link.unlink()
+    os.symlink(os.path.relpath(build, target), link)  # relative: the folder may be moved or served
+    os.replace(link, current)
+    for old in build.parent.iterdir():
+        if old not in (build, previous):
+            shutil.rmtree(old, ignore_errors=True)
+    return previous
+
+
+def _write_league_page(folder: Path, build: Path, name: str, rows: list[LadderRow],
+                       counts: dict[str, int]) -> None:
+    from arena.report.public import scrub_paths
+
+    def shown(row: LadderRow) -> dict[str, object]:
+        version = row.name.partition("@")[2] or "-"
+        return {"family": scrub_paths(row.family), "version": version, "mu": row.mu,
+                "sigma": row.sigma, "conservative": row.conservative, "matches": row.matches,
+                "active": row.active}
+
+    _write_chart(folder, build)
+    text = _PAGE.render(name=name, counts=counts, chart=CHART,
+                        active=[shown(r) for r in rows if r.active],
+                        versions=[shown(r) for r in rows])
+    partial = build / f".{PAGE}.partial"
+    partial.write_text(text, encoding="utf-8")
+    os.replace(partial, build / PAGE)
+
+
+def _write_chart(folder: Path, build: Path) -> None:
+    """Mu per league pair for every version, one colour per bot across its versions."""
+    import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from arena.ratings import rating_history
+
+    db = connect_read_only(folder / DB_NAME)
+    try:
+        history = rating_history(db)
+        families = {name: family for name, (family, _) in league_bots(db).items()}
+    except sqlite3.Error:
+        history, families = None, {}
+    finally:
+        db.close()
+    fig = Figure(figsize=(8, 4.5), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    ax.set_xlabel("league pair")
+    ax.set_ylabel("TrueSkill mu")
+    colours = matplotlib.colormaps["tab10"]
+    order = sorted({families.get(b, b.split("@")[0]) for b in
+                    (history["bot"].unique() if history is not None else [])})
+    if history is not None and len(history):
+        for bot, rows in history.groupby("bot", sort=True):
+            family = families.get(str(bot), str(bot).split("@")[0])
+            colour = colours(order.index(family) % 10)
+            x = rows["order"] // 2
+            ax.plot(x, rows["mu"], color=colour, linewidth=1.2)
+            ax.plot(x.iloc[:1], rows["mu"].iloc[:1], "o", color=colour, markersize=4)
+        for family in order:
+            ax.plot([], [], color=colours(order.index(family) % 10), label=family)
+        ax.legend(loc="upper left", fontsize="small", ncols=2)
+    else:
+        ax.text(0.5, 0.5, "no rated match yet", ha="center", va="center", transform=ax.transAxes)
+    fig.savefig(build / f"{CHART}.png", dpi=100, metadata={"Software": None})
+    fig.savefig(build / f"{CHART}.svg", metadata={"Date": None, "Creator": None})
