@@ -40,6 +40,13 @@
  *
  * Both processes ask the kernel to kill them when their parent dies (PR_SET_PDEATHSIG), so a
  * referee killed with kill -9 takes its bots with it.
+ *
+ * Built with -DSANDBOX_LIBRARY -shared, the same code is a library for arena/zygote.py (issue 18):
+ * sandbox_enter(argc, argv) takes the same arguments, in a process the zygote has just forked
+ * (whose descriptors 0-2 are the bot's pipes). It builds exactly the same sandbox, and where the
+ * program would exec the bot it returns 0 instead, in the bot's process: the zygote's child then
+ * runs the (pre-imported) Python bot there. The outer process and PID 1 never return. One
+ * implementation of the sandbox, two ways in.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -100,7 +107,10 @@ static struct {
     const char *cgroup[MAX_CGROUPS];
     int n_cgroup;
     char **argv;
+    int in_process;                 /* the library: return in the bot's process, do not exec */
 } spec = {.status_fd = -1, .parent = -1, .uid = -1};
+static void show_arguments(char **argv);
+
 /* -- reporting ---------------------------------------------------------------------------------- */
 
 static void write_all(int fd, const char *text, size_t len) {
@@ -437,11 +447,18 @@ static void start_bot(void) {
     clear_capabilities();
     check(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl");  /* setuid programs gain nothing */
     check(chdir(spec.cwd), "chdir");
+    if (spec.in_process) {
+        /* No exec to close it: the bot must not hold the status pipe (it could forge a report). */
+        close(spec.status_fd);
+        show_arguments(spec.argv);
+        return;
+    }
     execvp(spec.argv[0], spec.argv);
     report_error("cannot start '%s': %s", spec.argv[0], strerror(errno));
     _exit(127);
 }
 
+/* Returns only in the bot's process, and only in the library (spec.in_process). */
 static void inner(int lifeline) {
     check(prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0), "prctl");
     /* Our parent is outside this PID namespace, so getppid() says 0 whether it lives or not; the
@@ -456,7 +473,10 @@ static void inner(int lifeline) {
     build_root();
     pid_t bot = fork();
     if (bot < 0) fail("fork");
-    if (bot == 0) start_bot();
+    if (bot == 0) {
+        start_bot();
+        return;  /* the library: the bot runs in this process */
+    }
     for (int fd = 0; fd <= 2; fd++) close(fd);  /* the pipes are the bot's: EOF when it exits */
     int status = 0, have_usage = 0;
     struct rusage usage;
@@ -560,6 +580,7 @@ static void parse(int argc, char **argv) {
     spec.argv = argv + i + 1;
 }
 
+#ifndef SANDBOX_LIBRARY
 /* The arguments, copied to the heap for parse() (every option and the bot's argv point there);
  * then the argument area is wiped, since the bot can read it as /proc/1/cmdline and it names
  * paths of the machine. */
@@ -576,8 +597,50 @@ static char **forget_arguments(int argc, char **argv) {
     return copy;
 }
 
-int main(int argc, char **argv) {
-    parse(argc, forget_arguments(argc, argv));
+#endif
+
+/* The library's stand-in for forget_arguments(): this process's arguments area (the zygote's,
+ * found in /proc/self/stat) is overwritten with "sandbox", or with the bot's command (NUL-separated,
+ * cut to fit) for `ps` and the session checks of the tests, as if it had been exec'ed. */
+static void show_arguments(char **argv) {
+    if (!spec.in_process) return;
+    char stat[4096];
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    ssize_t n = read(fd, stat, sizeof stat - 1);
+    close(fd);
+    if (n <= 0) return;
+    stat[n] = 0;
+    char *p = strrchr(stat, ')');
+    if (p == NULL) return;
+    /* after the command's ")": field 3 is the state; arg_start and arg_end are fields 48 and 49 */
+    unsigned long start = 0, end = 0;
+    int field = 2;
+    for (char *tok = strtok(p + 1, " "); tok; tok = strtok(NULL, " ")) {
+        field++;
+        if (field == 48) start = strtoul(tok, NULL, 10);
+        else if (field == 49) { end = strtoul(tok, NULL, 10); break; }
+    }
+    if (start == 0 || end <= start) return;
+    char *area = (char *)start;
+    size_t size = end - start;
+    memset(area, 0, size);
+    if (argv == NULL) {
+        snprintf(area, size, "sandbox");
+        return;
+    }
+    size_t at = 0;
+    for (char **a = argv; *a && at + 1 < size; a++) {
+        size_t len = strlen(*a);
+        if (at + len + 1 > size - 1) len = size - 1 - at - 1;
+        memcpy(area + at, *a, len);
+        at += len + 1;
+    }
+}
+
+/* The outer process, then (by fork) PID 1 and the bot. Returns only in the bot's process, and
+ * only in the library. */
+static void launch(void) {
     /* the bot must not inherit the status pipe (closed at its exec) */
     fcntl(spec.status_fd, F_SETFD, FD_CLOEXEC);
     check(prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0), "prctl");
@@ -604,6 +667,7 @@ int main(int argc, char **argv) {
     if (child == 0) {
         close(life[1]);
         inner(life[0]);
+        return;  /* the library, in the bot's process */
     }
     /* The referee waits for PID 1 to be gone: only then has the kernel ended the namespace. */
     report_fmt("{\"inner\": %d}\n", (int)child);
@@ -614,3 +678,23 @@ int main(int argc, char **argv) {
     while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
     _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 126);
 }
+
+#ifdef SANDBOX_LIBRARY
+/* The zygote's way in (arena/zygote.py): the launcher's arguments, in a freshly forked process.
+ * Returns 0 in the bot's process, inside its sandbox, as its user, with its limits; every other
+ * process of the launch ends in here. The arguments area (/proc/PID/cmdline, which the bot can
+ * read as /proc/1/cmdline) is the zygote's: it is wiped too, then shows the bot's command. */
+int sandbox_enter(int argc, char **argv) {
+    spec.in_process = 1;
+    parse(argc, argv);
+    show_arguments(NULL);
+    launch();
+    return 0;
+}
+#else
+int main(int argc, char **argv) {
+    parse(argc, forget_arguments(argc, argv));
+    launch();
+    return 127;  /* not reached: launch() execs the bot or exits */
+}
+#endif
