@@ -804,6 +804,13 @@ def _fixed_allow_list() -> tuple[tuple[str, ...], tuple[str, ...], frozenset[str
     return tuple(paths), keep_out, shared, frozenset(p for p in paths if os.path.islink(p))
 
 
+@functools.cache
+def _fixed_real() -> tuple[tuple[str, str], ...]:
+    """The fixed allow-list with each path resolved: found once, like the list (resolving it
+    again for every bot was a third of the referee's share of a start, issue 18)."""
+    return tuple((p, os.path.realpath(p)) for p in _fixed_allow_list()[0])
+
+
 def exposed_private(private: Sequence[str | Path], created: Sequence[str | Path] = ()
                     ) -> list[tuple[str, str]]:
     """Private folders that lie inside what every bot sees (an output folder under the arena's
@@ -811,14 +818,13 @@ def exposed_private(private: Sequence[str | Path], created: Sequence[str | Path]
     those that exist: the default data folder is relative (``results``), and an arena started
     inside the installation that writes nothing there has nothing to hide. ``created``: folders
     checked whether they exist or not (a tournament's, about to be made)."""
-    fixed = _fixed_allow_list()[0]
     found = []
     for path in [*private, *created]:
         real = os.path.realpath(path)
         if not os.path.exists(real) and path not in created:
             continue
-        for allowed in fixed:
-            if _inside(real, os.path.realpath(allowed)):
+        for allowed, allowed_real in _fixed_real():
+            if _inside(real, allowed_real):
                 found.append((real, allowed))
                 break
     return found

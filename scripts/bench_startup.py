@@ -81,6 +81,7 @@ def measure(bots: list[str], starts: int) -> dict[str, dict[str, list[float]]]:
         z_before = zygote.own_cpu_s()
         cpu: list[float] = []
         wall: list[float] = []
+        referee: list[float] = []
         for _ in range(starts):
             c0, s0 = _children_cpu(), _self_cpu()
             t0 = time.perf_counter()
@@ -92,10 +93,13 @@ def measure(bots: list[str], starts: int) -> dict[str, dict[str, list[float]]]:
             assert line.startswith(b"ready"), line
             proc.close()
             forked = proc.child_cpu_s()  # zygote children: their rusage, from the zygote's wait4
-            cpu.append((_children_cpu() - c0 + _self_cpu() - s0 + forked) * 1000)
+            own = _self_cpu() - s0
+            cpu.append((_children_cpu() - c0 + own + forked) * 1000)
+            referee.append(own * 1000)
             wall.append((t1 - t0) * 1000)
         z_share = (zygote.own_cpu_s() - z_before) * 1000 / starts
-        out[bot] = {"cpu": [c + z_share for c in cpu], "wall": wall,
+        out[bot] = {"cpu": [c + z_share for c in cpu], "wall": wall, "referee": referee,
+                    "bot": [c - r for c, r in zip(cpu, referee)], "zygote": [z_share],
                     "path": [1.0 if proc.via_zygote else 0.0]}
     return out
 
@@ -118,7 +122,8 @@ def main() -> None:
     level = args.isolation or best_level()
     paths = [p for p in args.paths.split(",") if p]
     runs: dict[str, dict[str, dict[str, list[float]]]] = {
-        p: {b: {"cpu": [], "wall": [], "path": []} for b in bots} for p in paths}
+        p: {b: {"cpu": [], "wall": [], "path": [], "referee": [], "bot": [], "zygote": []}
+            for b in bots} for p in paths}
     for _ in range(args.rounds):
         for path in paths:
             env = dict(os.environ)
@@ -145,6 +150,18 @@ def main() -> None:
                    f"{statistics.median(r['wall']):>15.1f}"
         if bot == "sdk":
             row += f"{'<= ' + str(TARGET_SDK_CPU_MS) + ' ms CPU':>22}"
+        print(row)
+    print("\nwhere the CPU goes (median ms): the referee's side (folder, uid lease, cgroup), the "
+          "bot's processes (launcher, PID 1, bot), the zygote's own share per start")
+    print(f"{'bot':<9}" + "".join(f"{p + ' referee':>16}{p + ' bot':>12}" for p in paths)
+          + f"{'zygote share':>14}")
+    for bot in bots:
+        row = f"{bot:<9}"
+        for path in paths:
+            r = runs[path][bot]
+            row += f"{statistics.median(r['referee']):>16.1f}{statistics.median(r['bot']):>12.1f}"
+        if "zygote" in paths:
+            row += f"{statistics.median(runs['zygote'][bot]['zygote'] or [0.0]):>14.2f}"
         print(row)
     if "zygote" in paths:
         print("*: this bot starts by exec on the zygote path too (not a Python bot the zygote "
