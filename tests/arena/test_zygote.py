@@ -31,8 +31,8 @@ FIXTURES = Path(__file__).parent / "fixtures"
 LIMITS = Limits(decision_ms=5000, startup_ms=10000,
                 sandbox=SandboxLimits(cpu_s=20, memory_mb=1024, processes=32))
 
-namespaced = pytest.mark.skipif(support().mode == "limits",
-                                reason=f"the zygote serves the namespaced levels: {support().reason}")
+namespaced = pytest.mark.skipif(
+    support().mode == "limits", reason=f"the zygote serves the namespaced levels: {support().reason}")
 pytestmark = namespaced
 
 
