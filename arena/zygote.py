@@ -173,9 +173,13 @@ class Zygote:
         self._sock = ours
         self._lock = threading.Lock()
         try:
+            # PR_SET_PDEATHSIG follows the thread that started a process, not the process: asked
+            # from any other thread (a Dask worker's), the zygote would die when that thread ends.
+            # It always ends when its socket does, i.e. with this process.
+            with_thread = "1" if threading.current_thread() is threading.main_thread() else "0"
             self.proc = subprocess.Popen(
                 [sys.executable, "-I", os.path.abspath(__file__), str(theirs.fileno()),
-                 str(os.getpid()), library],
+                 str(os.getpid()), library, with_thread],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=env, close_fds=True,
                 pass_fds=(theirs.fileno(),), start_new_session=True, cwd="/")
         finally:
@@ -436,15 +440,18 @@ def _run_bot(request: dict[str, Any]) -> None:
 
 
 def _main() -> None:
-    """The zygote: ``python -I zygote.py FD PARENT_PID LIBRARY``."""
+    """The zygote: ``python -I zygote.py FD PARENT_PID LIBRARY PDEATHSIG``."""
     import ctypes
     import gc
     import importlib
 
-    fd, parent, library = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+    fd, parent, library, die_with_parent = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], \
+        sys.argv[4] == "1"
     sock = socket.socket(fileno=fd)
     libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(1, signal.SIGKILL, 0, 0, 0) != 0 or os.getppid() != parent:  # PR_SET_PDEATHSIG
+    if die_with_parent and libc.prctl(1, signal.SIGKILL, 0, 0, 0) != 0:  # PR_SET_PDEATHSIG
+        sys.exit(1)
+    if os.getppid() != parent:
         sys.exit(1)  # the referee died before we could ask to die with it
     # The installation's root after the standard library, as bots/start.py does.
     sys.path.append(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
