@@ -59,7 +59,7 @@ START_TIMEOUT_S = 20.0          # the zygote's imports, on a loaded machine
 REPLY_TIMEOUT_S = 10.0          # one fork
 _MAX_FDS = 5                    # stdin, stdout, stderr, status, control
 _PREIMPORT = ("protocol", "arena.game", "bots.random_bot", "bots.greedy_bot", "bots.strong",
-              "bots.strong.__main__", "runpy", "traceback", "random")
+              "bots.strong.__main__", "runpy", "traceback", "random", "fcntl", "importlib")
 # Packages of the arena that a submitted bot's own folder may shadow (exec would import the bot's)
 _OWN_PACKAGES = ("protocol", "arena", "bots")
 
@@ -136,6 +136,7 @@ class ZygoteChild:
             pass
 
     def _read(self, timeout: float | None) -> None:
+        global _zygote_cpu_s
         fd = self._control.fileno()
         while self.returncode is None:
             ready, _, _ = select.select([fd], [], [], timeout)
@@ -154,8 +155,9 @@ class ZygoteChild:
                 break
             self._said += chunk
             if self._said.endswith(b"\n"):
-                code, cpu = self._said.split()
+                code, cpu, zygote_cpu = self._said.split()
                 self.returncode, self.cpu_s = int(code), float(cpu)
+                _zygote_cpu_s = float(zygote_cpu)
         self._close()
 
     def _close(self) -> None:
@@ -291,23 +293,20 @@ def stop() -> None:
         _failed = None
 
 
+_zygote_cpu_s = 0.0
+
+
 def own_cpu_s() -> float:
-    """CPU time the zygote itself has used so far (0 without one), for the benchmark."""
-    z = _zygote
-    if z is None or _zygote_pid != os.getpid():
-        return 0.0
-    try:
-        with open(f"/proc/{z.proc.pid}/stat", "rb") as fh:
-            fields = fh.read().rsplit(b")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """CPU time the zygote itself had used when it last reaped a child of this process (its own
+    rusage, sent with the child's status), for the benchmark: its share of each start."""
+    return _zygote_cpu_s
 
 
 # -- the zygote process ---------------------------------------------------------------------------
 
 def _serve(sock: socket.socket) -> dict[str, Any]:
     """Fork a child per request; return only in a child, with its request."""
+    import resource
     import selectors
 
     sel = selectors.DefaultSelector()
@@ -319,8 +318,10 @@ def _serve(sock: socket.socket) -> dict[str, Any]:
                 sel.unregister(key.fd)
                 os.close(key.fd)
                 _, status, usage = os.wait4(pid, 0)
+                own = resource.getrusage(resource.RUSAGE_SELF)
                 said = f"{os.waitstatus_to_exitcode(status)} " \
-                       f"{usage.ru_utime + usage.ru_stime:.6f}\n"
+                       f"{usage.ru_utime + usage.ru_stime:.6f} " \
+                       f"{own.ru_utime + own.ru_stime:.6f}\n"
                 try:
                     os.write(control, said.encode())
                 except OSError:
@@ -375,8 +376,9 @@ def _become(fds: list[int]) -> dict[str, Any]:
     return request
 
 
-def _enter(library: str, request: dict[str, Any]) -> None:
-    """Build the sandbox with the launcher's own code; returns in the bot's process, inside it."""
+def _enter(lib: Any, request: dict[str, Any]) -> None:
+    """Build the sandbox with the launcher's own code (``lib``: the launcher's library, loaded by
+    the zygote); returns in the bot's process, inside it."""
     import ctypes
 
     launch = []
@@ -388,7 +390,6 @@ def _enter(library: str, request: dict[str, Any]) -> None:
         launch.append(arg)
     args = ["sandbox-launch", *launch, "--", *request["argv"]]
     os.chdir(request["base"])
-    lib = ctypes.CDLL(library)
     argv = (ctypes.c_char_p * (len(args) + 1))(*[a.encode() for a in args], None)
     if lib.sandbox_enter(len(args), argv) != 0:
         os._exit(126)
@@ -456,7 +457,7 @@ def _main() -> None:
     # The installation's root after the standard library, as bots/start.py does.
     sys.path.append(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
     sys.dont_write_bytecode = True
-    ctypes.CDLL(library)  # loaded (and checked to load) once, before any fork
+    lib = ctypes.CDLL(library)  # loaded (and checked to load) once, before any fork
     for name in _PREIMPORT:
         importlib.import_module(name)
     # Every object so far is the zygote's: the children's collector leaves them alone, so it
@@ -464,7 +465,7 @@ def _main() -> None:
     gc.freeze()
     sock.send(b"ready")
     request = _serve(sock)
-    _enter(library, request)
+    _enter(lib, request)
     del request["launch"], request["base"]
     try:
         _run_bot(request)
