@@ -70,6 +70,8 @@
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <setjmp.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -450,6 +452,9 @@ static void start_bot(void) {
     if (spec.in_process) {
         /* No exec to close it: the bot must not hold the status pipe (it could forge a report). */
         close(spec.status_fd);
+        /* As an exec'ed bot is: its own process may be traced by itself, not by anyone else of
+         * its uid (it has none), and not the root-owned PID 1 (whose mm is not the bot's). */
+        check(prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "prctl");
         show_arguments(spec.argv);
         return;
     }
@@ -462,11 +467,20 @@ static void start_bot(void) {
 static void inner(int lifeline) {
     check(prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0), "prctl");
     /* Our parent is outside this PID namespace, so getppid() says 0 whether it lives or not; the
-     * lifeline pipe, whose writing end only the outer process holds, reads end of file once it
-     * died. */
+     * lifeline (a pipe whose writing end only the outer process holds; in the library, a pidfd of
+     * the outer process) is readable once it died. */
     struct pollfd p = {lifeline, POLLIN, 0};
     if (poll(&p, 1, 0) > 0) _exit(1);  /* it died before we could ask to die with it */
     close(lifeline);
+    if (spec.in_process) {
+        /* The outer process sleeps until we exit (vfork), so it cannot say our PID: we do. The
+         * host's /proc is still mounted here, where /proc/self names our PID outside. */
+        char self[32];
+        ssize_t n = readlink("/proc/self", self, sizeof self - 1);
+        if (n <= 0) fail("readlink /proc/self");
+        self[n] = 0;
+        report_fmt("{\"inner\": %s}\n", self);
+    }
     check(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), "mount /");  /* nothing propagates */
     /* The bot (another uid, or without capabilities) may not read PID 1's memory, maps or root. */
     check(prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "prctl");
@@ -638,6 +652,42 @@ static void show_arguments(char **argv) {
     }
 }
 
+#ifdef SANDBOX_LIBRARY
+/* In the library the outer process is a fork of the zygote, a Python interpreter: copying its
+ * page tables at every fork was most of a start's CPU (issue 18: perf showed copy_page_range on
+ * top). So PID 1 is not a copy: it is cloned into the outer process's memory (CLONE_VM, on a
+ * stack of its own) and the outer process sleeps until it exits (CLONE_VFORK); it also shares
+ * the outer's descriptor table (CLONE_FILES), so the bot's pipes close for both when PID 1 closes
+ * them. Only the bot is a copy. The bot then jumps back (siglongjmp) into sandbox_enter's caller,
+ * on the outer process's stack, which is intact in its copy of the memory: the outer process was
+ * asleep in clone() below that frame. */
+#define INNER_STACK_BYTES (1 << 20)
+static sigjmp_buf back_to_python;
+
+static int inner_entry(void *lifeline) {
+    inner((int)(long)lifeline);
+    siglongjmp(back_to_python, 1);  /* in the bot's process only: inner() returns there alone */
+}
+
+static void spawn_inner_sharing_memory(void) {
+    int lifeline = (int)syscall(SYS_pidfd_open, getpid(), 0);
+    if (lifeline < 0) fail("pidfd_open");
+    char *stack = mmap(NULL, INNER_STACK_BYTES, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (stack == MAP_FAILED) fail("mmap the stack of PID 1");
+    if (sigsetjmp(back_to_python, 0)) return;  /* the bot */
+    pid_t child = clone(inner_entry, stack + INNER_STACK_BYTES,
+                        CLONE_VM | CLONE_VFORK | CLONE_FILES | SIGCHLD, (void *)(long)lifeline);
+    if (child < 0) fail("clone");
+    /* PID 1 has exited (or PID 1 failed before it could start the bot). */
+    for (int fd = 0; fd <= 2; fd++) close(fd);
+    close(spec.status_fd);
+    int status;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
+    _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 126);
+}
+#endif
+
 /* The outer process, then (by fork) PID 1 and the bot. Returns only in the bot's process, and
  * only in the library. */
 static void launch(void) {
@@ -660,6 +710,10 @@ static void launch(void) {
     } else {
         check(unshare(flags), "unshare");
     }
+#ifdef SANDBOX_LIBRARY
+    spawn_inner_sharing_memory();
+    return;  /* the bot, back from PID 1 by siglongjmp */
+#endif
     int life[2];
     check(pipe2(life, O_CLOEXEC), "pipe");
     pid_t child = fork();
