@@ -174,6 +174,7 @@ class Zygote:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._sock = ours
         self._lock = threading.Lock()
+        self._broken = False
         try:
             # PR_SET_PDEATHSIG follows the thread that started a process, not the process: asked
             # from any other thread (a Dask worker's), the zygote would die when that thread ends.
@@ -209,11 +210,19 @@ class Zygote:
                        "kind": _kind(argv)}
             control.sendall(json.dumps(request).encode() + b"\n")
             with self._lock:
-                socket.send_fds(self._sock, [b"spawn"], child_ends)
-                msg, fds, _, _ = socket.recv_fds(self._sock, 64, 1)
+                if self._broken:
+                    raise OSError("the zygote stopped answering")
+                try:
+                    socket.send_fds(self._sock, [b"spawn"], child_ends)
+                    msg, fds, _, _ = socket.recv_fds(self._sock, 64, 1)
+                except OSError:
+                    # A late answer would be taken for the next start's: never ask it again.
+                    self._broken = True
+                    raise
             if not msg or len(fds) != 1:
                 for fd in fds:
                     os.close(fd)
+                self._broken = True
                 raise OSError("the zygote did not answer")
             pid = int(msg)
         except BaseException:
@@ -230,10 +239,12 @@ class Zygote:
                            os.fdopen(pipes[1][0], "rb"), os.fdopen(pipes[2][0], "rb"))
 
     def alive(self) -> bool:
-        return self.proc.poll() is None
+        return not self._broken and self.proc.poll() is None
 
     def close(self) -> None:
         self._sock.close()  # EOF: the zygote exits
+        if self._broken:
+            self.proc.kill()
         try:
             self.proc.wait(timeout=2)
         except subprocess.TimeoutExpired:
@@ -256,7 +267,9 @@ def get() -> Zygote | None:
     with _start_lock:
         if _zygote is not None and (_zygote_pid != os.getpid() or not _zygote.alive()):
             if _zygote_pid == os.getpid():
-                log.warning("the zygote (PID %d) exited: starting another", _zygote.proc.pid)
+                log.warning("the zygote (PID %d) exited or stopped answering: starting another",
+                            _zygote.proc.pid)
+                _zygote.close()  # its children die with it
             _zygote = None  # a forked process never uses its parent's zygote
         if _zygote is None and _failed is None:
             try:

@@ -178,6 +178,20 @@ def test_without_a_zygote_bots_start_by_exec_and_the_log_says_why(monkeypatch, c
         zygote.stop()  # the next test may have one again
 
 
+def test_a_zygote_that_died_is_replaced_and_the_log_says_so(caplog):
+    first = _zygote_process()
+    first.kill()
+    first.wait()
+    with caplog.at_level(logging.WARNING, logger="arena.zygote"):
+        proc = BotProcess(list(resolve_bot("greedy").argv), LIMITS)
+        proc.start()
+        proc.send("sixtysix 1")
+        assert proc.read_line(10) == b"ready greedy"
+        proc.close()
+    assert proc.via_zygote and _zygote_process().pid != first.pid
+    assert "exited or stopped answering: starting another" in caplog.text
+
+
 @pytest.mark.slow
 def test_the_zygote_and_its_children_die_with_a_referee_killed_with_kill_9(tmp_path):
     script = (f"import sys, time; from arena.bot_process import BotProcess, Limits\n"
