@@ -586,6 +586,18 @@ def launcher_library() -> Path:
     return _build(".so", ("-shared", "-fPIC", "-DSANDBOX_LIBRARY"))
 
 
+def launcher_library_bytes() -> bytes:
+    """The library's contents, read once and checked against its checksum as read: the zygote
+    loads these very bytes (from a memfd), so nothing can swap the file between check and load,
+    and no bot's memory map names the cache folder."""
+    path = launcher_library()
+    data = path.read_bytes()
+    expected = path.with_name(path.name + ".sha256").read_text().strip()
+    if hashlib.sha256(data).hexdigest() != expected:
+        raise OSError(errno.EINVAL, f"{path} does not match its checksum (changed since built)")
+    return data
+
+
 def _build(suffix: str, flags: tuple[str, ...]) -> Path:
     source = LAUNCHER_SOURCE.read_bytes()
     cache = _cache_folder()

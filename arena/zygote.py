@@ -170,7 +170,12 @@ class ZygoteChild:
 class Zygote:
     """The referee's side: starts the zygote process and asks it for children."""
 
-    def __init__(self, library: str, env: dict[str, str]):
+    def __init__(self, library: bytes, env: dict[str, str]):
+        # The launcher's library travels as a memfd: a bot's /proc/self/maps then names no path
+        # of the machine (the launcher's cache is hidden from bots), and what is loaded is what
+        # was checked.
+        code = os.memfd_create("sandbox-launch", os.MFD_CLOEXEC)
+        os.write(code, library)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._sock = ours
         self._lock = threading.Lock()
@@ -182,11 +187,12 @@ class Zygote:
             with_thread = "1" if threading.current_thread() is threading.main_thread() else "0"
             self.proc = subprocess.Popen(
                 [sys.executable, "-I", os.path.abspath(__file__), str(theirs.fileno()),
-                 str(os.getpid()), library, with_thread],
+                 str(os.getpid()), str(code), with_thread],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=env, close_fds=True,
-                pass_fds=(theirs.fileno(),), start_new_session=True, cwd="/")
+                pass_fds=(theirs.fileno(), code), start_new_session=True, cwd="/")
         finally:
             theirs.close()
+            os.close(code)
         ours.settimeout(START_TIMEOUT_S)
         try:
             said = ours.recv(64)
@@ -292,8 +298,7 @@ def _start() -> Zygote:
 
     if not hasattr(os, "pidfd_open") or not hasattr(signal, "pidfd_send_signal"):
         raise OSError("this system has no pidfd (Linux 5.3+ is needed)")
-    library = sandbox.launcher_library()
-    return Zygote(str(library), sandbox.minimal_env(sandbox.BOT_HOME))
+    return Zygote(sandbox.launcher_library_bytes(), sandbox.minimal_env(sandbox.BOT_HOME))
 
 
 def stop() -> None:
@@ -454,12 +459,12 @@ def _run_bot(request: dict[str, Any]) -> None:
 
 
 def _main() -> None:
-    """The zygote: ``python -I zygote.py FD PARENT_PID LIBRARY PDEATHSIG``."""
+    """The zygote: ``python -I zygote.py SOCKET_FD PARENT_PID LIBRARY_FD PDEATHSIG``."""
     import ctypes
     import gc
     import importlib
 
-    fd, parent, library, die_with_parent = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], \
+    fd, parent, code, die_with_parent = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), \
         sys.argv[4] == "1"
     sock = socket.socket(fileno=fd)
     libc = ctypes.CDLL(None, use_errno=True)
@@ -470,7 +475,8 @@ def _main() -> None:
     # The installation's root after the standard library, as bots/start.py does.
     sys.path.append(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
     sys.dont_write_bytecode = True
-    lib = ctypes.CDLL(library)  # loaded (and checked to load) once, before any fork
+    lib = ctypes.CDLL(f"/proc/self/fd/{code}")  # loaded (and checked to load) once
+    os.close(code)  # the mapping stays; no child inherits the descriptor
     for name in _PREIMPORT:
         importlib.import_module(name)
     # Every object so far is the zygote's: the children's collector leaves them alone, so it
@@ -480,18 +486,17 @@ def _main() -> None:
     request = _serve(sock)
     _enter(lib, request)
     del request["launch"], request["base"]
+    outcome: object = 0
     try:
         _run_bot(request)
     except SystemExit as end:
-        code = end.code
+        outcome = end.code
     except BaseException:
         import traceback
 
         traceback.print_exc()
-        code = 1
-    else:
-        code = 0
-    _exit(code)
+        outcome = 1
+    _exit(outcome)
 
 
 def _exit(code: object) -> None:

@@ -28,7 +28,7 @@ from arena.sandbox import UID_BASE, UID_COUNT, SandboxLimits, support
 from bot_procs import TAG, tagged_processes
 
 FIXTURES = Path(__file__).parent / "fixtures"
-LIMITS = Limits(decision_ms=5000, startup_ms=10000,
+LIMITS = Limits(decision_ms=5000, startup_ms=10000, max_line_bytes=1 << 15,
                 sandbox=SandboxLimits(cpu_s=20, memory_mb=1024, processes=32))
 
 namespaced = pytest.mark.skipif(
@@ -49,8 +49,12 @@ def start_probe(folder: Path, *extra: str) -> tuple[BotProcess, dict]:
     shutil.copy(FIXTURES / "fork_probe.py", folder / "fork_probe.py")
     proc = BotProcess([sys.executable, "fork_probe.py", TAG, *extra], LIMITS, files=folder)
     proc.start()
-    proc.send("sixtysix 1")
-    return proc, json.loads(proc.read_line(20))
+    try:
+        proc.send("sixtysix 1")
+        return proc, json.loads(proc.read_line(20))
+    except BaseException:
+        proc.close()
+        raise
 
 
 def test_python_bots_are_forked_and_everything_else_is_exec_ed(monkeypatch):
@@ -85,6 +89,9 @@ def test_a_zygote_child_holds_its_pipes_its_own_user_and_fresh_random_state(tmp_
             assert TAG in report["cmdline"] and report["argv"][0] == TAG
             assert max(report["pids"]) < 10  # its own PID namespace
             assert report["unix_sockets"] == []  # no socket in its network namespace at all
+            # the launcher's library is mapped from a memfd, not from the hidden cache folder
+            assert "/memfd:sandbox-launch" in report["maps"]
+            assert "sixtysix-arena" not in report["maps"]
             if os.geteuid() == 0:
                 assert UID_BASE <= report["uid"] < UID_BASE + UID_COUNT
                 assert report["gid"] == report["uid"]
@@ -162,9 +169,9 @@ def test_a_zygote_child_is_killed_reaped_and_its_status_reported(tmp_path):
 def test_without_a_zygote_bots_start_by_exec_and_the_log_says_why(monkeypatch, caplog):
     zygote.stop()
 
-    def broken() -> Path:
+    def broken() -> bytes:
         raise OSError("no library here")
-    monkeypatch.setattr(sandbox, "launcher_library", broken)
+    monkeypatch.setattr(sandbox, "launcher_library_bytes", broken)
     try:
         with caplog.at_level(logging.WARNING, logger="arena.zygote"):
             proc = BotProcess(list(resolve_bot("random").argv), LIMITS)
