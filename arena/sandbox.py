@@ -920,9 +920,9 @@ class Sandbox:
         z = zygote.get()
         if z is None:
             return None
-        command, kwargs = launch.command(argv)
+        command, _ = launch.command(argv)
         try:
-            child = z.spawn(command[1:], argv, launch.status_w, kwargs["cwd"])
+            child = z.spawn(command[1:], argv, launch.status_w)  # options, "--", the bot
         except OSError as err:
             log.warning("the zygote failed to start a bot (%s): it starts by exec", err)
             launch.reset_status()

@@ -110,6 +110,8 @@ static struct {
     int n_cgroup;
     char **argv;
     int in_process;                 /* the library: return in the bot's process, do not exec */
+    char *wipe;                     /* the library: the arguments' buffer, wiped in the bot */
+    size_t wipe_size;
 } spec = {.status_fd = -1, .parent = -1, .uid = -1};
 static void show_arguments(char **argv);
 
@@ -456,6 +458,7 @@ static void start_bot(void) {
          * its uid (it has none), and not the root-owned PID 1 (whose mm is not the bot's). */
         check(prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "prctl");
         show_arguments(spec.argv);
+        memset(spec.wipe, 0, spec.wipe_size);  /* the bot's argv is in there too: used above */
         return;
     }
     execvp(spec.argv[0], spec.argv);
@@ -663,6 +666,7 @@ static void show_arguments(char **argv) {
  * asleep in clone() below that frame. */
 #define INNER_STACK_BYTES (1 << 20)
 static sigjmp_buf back_to_python;
+static char *inner_stack;
 
 static int inner_entry(void *lifeline) {
     inner((int)(long)lifeline);
@@ -672,10 +676,16 @@ static int inner_entry(void *lifeline) {
 static void spawn_inner_sharing_memory(void) {
     int lifeline = (int)syscall(SYS_pidfd_open, getpid(), 0);
     if (lifeline < 0) fail("pidfd_open");
-    char *stack = mmap(NULL, INNER_STACK_BYTES, PROT_READ | PROT_WRITE,
+    inner_stack = mmap(NULL, INNER_STACK_BYTES, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-    if (stack == MAP_FAILED) fail("mmap the stack of PID 1");
-    if (sigsetjmp(back_to_python, 0)) return;  /* the bot */
+    if (inner_stack == MAP_FAILED) fail("mmap the stack of PID 1");
+    char *stack = inner_stack;
+    if (sigsetjmp(back_to_python, 0)) {
+        /* The bot, back on this stack: PID 1's stack holds the paths it built the root from (the
+         * bot's folder on the host): gone from the bot's memory. */
+        munmap(inner_stack, INNER_STACK_BYTES);
+        return;
+    }
     pid_t child = clone(inner_entry, stack + INNER_STACK_BYTES,
                         CLONE_VM | CLONE_VFORK | CLONE_FILES | SIGCHLD, (void *)(long)lifeline);
     if (child < 0) fail("clone");
@@ -738,11 +748,25 @@ static void launch(void) {
  * Returns 0 in the bot's process, inside its sandbox, as its user, with its limits; every other
  * process of the launch ends in here. The arguments area (/proc/PID/cmdline, which the bot can
  * read as /proc/1/cmdline) is the zygote's: it is wiped too, then shows the bot's command. */
-int sandbox_enter(int argc, char **argv) {
+int sandbox_enter(char *args, size_t size) {
+    /* args: the launcher's arguments, each ending in a NUL, read by the zygote's child straight
+     * into this buffer (never a Python string). They name the bot's folder on the host, its
+     * cgroups and uid: the bot's process wipes them before it returns (start_bot), as the exec'ed
+     * launcher wipes its own. */
+    int argc = 1;
+    for (size_t i = 0; i < size; i++) argc += args[i] == 0;
+    char **argv = calloc((size_t)argc + 1, sizeof *argv);
+    if (argv == NULL || size == 0 || args[size - 1] != 0) return -1;
+    argv[0] = "sandbox-launch";
+    int n = 1;
+    for (size_t i = 0; i < size; i += strlen(args + i) + 1) argv[n++] = args + i;
     spec.in_process = 1;
+    spec.wipe = args;
+    spec.wipe_size = size;
     parse(argc, argv);
     show_arguments(NULL);
     launch();
+    free(argv);
     return 0;
 }
 #else

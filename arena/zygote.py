@@ -60,6 +60,10 @@ REPLY_TIMEOUT_S = 10.0          # one fork
 _MAX_FDS = 5                    # stdin, stdout, stderr, status, control
 _PREIMPORT = ("protocol", "arena.game", "bots.random_bot", "bots.greedy_bot", "bots.strong",
               "bots.strong.__main__", "runpy", "traceback", "random", "fcntl", "importlib")
+# The last argument of the zygote: room in its arguments area, which each child overwrites with
+# its bot's command line (sandbox_launch.c: show_arguments), so that `ps` and the tests' process
+# checks see a forked bot's whole command as they see an exec'ed one's.
+_CMDLINE_ROOM = " " * 4096
 # Packages of the arena that a submitted bot's own folder may shadow (exec would import the bot's)
 _OWN_PACKAGES = ("protocol", "arena", "bots")
 
@@ -187,7 +191,7 @@ class Zygote:
             with_thread = "1" if threading.current_thread() is threading.main_thread() else "0"
             self.proc = subprocess.Popen(
                 [sys.executable, "-I", os.path.abspath(__file__), str(theirs.fileno()),
-                 str(os.getpid()), str(code), with_thread],
+                 str(os.getpid()), str(code), with_thread, _CMDLINE_ROOM],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=env, close_fds=True,
                 pass_fds=(theirs.fileno(), code), start_new_session=True, cwd="/")
         finally:
@@ -204,17 +208,25 @@ class Zygote:
             raise OSError(f"the zygote did not start (said {said!r}; its stderr has why)")
         ours.settimeout(REPLY_TIMEOUT_S)
 
-    def spawn(self, launch: Sequence[str], argv: Sequence[str], status_w: int, base: str
-              ) -> ZygoteChild:
+    def spawn(self, launch: Sequence[str], argv: Sequence[str], status_w: int) -> ZygoteChild:
         """A child running ``argv`` in the sandbox that ``launch`` (the launcher's arguments, as
         for the exec path) describes. ``OSError`` if the zygote is gone or does not answer."""
         pipes = [os.pipe() for _ in range(3)]
         control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         child_ends = [pipes[0][0], pipes[1][1], pipes[2][1], status_w, theirs.fileno()]
         try:
-            request = {"launch": list(launch), "argv": list(argv), "base": base,
-                       "kind": _kind(argv)}
-            control.sendall(json.dumps(request).encode() + b"\n")
+            # The launcher's arguments as the child's C code reads them (sandbox_enter): one
+            # NUL after each, their size first; then the bot's own command, which Python runs.
+            args = []
+            for arg in launch:
+                if arg.startswith("--status-fd="):
+                    arg = "--status-fd=3"  # where the child puts it
+                elif arg.startswith("--parent="):
+                    arg = f"--parent={self.proc.pid}"  # PR_SET_PDEATHSIG: dies with the zygote
+                args.append(arg.encode() + b"\0")
+            blob = b"".join(args)
+            bot = {"argv": list(argv), "kind": _kind(argv)}
+            control.sendall(b"%016x" % len(blob) + blob + json.dumps(bot).encode() + b"\n")
             with self._lock:
                 if self._broken:
                     raise OSError("the zygote stopped answering")
@@ -322,7 +334,7 @@ def own_cpu_s() -> float:
 
 # -- the zygote process ---------------------------------------------------------------------------
 
-def _serve(sock: socket.socket) -> dict[str, Any]:
+def _serve(sock: socket.socket) -> tuple[Any, dict[str, Any]]:
     """Fork a child per request; return only in a child, with its request."""
     import resource
     import selectors
@@ -373,43 +385,55 @@ def _serve(sock: socket.socket) -> dict[str, Any]:
                 sys.exit(0)
 
 
-def _become(fds: list[int]) -> dict[str, Any]:
-    """In the freshly forked child: read this start's request, make the pipes 0-2 and the status
-    pipe 3, close every other descriptor."""
+def _become(fds: list[int]) -> tuple[Any, dict[str, Any]]:
+    """In the freshly forked child: read this start's request (the launcher's arguments straight
+    into a C buffer, never a Python string: they name the bot's host folder, cgroups and uid, and
+    the C code wipes them; then the bot's command), make the pipes 0-2 and the status pipe 3,
+    close every other descriptor."""
+    import ctypes
+    import fcntl
+
     os.setsid()  # its own session and group, as the exec path's start_new_session
     control = fds[4]
+    size = int(_read_exactly(control, 16), 16)
+    args = ctypes.create_string_buffer(size)
+    view = memoryview(args).cast("B")
+    done = 0
+    while done < size:
+        n = os.readv(control, [view[done:]])
+        if n == 0:
+            os._exit(126)
+        done += n
     data = b""
     while not data.endswith(b"\n"):
         chunk = os.read(control, 1 << 16)
         if not chunk:
             os._exit(126)
         data += chunk
-    request = json.loads(data)
-    import fcntl
-
+    bot = json.loads(data)
     high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 16) for fd in fds[:4]]  # above any target number
     for target, fd in enumerate(high):
         os.dup2(fd, target, inheritable=True)
     os.closerange(4, 1 << 20)
-    return request
+    return args, bot
 
 
-def _enter(lib: Any, request: dict[str, Any]) -> None:
+def _read_exactly(fd: int, size: int) -> bytes:
+    data = b""
+    while len(data) < size:
+        chunk = os.read(fd, size - len(data))
+        if not chunk:
+            os._exit(126)
+        data += chunk
+    return data
+
+
+def _enter(lib: Any, args: Any) -> None:
     """Build the sandbox with the launcher's own code (``lib``: the launcher's library, loaded by
     the zygote); returns in the bot's process, inside it."""
     import ctypes
 
-    launch = []
-    for arg in request["launch"]:
-        if arg.startswith("--status-fd="):
-            arg = "--status-fd=3"
-        elif arg.startswith("--parent="):
-            arg = f"--parent={os.getppid()}"  # PR_SET_PDEATHSIG: the outer dies with us
-        launch.append(arg)
-    args = ["sandbox-launch", *launch, "--", *request["argv"]]
-    os.chdir(request["base"])
-    argv = (ctypes.c_char_p * (len(args) + 1))(*[a.encode() for a in args], None)
-    if lib.sandbox_enter(len(args), argv) != 0:
+    if lib.sandbox_enter(args, ctypes.c_size_t(len(args))) != 0:
         os._exit(126)
 
 
@@ -459,7 +483,7 @@ def _run_bot(request: dict[str, Any]) -> None:
 
 
 def _main() -> None:
-    """The zygote: ``python -I zygote.py SOCKET_FD PARENT_PID LIBRARY_FD PDEATHSIG``."""
+    """The zygote: ``python -I zygote.py SOCKET_FD PARENT_PID LIBRARY_FD PDEATHSIG ROOM``."""
     import ctypes
     import gc
     import importlib
@@ -483,12 +507,12 @@ def _main() -> None:
     # does not touch (and copy) every page of them (gc.freeze is for exactly this).
     gc.freeze()
     sock.send(b"ready")
-    request = _serve(sock)
-    _enter(lib, request)
-    del request["launch"], request["base"]
+    args, bot = _serve(sock)
+    _enter(lib, args)
+    del args
     outcome: object = 0
     try:
-        _run_bot(request)
+        _run_bot(bot)
     except SystemExit as end:
         outcome = end.code
     except BaseException:
