@@ -140,7 +140,7 @@ class ZygoteChild:
             pass
 
     def _read(self, timeout: float | None) -> None:
-        global _zygote_cpu_s
+        global _zygote_cpu_s, _children_cpu_s
         fd = self._control.fileno()
         while self.returncode is None:
             ready, _, _ = select.select([fd], [], [], timeout)
@@ -162,6 +162,7 @@ class ZygoteChild:
                 code, cpu, zygote_cpu = self._said.split()
                 self.returncode, self.cpu_s = int(code), float(cpu)
                 _zygote_cpu_s = float(zygote_cpu)
+                _children_cpu_s += self.cpu_s
         self._close()
 
     def _close(self) -> None:
@@ -324,6 +325,13 @@ def stop() -> None:
 
 
 _zygote_cpu_s = 0.0
+_children_cpu_s = 0.0
+
+
+def children_cpu_s() -> float:
+    """CPU time of every zygote child of this process reaped so far (the benchmark: what exec'ed
+    bots' time is to ``RUSAGE_CHILDREN``)."""
+    return _children_cpu_s
 
 
 def own_cpu_s() -> float:

@@ -20,7 +20,11 @@ bot; C bots always exec). Each path runs in its own child process, rounds altern
 all starts are printed. The isolation level is the strongest this machine gives (``--isolation``
 to choose; ``limits`` has no zygote).
 
-Usage: scripts/bench_startup.py [--starts N] [--rounds R] [--bots a,b] [--paths exec,zygote]
+Then whole matches of the minimal and the SDK bot against first-legal-c, CPU per match of every
+process (issue 18: SDK bot <= 1.3x a minimal bot per match), per path.
+
+Usage: scripts/bench_startup.py [--starts N] [--rounds R] [--matches M] [--bots a,b]
+                                [--paths exec,zygote]
 """
 
 from __future__ import annotations
@@ -104,6 +108,38 @@ def measure(bots: list[str], starts: int) -> dict[str, dict[str, list[float]]]:
     return out
 
 
+def per_match(bots: list[str], matches: int) -> dict[str, list[float]]:
+    """In this process: CPU milliseconds of whole matches of each bot against first-legal-c (every
+    process: referee, launchers, both bots; zygote children as the zygote reaped them)."""
+    import tempfile
+
+    from arena import zygote
+    from arena.bot_specs import resolve_bot
+    from arena.game import profile
+    from arena.referee import BotSpec, MatchConfig, run_match
+    from arena.sandbox import support
+
+    support()
+    opponent = resolve_bot("first-legal-c")
+    out: dict[str, list[float]] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for bot in bots:
+            spec = BotSpec(bot, tuple(_argv(bot)))
+            run_match((spec, opponent), MatchConfig(rules=profile("sixty_six"), seed=0,
+                                                    match_id="warm"))
+            out[bot] = []
+            for n in range(matches):
+                c0, s0, z0 = _children_cpu(), _self_cpu(), zygote.children_cpu_s()
+                zself0 = zygote.own_cpu_s()
+                run_match((spec, opponent), MatchConfig(rules=profile("sixty_six"), seed=n,
+                                                        match_id=f"m{n}"),
+                          record_path=Path(folder) / f"{bot}{n}.jsonl")
+                out[bot].append((_children_cpu() - c0 + _self_cpu() - s0 +
+                                 zygote.children_cpu_s() - z0 + zygote.own_cpu_s() - zself0)
+                                * 1000)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--starts", type=int, default=10, help="starts per bot per round")
@@ -111,19 +147,26 @@ def main() -> None:
     parser.add_argument("--bots", default=",".join(BOTS), help=f"of {', '.join(BOTS)}")
     parser.add_argument("--paths", default="exec,zygote", help="exec, zygote or both")
     parser.add_argument("--isolation", default=None, help="isolated, namespaces or limits")
+    parser.add_argument("--matches", type=int, default=4,
+                        help="whole matches per bot and round against first-legal-c (0: none)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     bots = [b for b in args.bots.split(",") if b]
     if args.child:
-        print(json.dumps(measure(bots, args.starts)))
+        figures = measure(bots, args.starts)
+        if args.matches:
+            for bot, cpu in per_match([b for b in ("minimal", "sdk") if b in bots],
+                                      args.matches).items():
+                figures[bot]["match"] = cpu
+        print(json.dumps(figures))
         return
     from arena.sandbox import best_level
 
     level = args.isolation or best_level()
     paths = [p for p in args.paths.split(",") if p]
     runs: dict[str, dict[str, dict[str, list[float]]]] = {
-        p: {b: {"cpu": [], "wall": [], "path": [], "referee": [], "bot": [], "zygote": []}
-            for b in bots} for p in paths}
+        p: {b: {"cpu": [], "wall": [], "path": [], "referee": [], "bot": [], "zygote": [],
+                "match": []} for b in bots} for p in paths}
     for _ in range(args.rounds):
         for path in paths:
             env = dict(os.environ)
@@ -131,7 +174,8 @@ def main() -> None:
             env["ARENA_ISOLATION"] = level
             env["ARENA_ZYGOTE"] = "1" if path == "zygote" else "0"
             out = subprocess.run([sys.executable, __file__, "--child", "--starts",
-                                  str(args.starts), "--bots", ",".join(bots)], env=env,
+                                  str(args.starts), "--matches", str(args.matches), "--bots",
+                                  ",".join(bots)], env=env,
                                  check=True, capture_output=True, text=True).stdout
             for bot, figures in json.loads(out.splitlines()[-1]).items():
                 for key, values in figures.items():
@@ -171,6 +215,15 @@ def main() -> None:
             ratio = statistics.median(runs[path]["sdk"]["cpu"]) / statistics.median(
                 runs[path]["minimal"]["cpu"])
             print(f"{path}: sdk / minimal start-up CPU = {ratio:.2f}")
+        if args.matches:
+            print(f"\nwhole matches against first-legal-c, CPU ms per match (every process), "
+                  f"medians of {args.rounds} x {args.matches}; issue 18's goal: sdk <= 1.3 x "
+                  "minimal")
+            for path in paths:
+                sdk = statistics.median(runs[path]["sdk"]["match"])
+                minimal = statistics.median(runs[path]["minimal"]["match"])
+                print(f"{path}: minimal {minimal:.1f}, sdk {sdk:.1f}, sdk / minimal = "
+                      f"{sdk / minimal:.2f}")
 
 
 if __name__ == "__main__":
