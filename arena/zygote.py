@@ -141,10 +141,10 @@ class ZygoteChild:
 
     def _read(self, timeout: float | None) -> None:
         global _zygote_cpu_s, _children_cpu_s
-        fd = self._control.fileno()
+        watch = select.poll()  # not select(): a busy referee may hold descriptors past 1024
+        watch.register(self._control.fileno(), select.POLLIN)
         while self.returncode is None:
-            ready, _, _ = select.select([fd], [], [], timeout)
-            if not ready:
+            if not watch.poll(None if timeout is None else timeout * 1000):
                 return
             try:
                 chunk = self._control.recv(256)
@@ -180,7 +180,9 @@ class Zygote:
         # of the machine (the launcher's cache is hidden from bots), and what is loaded is what
         # was checked.
         code = os.memfd_create("sandbox-launch", os.MFD_CLOEXEC)
-        os.write(code, library)
+        written = 0
+        while written < len(library):
+            written += os.write(code, library[written:])
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._sock = ours
         self._lock = threading.Lock()
