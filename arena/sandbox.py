@@ -29,6 +29,10 @@ Where the machine allows it (root, or cgroup v2 delegated), each bot also gets a
 
 Every level gives a bot a fresh working folder (deleted afterwards), a minimal environment, capped
 output (``bot_process.py``) and the limits of ``SandboxLimits``.
+
+In the namespaced levels a Python bot may start as a child of the zygote (``zygote.py``,
+``Sandbox.from_zygote``) instead of by exec: the same launcher code builds the same sandbox
+(``sandbox_launch.c`` as a library), with the same arguments; only the interpreter is not new.
 """
 
 from __future__ import annotations
