@@ -487,6 +487,13 @@ def _run_bot(request: dict[str, Any]) -> None:
                 os.path.isdir(os.path.join(folder, name)):
             for loaded in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
                 del sys.modules[loaded]
+    try:
+        with open(script, "rb"):
+            pass
+    except OSError as err:  # what `python missing.py` says, and its status
+        print(f"{argv[0]}: can't open file {argv[1]!r}: [Errno {err.errno}] {err.strerror}",
+              file=sys.stderr)
+        raise SystemExit(2) from None
     sys.argv = [argv[1], *argv[2:]]
     sys.path.insert(0, folder)
     runpy.run_path(script, run_name="__main__")
@@ -525,12 +532,21 @@ def _main() -> None:
         _run_bot(bot)
     except SystemExit as end:
         outcome = end.code
-    except BaseException:
+    except BaseException as err:
         import traceback
 
-        traceback.print_exc()
+        # The bot's own frames, as an exec'ed interpreter shows them: not the zygote's or runpy's.
+        tb = err.__traceback__
+        while tb is not None and _ours(tb.tb_frame.f_code.co_filename):
+            tb = tb.tb_next
+        traceback.print_exception(type(err), err, tb)
         outcome = 1
     _exit(outcome)
+
+
+def _ours(filename: str) -> bool:
+    return filename in (__file__, os.path.abspath(__file__)) or \
+        os.path.basename(filename) in ("runpy.py", "<frozen runpy>")
 
 
 def _exit(code: object) -> None:

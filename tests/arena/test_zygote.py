@@ -238,3 +238,23 @@ def test_the_zygote_and_its_children_die_with_a_referee_killed_with_kill_9(tmp_p
     assert tagged_processes() == []
     assert not Path(f"/proc/{zygotes[0]}").exists() or \
         re.search(r"\) [ZX] ", Path(f"/proc/{zygotes[0]}/stat").read_text())
+
+
+@pytest.mark.parametrize("source", [None, "def f():\n    raise ValueError('boom')\n\n\nf()\n"])
+def test_a_failing_script_says_the_same_on_both_paths(tmp_path, monkeypatch, source):
+    """Found by test_tournament_robust: a missing ``mybot.py`` showed the zygote's traceback,
+    where ``python mybot.py`` says "can't open file" and exits 2."""
+    script = tmp_path / ("bot.py" if source else "missing") / "bot.py"
+    if source:
+        script.parent.mkdir()
+        script.write_text(source)
+    said = {}
+    for path in ("1", "0"):
+        monkeypatch.setenv(zygote.ENV, path)
+        log = tmp_path / f"stderr{path}.log"
+        proc = BotProcess([sys.executable, str(script)], LIMITS, stderr_log=log)
+        proc.start()
+        assert proc.via_zygote is (path == "1")
+        said[path] = (proc.close(), log.read_text())
+    assert said["1"] == said["0"]
+    assert said["1"][0] == (1 if source else 2)
