@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import IO, BinaryIO, Sequence
 
 from arena.sandbox import Report, Sandbox, SandboxLimits, minimal_env
+from arena.zygote import ZygoteChild
 from arena.types import Fault
 
 DEFAULT_DECISION_MS = 1000
@@ -72,7 +73,7 @@ class BotProcess:
         self._hide = hide  # folders the bot must not see (the match record, the logs)
         self._sandbox: Sandbox | None = None
         self.report: Report | None = None  # what the sandbox saw, once closed
-        self._proc: subprocess.Popen[bytes] | None = None
+        self._proc: subprocess.Popen[bytes] | ZygoteChild | None = None
         self._buffer = bytearray()
         self._outbox: list[str] = []
         self._eof = False
@@ -81,6 +82,7 @@ class BotProcess:
         self.stderr_dropped = 0
         self.started_at = 0.0
         self._selector: selectors.BaseSelector | None = None
+        self._zygote_cpu_s: float | None = None
 
     # -- life cycle ------------------------------------------------------------------------------
 
@@ -92,12 +94,16 @@ class BotProcess:
         try:
             self._sandbox = Sandbox(self.limits.sandbox, files=self._files, subdir=self._subdir,
                                     hide=self._hide)
-            argv, sandbox_args = self._sandbox.command(self.argv)
-            self._proc = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                env=minimal_env(self._sandbox.workdir), start_new_session=True, close_fds=True,
-                **sandbox_args)
-            self._sandbox.started()
+            # A Python bot the zygote serves is forked from it, in the same sandbox (zygote.py);
+            # anything else, or without a zygote, is started by exec.
+            self._proc = self._sandbox.from_zygote(self.argv)
+            if self._proc is None:
+                argv, sandbox_args = self._sandbox.command(self.argv)
+                self._proc = subprocess.Popen(
+                    argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                    env=minimal_env(self._sandbox.workdir), start_new_session=True,
+                    close_fds=True, **sandbox_args)
+                self._sandbox.started()
         except OSError as err:
             raise BotFault(Fault.EXIT, f"cannot start {self.argv[0]!r}: {err.strerror or err}") \
                 from err
@@ -117,6 +123,16 @@ class BotProcess:
     def pid(self) -> int | None:
         return self._proc.pid if self._proc else None
 
+    @property
+    def via_zygote(self) -> bool:
+        """Whether the bot was forked by the zygote (``zygote.py``) rather than exec'ed."""
+        return isinstance(self._proc, ZygoteChild) or self._zygote_cpu_s is not None
+
+    def child_cpu_s(self) -> float:
+        """After ``close()``: the CPU time of a zygote child's processes (launcher, PID 1, bot),
+        which the zygote reaped; 0 for an exec'ed bot, whose time is this process's children's."""
+        return self._zygote_cpu_s or 0.0
+
     def close(self, grace_s: float = EXIT_GRACE_S) -> int | None:
         """Close stdin, give the bot ``grace_s`` to exit, then end its whole process group.
         Returns the exit status (negative: killed by that signal)."""
@@ -129,7 +145,7 @@ class BotProcess:
             except OSError:
                 pass
             deadline = time.monotonic() + grace_s
-            exit_fd = self._watch_exit(proc.pid)
+            exit_fd = self._watch_exit(proc)
             # Without a pidfd nothing wakes us when the bot exits after its output closed: poll.
             step = 0.02 if exit_fd is not None else 0.002
             while proc.poll() is None and time.monotonic() < deadline:
@@ -137,11 +153,16 @@ class BotProcess:
             if exit_fd is not None:
                 self._selector.unregister(exit_fd)  # type: ignore[union-attr]
                 os.close(exit_fd)
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)  # the group: children the bot left behind too
-            except (ProcessLookupError, PermissionError):
-                pass
+            if isinstance(proc, ZygoteChild):
+                proc.kill()  # the group while its leader lives; the leader through its pidfd
+            else:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)  # the group: what the bot left behind too
+                except (ProcessLookupError, PermissionError):
+                    pass
             status = proc.wait()
+            if isinstance(proc, ZygoteChild):
+                self._zygote_cpu_s = proc.cpu_s
             if self._sandbox is not None:
                 self.report = self._sandbox.finish()
                 if self.report.status is not None:
@@ -261,15 +282,23 @@ class BotProcess:
         del buf[:end + 1]
         return line
 
-    def _watch_exit(self, pid: int) -> int | None:
-        """A pidfd for ``pid`` in the selector, so that ``_pump`` wakes the moment the process
-        exits (Linux 5.3+). Waiting by polling cost each match two sleeps of 20 ms at its end."""
-        if self._selector is None or not hasattr(os, "pidfd_open"):
+    def _watch_exit(self, proc: subprocess.Popen[bytes] | ZygoteChild) -> int | None:
+        """A pidfd for the process in the selector, so that ``_pump`` wakes the moment it
+        exits (Linux 5.3+). Waiting by polling cost each match two sleeps of 20 ms at its end. A
+        zygote child: its control socket, readable once the zygote has reaped it."""
+        if self._selector is None:
             return None
-        try:
-            fd = os.pidfd_open(pid)
-        except OSError:  # an old kernel, or the process is already reaped
+        if isinstance(proc, ZygoteChild):
+            fd = proc.exit_fd()
+            if fd is None:
+                return None
+        elif not hasattr(os, "pidfd_open"):
             return None
+        else:
+            try:
+                fd = os.pidfd_open(proc.pid)
+            except OSError:  # an old kernel, or the process is already reaped
+                return None
         self._selector.register(fd, selectors.EVENT_READ, "exit")
         return fd
 
@@ -327,13 +356,13 @@ class BotProcess:
             return f"{what}; {report.describe(self.limits.sandbox)}"
         return what
 
-    def _require(self) -> subprocess.Popen[bytes]:
+    def _require(self) -> subprocess.Popen[bytes] | ZygoteChild:
         if self._proc is None:
             raise BotFault(Fault.EXIT, "the bot process is not running")
         return self._proc
 
 
-def _pipes(proc: subprocess.Popen[bytes]) -> tuple[IO[bytes], IO[bytes], IO[bytes]]:
+def _pipes(proc: subprocess.Popen[bytes] | ZygoteChild) -> tuple[IO[bytes], IO[bytes], IO[bytes]]:
     """stdin, stdout and stderr of a bot, which ``start()`` always opens as pipes."""
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     return proc.stdin, proc.stdout, proc.stderr

@@ -29,6 +29,10 @@ Where the machine allows it (root, or cgroup v2 delegated), each bot also gets a
 
 Every level gives a bot a fresh working folder (deleted afterwards), a minimal environment, capped
 output (``bot_process.py``) and the limits of ``SandboxLimits``.
+
+In the namespaced levels a Python bot may start as a child of the zygote (``zygote.py``,
+``Sandbox.from_zygote``) instead of by exec: the same launcher code builds the same sandbox
+(``sandbox_launch.c`` as a library), with the same arguments; only the interpreter is not new.
 """
 
 from __future__ import annotations
@@ -56,7 +60,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from arena import cgroups
+from arena import cgroups, zygote
 
 log = logging.getLogger("arena.sandbox")
 
@@ -485,6 +489,18 @@ class _Launch:
         command += [f"--ro={path}" for path in allow_list(argv, self.private)]
         return [*command, "--", *argv], {"pass_fds": (self._status_w,), "cwd": self._base}
 
+    @property
+    def status_w(self) -> int:
+        """The writing end of the status pipe, for the launcher (after ``command()``)."""
+        return self._status_w
+
+    def reset_status(self) -> None:
+        """Forget the status pipe of a start that did not happen (``command()`` makes another)."""
+        for fd in (self._status_r, self._status_w):
+            if fd >= 0:
+                os.close(fd)
+        self._status_r = self._status_w = -1
+
     def started(self) -> None:
         """After the process started: only the launcher may hold the pipe's writing end, so that
         reading it ends when the launcher does."""
@@ -564,6 +580,29 @@ def launcher() -> Path:
     when it was built; a binary that fails the check is removed and built again. No bot can write
     there in the namespaced levels (the cache is not in a bot's root). ``OSError`` says why it
     cannot be built (no C compiler, say)."""
+    return _build("", ())
+
+
+@functools.cache
+def launcher_library() -> Path:
+    """The same source built as a shared library (``sandbox_enter``), for the zygote
+    (``zygote.py``): cached and checked exactly as ``launcher()``."""
+    return _build(".so", ("-shared", "-fPIC", "-DSANDBOX_LIBRARY"))
+
+
+def launcher_library_bytes() -> bytes:
+    """The library's contents, read once and checked against its checksum as read: the zygote
+    loads these very bytes (from a memfd), so nothing can swap the file between check and load,
+    and no bot's memory map names the cache folder."""
+    path = launcher_library()
+    data = path.read_bytes()
+    expected = path.with_name(path.name + ".sha256").read_text().strip()
+    if hashlib.sha256(data).hexdigest() != expected:
+        raise OSError(errno.EINVAL, f"{path} does not match its checksum (changed since built)")
+    return data
+
+
+def _build(suffix: str, flags: tuple[str, ...]) -> Path:
     source = LAUNCHER_SOURCE.read_bytes()
     cache = _cache_folder()
     cache.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -571,7 +610,7 @@ def launcher() -> Path:
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
         raise OSError(errno.EPERM, f"{cache} must be a folder that belongs to you and is "
                                    "writable by you alone")
-    binary = cache / f"sandbox-launch-{hashlib.sha256(source).hexdigest()[:16]}"
+    binary = cache / f"sandbox-launch-{hashlib.sha256(source).hexdigest()[:16]}{suffix}"
     checksum = binary.with_name(binary.name + ".sha256")
     problem = _tampered(binary, checksum)
     if problem is None:
@@ -584,7 +623,7 @@ def launcher() -> Path:
     if compiler is None:
         raise OSError(errno.ENOENT, "it is C, and there is no C compiler (cc or gcc) on PATH")
     partial = cache / f".{binary.name}.{os.getpid()}"
-    proc = subprocess.run([compiler, "-std=gnu99", "-O2", "-Wall", "-o", str(partial),
+    proc = subprocess.run([compiler, "-std=gnu99", "-O2", "-Wall", *flags, "-o", str(partial),
                            str(LAUNCHER_SOURCE)], capture_output=True, text=True)
     if proc.returncode != 0:
         partial.unlink(missing_ok=True)
@@ -781,6 +820,13 @@ def _fixed_allow_list() -> tuple[tuple[str, ...], tuple[str, ...], frozenset[str
     return tuple(paths), keep_out, shared, frozenset(p for p in paths if os.path.islink(p))
 
 
+@functools.cache
+def _fixed_real() -> tuple[tuple[str, str], ...]:
+    """The fixed allow-list with each path resolved: found once, like the list (resolving it
+    again for every bot was a third of the referee's share of a start, issue 18)."""
+    return tuple((p, os.path.realpath(p)) for p in _fixed_allow_list()[0])
+
+
 def exposed_private(private: Sequence[str | Path], created: Sequence[str | Path] = ()
                     ) -> list[tuple[str, str]]:
     """Private folders that lie inside what every bot sees (an output folder under the arena's
@@ -788,14 +834,13 @@ def exposed_private(private: Sequence[str | Path], created: Sequence[str | Path]
     those that exist: the default data folder is relative (``results``), and an arena started
     inside the installation that writes nothing there has nothing to hide. ``created``: folders
     checked whether they exist or not (a tournament's, about to be made)."""
-    fixed = _fixed_allow_list()[0]
     found = []
     for path in [*private, *created]:
         real = os.path.realpath(path)
         if not os.path.exists(real) and path not in created:
             continue
-        for allowed in fixed:
-            if _inside(real, os.path.realpath(allowed)):
+        for allowed, allowed_real in _fixed_real():
+            if _inside(real, allowed_real):
                 found.append((real, allowed))
                 break
     return found
@@ -868,6 +913,26 @@ class Sandbox:
 
     def started(self) -> None:
         self._launch.started()
+
+    def from_zygote(self, argv: Sequence[str]) -> "zygote.ZygoteChild | None":
+        """The bot started as a child of this process's zygote (``zygote.py``), in the very
+        sandbox ``command()`` describes; None when it must start by exec: the ``limits`` level, a
+        build, a command the zygote does not serve, no zygote here (``zygote.get()`` says why)."""
+        launch = self._launch
+        if launch.mode == "limits" or launch.keep_disk or not zygote.serves(argv):
+            return None
+        z = zygote.get()
+        if z is None:
+            return None
+        command, _ = launch.command(argv)
+        try:
+            child = z.spawn(command[1:], argv, launch.status_w)  # options, "--", the bot
+        except OSError as err:
+            log.warning("the zygote failed to start a bot (%s): it starts by exec", err)
+            launch.reset_status()
+            return None
+        launch.started()
+        return child
 
     def finish(self) -> Report:
         """Call once the process has been waited for. Returns when no process of the bot is left."""

@@ -40,6 +40,13 @@
  *
  * Both processes ask the kernel to kill them when their parent dies (PR_SET_PDEATHSIG), so a
  * referee killed with kill -9 takes its bots with it.
+ *
+ * Built with -DSANDBOX_LIBRARY -shared, the same code is a library for arena/zygote.py (issue 18):
+ * sandbox_enter(argc, argv) takes the same arguments, in a process the zygote has just forked
+ * (whose descriptors 0-2 are the bot's pipes). It builds exactly the same sandbox, and where the
+ * program would exec the bot it returns 0 instead, in the bot's process: the zygote's child then
+ * runs the (pre-imported) Python bot there. The outer process and PID 1 never return. One
+ * implementation of the sandbox, two ways in.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -63,6 +70,8 @@
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <setjmp.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -100,7 +109,12 @@ static struct {
     const char *cgroup[MAX_CGROUPS];
     int n_cgroup;
     char **argv;
+    int in_process;                 /* the library: return in the bot's process, do not exec */
+    char *wipe;                     /* the library: the arguments' buffer, wiped in the bot */
+    size_t wipe_size;
 } spec = {.status_fd = -1, .parent = -1, .uid = -1};
+static void show_arguments(char **argv);
+
 /* -- reporting ---------------------------------------------------------------------------------- */
 
 static void write_all(int fd, const char *text, size_t len) {
@@ -437,26 +451,49 @@ static void start_bot(void) {
     clear_capabilities();
     check(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl");  /* setuid programs gain nothing */
     check(chdir(spec.cwd), "chdir");
+    if (spec.in_process) {
+        /* No exec to close it: the bot must not hold the status pipe (it could forge a report). */
+        close(spec.status_fd);
+        /* As an exec'ed bot is: its own process may be traced by itself, not by anyone else of
+         * its uid (it has none), and not the root-owned PID 1 (whose mm is not the bot's). */
+        check(prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "prctl");
+        show_arguments(spec.argv);
+        memset(spec.wipe, 0, spec.wipe_size);  /* the bot's argv is in there too: used above */
+        return;
+    }
     execvp(spec.argv[0], spec.argv);
     report_error("cannot start '%s': %s", spec.argv[0], strerror(errno));
     _exit(127);
 }
 
+/* Returns only in the bot's process, and only in the library (spec.in_process). */
 static void inner(int lifeline) {
     check(prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0), "prctl");
     /* Our parent is outside this PID namespace, so getppid() says 0 whether it lives or not; the
-     * lifeline pipe, whose writing end only the outer process holds, reads end of file once it
-     * died. */
+     * lifeline (a pipe whose writing end only the outer process holds; in the library, a pidfd of
+     * the outer process) is readable once it died. */
     struct pollfd p = {lifeline, POLLIN, 0};
     if (poll(&p, 1, 0) > 0) _exit(1);  /* it died before we could ask to die with it */
     close(lifeline);
+    if (spec.in_process) {
+        /* The outer process sleeps until we exit (vfork), so it cannot say our PID: we do. The
+         * host's /proc is still mounted here, where /proc/self names our PID outside. */
+        char self[32];
+        ssize_t n = readlink("/proc/self", self, sizeof self - 1);
+        if (n <= 0) fail("readlink /proc/self");
+        self[n] = 0;
+        report_fmt("{\"inner\": %s}\n", self);
+    }
     check(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), "mount /");  /* nothing propagates */
     /* The bot (another uid, or without capabilities) may not read PID 1's memory, maps or root. */
     check(prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "prctl");
     build_root();
     pid_t bot = fork();
     if (bot < 0) fail("fork");
-    if (bot == 0) start_bot();
+    if (bot == 0) {
+        start_bot();
+        return;  /* the library: the bot runs in this process */
+    }
     for (int fd = 0; fd <= 2; fd++) close(fd);  /* the pipes are the bot's: EOF when it exits */
     int status = 0, have_usage = 0;
     struct rusage usage;
@@ -560,6 +597,7 @@ static void parse(int argc, char **argv) {
     spec.argv = argv + i + 1;
 }
 
+#ifndef SANDBOX_LIBRARY
 /* The arguments, copied to the heap for parse() (every option and the bot's argv point there);
  * then the argument area is wiped, since the bot can read it as /proc/1/cmdline and it names
  * paths of the machine. */
@@ -576,8 +614,93 @@ static char **forget_arguments(int argc, char **argv) {
     return copy;
 }
 
-int main(int argc, char **argv) {
-    parse(argc, forget_arguments(argc, argv));
+#endif
+
+/* The library's stand-in for forget_arguments(): this process's arguments area (the zygote's,
+ * found in /proc/self/stat) is overwritten with "sandbox", or with the bot's command (NUL-separated,
+ * cut to fit) for `ps` and the session checks of the tests, as if it had been exec'ed. */
+static void show_arguments(char **argv) {
+    if (!spec.in_process) return;
+    char stat[4096];
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    ssize_t n = read(fd, stat, sizeof stat - 1);
+    close(fd);
+    if (n <= 0) return;
+    stat[n] = 0;
+    char *p = strrchr(stat, ')');
+    if (p == NULL) return;
+    /* after the command's ")": field 3 is the state; arg_start and arg_end are fields 48 and 49 */
+    unsigned long start = 0, end = 0;
+    int field = 2;
+    for (char *tok = strtok(p + 1, " "); tok; tok = strtok(NULL, " ")) {
+        field++;
+        if (field == 48) start = strtoul(tok, NULL, 10);
+        else if (field == 49) { end = strtoul(tok, NULL, 10); break; }
+    }
+    if (start == 0 || end <= start) return;
+    char *area = (char *)start;
+    size_t size = end - start;
+    memset(area, 0, size);
+    if (argv == NULL) {
+        snprintf(area, size, "sandbox");
+        return;
+    }
+    size_t at = 0;
+    for (char **a = argv; *a && at + 1 < size; a++) {
+        size_t len = strlen(*a);
+        if (at + len + 1 > size - 1) len = size - 1 - at - 1;
+        memcpy(area + at, *a, len);
+        at += len + 1;
+    }
+}
+
+#ifdef SANDBOX_LIBRARY
+/* In the library the outer process is a fork of the zygote, a Python interpreter: copying its
+ * page tables at every fork was most of a start's CPU (issue 18: perf showed copy_page_range on
+ * top). So PID 1 is not a copy: it is cloned into the outer process's memory (CLONE_VM, on a
+ * stack of its own) and the outer process sleeps until it exits (CLONE_VFORK); it also shares
+ * the outer's descriptor table (CLONE_FILES), so the bot's pipes close for both when PID 1 closes
+ * them. Only the bot is a copy. The bot then jumps back (siglongjmp) into sandbox_enter's caller,
+ * on the outer process's stack, which is intact in its copy of the memory: the outer process was
+ * asleep in clone() below that frame. */
+#define INNER_STACK_BYTES (1 << 20)
+static sigjmp_buf back_to_python;
+static char *inner_stack;
+
+static int inner_entry(void *lifeline) {
+    inner((int)(long)lifeline);
+    siglongjmp(back_to_python, 1);  /* in the bot's process only: inner() returns there alone */
+}
+
+static void spawn_inner_sharing_memory(void) {
+    int lifeline = (int)syscall(SYS_pidfd_open, getpid(), 0);
+    if (lifeline < 0) fail("pidfd_open");
+    inner_stack = mmap(NULL, INNER_STACK_BYTES, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (inner_stack == MAP_FAILED) fail("mmap the stack of PID 1");
+    char *stack = inner_stack;
+    if (sigsetjmp(back_to_python, 0)) {
+        /* The bot, back on this stack: PID 1's stack holds the paths it built the root from (the
+         * bot's folder on the host): gone from the bot's memory. */
+        munmap(inner_stack, INNER_STACK_BYTES);
+        return;
+    }
+    pid_t child = clone(inner_entry, stack + INNER_STACK_BYTES,
+                        CLONE_VM | CLONE_VFORK | CLONE_FILES | SIGCHLD, (void *)(long)lifeline);
+    if (child < 0) fail("clone");
+    /* PID 1 has exited (or PID 1 failed before it could start the bot). */
+    for (int fd = 0; fd <= 2; fd++) close(fd);
+    close(spec.status_fd);
+    int status;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
+    _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 126);
+}
+#endif
+
+/* The outer process, then (by fork) PID 1 and the bot. Returns only in the bot's process, and
+ * only in the library. */
+static void launch(void) {
     /* the bot must not inherit the status pipe (closed at its exec) */
     fcntl(spec.status_fd, F_SETFD, FD_CLOEXEC);
     check(prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0), "prctl");
@@ -597,6 +720,10 @@ int main(int argc, char **argv) {
     } else {
         check(unshare(flags), "unshare");
     }
+#ifdef SANDBOX_LIBRARY
+    spawn_inner_sharing_memory();
+    return;  /* the bot, back from PID 1 by siglongjmp */
+#endif
     int life[2];
     check(pipe2(life, O_CLOEXEC), "pipe");
     pid_t child = fork();
@@ -604,6 +731,7 @@ int main(int argc, char **argv) {
     if (child == 0) {
         close(life[1]);
         inner(life[0]);
+        return;  /* the library, in the bot's process */
     }
     /* The referee waits for PID 1 to be gone: only then has the kernel ended the namespace. */
     report_fmt("{\"inner\": %d}\n", (int)child);
@@ -614,3 +742,37 @@ int main(int argc, char **argv) {
     while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
     _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 126);
 }
+
+#ifdef SANDBOX_LIBRARY
+/* The zygote's way in (arena/zygote.py): the launcher's arguments, in a freshly forked process.
+ * Returns 0 in the bot's process, inside its sandbox, as its user, with its limits; every other
+ * process of the launch ends in here. The arguments area (/proc/PID/cmdline, which the bot can
+ * read as /proc/1/cmdline) is the zygote's: it is wiped too, then shows the bot's command. */
+int sandbox_enter(char *args, size_t size) {
+    /* args: the launcher's arguments, each ending in a NUL, read by the zygote's child straight
+     * into this buffer (never a Python string). They name the bot's folder on the host, its
+     * cgroups and uid: the bot's process wipes them before it returns (start_bot), as the exec'ed
+     * launcher wipes its own. */
+    int argc = 1;
+    for (size_t i = 0; i < size; i++) argc += args[i] == 0;
+    char **argv = calloc((size_t)argc + 1, sizeof *argv);
+    if (argv == NULL || size == 0 || args[size - 1] != 0) return -1;
+    argv[0] = "sandbox-launch";
+    int n = 1;
+    for (size_t i = 0; i < size; i += strlen(args + i) + 1) argv[n++] = args + i;
+    spec.in_process = 1;
+    spec.wipe = args;
+    spec.wipe_size = size;
+    parse(argc, argv);
+    show_arguments(NULL);
+    launch();
+    free(argv);
+    return 0;
+}
+#else
+int main(int argc, char **argv) {
+    parse(argc, forget_arguments(argc, argv));
+    launch();
+    return 127;  /* not reached: launch() execs the bot or exits */
+}
+#endif

@@ -7,6 +7,10 @@ because a bot starts for every match: ``-S`` skips ``site``, the site-packages f
 ``runpy`` costs a few more. The bundled bots need nothing but the standard library and this
 installation. ``-I`` keeps the environment and the working folder out of ``sys.path``, so a bot
 runs the same wherever and however it is started.
+
+Where the sandbox allows it, the arena does not exec this file at all: its zygote
+(``arena/zygote.py``), which has these modules imported already, forks a child that calls the same
+``main()`` inside the bot's sandbox. This file is the exec path, and what it does the zygote does.
 """
 
 import importlib

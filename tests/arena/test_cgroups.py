@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from arena import cgroups
+from arena import cgroups, zygote
 from arena.bot_process import BotProcess, Limits
 from arena.bot_specs import resolve_bot
 from arena.game import profile
@@ -33,6 +33,16 @@ needs_cgroups = pytest.mark.skipif(
 SMALL = SandboxLimits(cpu_s=20, memory_mb=200, processes=16, file_mb=8, open_files=64)
 # Long limits: a loaded machine must not turn the fault at the cap into a timeout.
 LIMITS = Limits(decision_ms=10_000, startup_ms=10_000, sandbox=SMALL)
+
+@pytest.fixture(params=["zygote", "exec"])
+def launch_path(request, monkeypatch):
+    """Both ways a Python bot starts (issue 18): forked from the zygote (arena/zygote.py) and by
+    exec; every guarantee this fixture's tests check holds for both."""
+    monkeypatch.setenv(zygote.ENV, "1" if request.param == "zygote" else "0")
+    if request.param == "zygote" and support().mode != "limits":
+        assert zygote.get() is not None, zygote.failure()  # never a silent fall-back to exec
+    return request.param
+
 
 
 def cap_bot(mode: str, count: int, megabytes: int = 0) -> BotSpec:
@@ -56,7 +66,7 @@ def play(bots: list[BotSpec], tmp_path: Path):
 
 
 @needs_cgroups
-def test_children_together_over_the_memory_cap_forfeit_naming_it(tmp_path):
+def test_children_together_over_the_memory_cap_forfeit_naming_it(launch_path, tmp_path):
     result = play([cap_bot("children", 8, 60), resolve_bot("greedy")], tmp_path)
     assert (result.reason, result.offender, result.fault) == ("forfeit", 0, "exit"), result.detail
     assert "memory limit of 200 MB reached (cgroup OOM kill)" in result.detail
@@ -105,7 +115,7 @@ def test_a_bot_that_survives_its_cap_forfeits_when_the_match_ends(tmp_path, monk
 
 
 @needs_cgroups
-def test_the_bot_and_its_children_are_in_its_cgroup_from_the_start(tmp_path):
+def test_the_bot_and_its_children_are_in_its_cgroup_from_the_start(launch_path, tmp_path):
     proc = BotProcess([sys.executable, "-c", "import sys; print(open('/proc/self/cgroup').read(),"
                        " file=sys.stderr); print('ready x', flush=True); sys.stdin.read()"],
                       LIMITS, stderr_log=tmp_path / "err.log")
@@ -123,7 +133,7 @@ def test_the_bot_and_its_children_are_in_its_cgroup_from_the_start(tmp_path):
 
 
 @needs_cgroups
-def test_a_bot_cannot_raise_its_own_caps(tmp_path):
+def test_a_bot_cannot_raise_its_own_caps(launch_path, tmp_path):
     """The caps are files of its cgroup, which the bot can see: in the isolated mode it runs as a
     user id of its own, and they are root's."""
     if support().mode != "isolated":

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from arena.bot_process import BotFault, BotProcess, Limits
-from arena import cgroups
+from arena import cgroups, zygote
 from arena.bot_specs import resolve_bot
 from arena.game import profile
 from arena.referee import BotSpec, MatchConfig, run_match
@@ -34,6 +34,16 @@ namespaces = pytest.mark.skipif(support().mode == "limits",
                                 reason=f"needs Linux namespaces: {support().reason}")
 # A cgroup per bot (cgroups.py): a bot at its memory or process cap is killed, the cap named.
 CAPPED = support().mode != "limits" and cgroups.available() is None
+
+@pytest.fixture(params=["zygote", "exec"])
+def launch_path(request, monkeypatch):
+    """Both ways a Python bot starts (issue 18): forked from the zygote (arena/zygote.py) and by
+    exec; every guarantee this fixture's tests check holds for both."""
+    monkeypatch.setenv(zygote.ENV, "1" if request.param == "zygote" else "0")
+    if request.param == "zygote" and support().mode != "limits":
+        assert zygote.get() is not None, zygote.failure()  # never a silent fall-back to exec
+    return request.param
+
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -75,7 +85,8 @@ HOSTILE = [
 
 
 @pytest.mark.parametrize("mode,fault,detail,stderr", HOSTILE)
-def test_a_hostile_bot_forfeits_and_leaves_nothing(tmp_path, mode, fault, detail, stderr):
+def test_a_hostile_bot_forfeits_and_leaves_nothing(launch_path, tmp_path, mode, fault, detail,
+                                                   stderr):
     # A bot that should time out gets a short limit; the others a long one, so that a loaded
     # machine cannot turn their fault into a timeout.
     limits = LIMITS if fault == "timeout" else replace(LIMITS, decision_ms=5000)
@@ -123,7 +134,7 @@ def test_a_fork_bomb_is_held_at_the_process_limit(tmp_path):
     assert tagged_processes() == [] and sandbox_user_processes() == []
 
 
-def test_a_setsid_child_dies_with_the_bot_that_played_on(tmp_path):
+def test_a_setsid_child_dies_with_the_bot_that_played_on(launch_path, tmp_path):
     # The child leaves the process group, so killpg alone would miss it: the namespace does not.
     if support().mode == "limits":
         pytest.skip("without a PID namespace a setsid'd child outlives the match")
@@ -133,7 +144,7 @@ def test_a_setsid_child_dies_with_the_bot_that_played_on(tmp_path):
 
 
 @namespaces
-def test_a_bot_has_no_network(tmp_path):
+def test_a_bot_has_no_network(launch_path, tmp_path):
     with socket.socket() as listener:
         listener.bind(("127.0.0.1", 0))
         listener.listen()
@@ -183,7 +194,8 @@ def spy_reports(tmp_path: Path, folder: Path | None = None, paths: tuple[str, ..
     return reports
 
 
-def test_a_bot_inherits_no_descriptor_and_no_variable_of_the_arena(tmp_path, monkeypatch):
+def test_a_bot_inherits_no_descriptor_and_no_variable_of_the_arena(launch_path, tmp_path,
+                                                                   monkeypatch):
     monkeypatch.setenv("ARENA_SECRET", "seed=42")
     for report in spy_reports(tmp_path):
         assert set(report["fds"]) <= {0, 1, 2, 3}  # 3: the listing's own descriptor
@@ -192,7 +204,7 @@ def test_a_bot_inherits_no_descriptor_and_no_variable_of_the_arena(tmp_path, mon
 
 
 @isolated
-def test_a_bot_cannot_see_the_records_the_data_or_the_other_bot(tmp_path, monkeypatch,
+def test_a_bot_cannot_see_the_records_the_data_or_the_other_bot(launch_path, tmp_path, monkeypatch,
                                                                 open_folder):
     data = open_folder / "data"
     (data / "registry").mkdir(parents=True, mode=0o755)
@@ -221,7 +233,7 @@ def test_qualification_rejects_a_bot_that_does_not_exit(tmp_path):
 
 
 @namespaces
-def test_a_referee_killed_with_kill_9_takes_its_bots_with_it(tmp_path):
+def test_a_referee_killed_with_kill_9_takes_its_bots_with_it(launch_path, tmp_path):
     import signal
     import subprocess
 

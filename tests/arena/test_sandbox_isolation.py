@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from arena import sandbox
+from arena import sandbox, zygote
 from arena.bot_process import BotProcess, Limits
 from arena.bot_specs import BotSpecError, check_bot_paths, resolve_bot
 from arena.game import profile
@@ -39,6 +39,16 @@ SYSTEM_PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sy
 isolated = pytest.mark.skipif(not ROOT, reason="the isolated level needs root")
 # The strongest level the arena may ask for on this machine without an opt-in to less.
 STRONG = "isolated" if ROOT else "namespaces"
+
+@pytest.fixture(params=["zygote", "exec"])
+def launch_path(request, monkeypatch):
+    """Both ways a Python bot starts (issue 18): forked from the zygote (arena/zygote.py) and by
+    exec; every guarantee this fixture's tests check holds for both."""
+    monkeypatch.setenv(zygote.ENV, "1" if request.param == "zygote" else "0")
+    if request.param == "zygote" and sandbox.support().mode != "limits":
+        assert zygote.get() is not None, zygote.failure()  # never a silent fall-back to exec
+    return request.param
+
 
 
 @pytest.fixture
@@ -166,7 +176,8 @@ def test_arena_submit_refuses_a_command_naming_the_registry(tmp_path):
 
 
 @isolated
-def test_a_bot_cannot_read_a_hidden_folder_by_any_path(tmp_path, monkeypatch, open_folder, level):
+def test_a_bot_cannot_read_a_hidden_folder_by_any_path(launch_path, tmp_path, monkeypatch,
+                                                       open_folder, level):
     level("isolated")
     data, secret, record = private_world(open_folder)
     monkeypatch.setenv("ARENA_DATA", str(data))
@@ -192,7 +203,8 @@ def test_a_bot_cannot_read_a_hidden_folder_by_any_path(tmp_path, monkeypatch, op
 
 
 @pytest.mark.parametrize("name", LEVELS)
-def test_as_root_a_bot_never_runs_as_root_and_cannot_read_etc_shadow(tmp_path, level, name):
+def test_as_root_a_bot_never_runs_as_root_and_cannot_read_etc_shadow(launch_path, tmp_path, level,
+                                                                    name):
     if not ROOT:
         pytest.skip("the test is about an arena run as root")
     level(name)
@@ -203,7 +215,7 @@ def test_as_root_a_bot_never_runs_as_root_and_cannot_read_etc_shadow(tmp_path, l
     assert not report["shadow_read"] and not report["shadow_write"]
 
 
-def test_no_connection_to_a_host_service_over_a_unix_socket(tmp_path, level):
+def test_no_connection_to_a_host_service_over_a_unix_socket(launch_path, tmp_path, level):
     if not ROOT and sandbox.requested_level() == "isolated":
         level("namespaces")
     runs = Path("/run") if os.access("/run", os.W_OK) else Path(tempfile_dir())
@@ -246,7 +258,7 @@ def tempfile_dir() -> str:
     return tempfile.gettempdir()
 
 
-def test_writing_past_workdir_mb_fails_with_enospc(tmp_path, level):
+def test_writing_past_workdir_mb_fails_with_enospc(launch_path, tmp_path, level):
     if not ROOT and sandbox.requested_level() == "isolated":
         level("namespaces")
     limits = replace(LIMITS, sandbox=replace(LIMITS.sandbox, workdir_mb=8, file_mb=0))
@@ -263,7 +275,7 @@ def test_writing_past_workdir_mb_fails_with_enospc(tmp_path, level):
     assert report["fill"] == ""
 
 
-def test_a_disk_filler_forfeits_with_enospc_in_its_stderr(tmp_path, level):
+def test_a_disk_filler_forfeits_with_enospc_in_its_stderr(launch_path, tmp_path, level):
     if not ROOT and sandbox.requested_level() == "isolated":
         level("namespaces")
     limits = replace(LIMITS, sandbox=replace(LIMITS.sandbox, workdir_mb=8, file_mb=0))
