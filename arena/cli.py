@@ -321,7 +321,8 @@ def replay(
                                        "protocol transcript (default: the omniscient view)."),
     html: Optional[Path] = typer.Option(None, "--html", metavar="OUT",
                                         help="Write the match as a web page to watch, deal by deal "
-                                        "and trick by trick (one static file; opens from disk)."),
+                                        "and trick by trick (one static file; opens from disk; "
+                                        "default: none, print the match)."),
     data: DataOption = DEFAULT_DATA,
 ) -> None:
     """Print a recorded match deal by deal, replayed through the engine."""

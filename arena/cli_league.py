@@ -41,7 +41,8 @@ def run(
                                           help="Worker processes (default: league.toml, else "
                                                "all cores)."),
     cluster: Optional[str] = typer.Option(None, "--cluster", help="Play on the Dask cluster "
-                                          "whose scheduler is at tcp://HOST:PORT."),
+                                          "whose scheduler is at tcp://HOST:PORT (needs the dask "
+                                          "extra; default: league.toml, else this machine)."),
     isolation: Optional[str] = typer.Option(None, "--isolation", help=ISOLATION_HELP),
     publish_every: Optional[float] = typer.Option(None, "--publish-every", min=0,
                                                   help="Seconds between publishes (default: "
@@ -112,7 +113,8 @@ def add(
     bot: str = typer.Argument(..., metavar="BOT", help="A registered bot (NAME; NAME@VERSION pins "
                               "one), a bundled bot, or a bot folder or command, which is "
                               "submitted (qualified) first."),
-    name: Optional[str] = typer.Option(None, help="The name of a command being submitted."),
+    name: Optional[str] = typer.Option(None, help="The name of a command being submitted "
+                                       "(needed for a command; default for a folder: its manifest's)."),
     decision_ms: Optional[int] = typer.Option(None, min=1, help="Time per decision while "
                                               "qualifying (default: the league's)."),
     limit: Optional[list[str]] = typer.Option(None, "--limit", help=LIMIT_HELP),
