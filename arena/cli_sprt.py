@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
@@ -21,9 +21,13 @@ from arena import console as term
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS
 from arena.cli_bots import ISOLATION_HELP, LIMIT_HELP
 from arena.cli_options import DEFAULT_DATA, SEED_HELP, DataOption
-from arena.sprt import (SequentialTest, Sprt, SprtError, SprtState, Verdict,
-                        pair_results_from_store)
-from arena.stats import Pentanomial, elo_interval, score_interval
+
+if TYPE_CHECKING:
+    from arena.sprt import Sprt, SprtState
+    from arena.stats import Pentanomial
+
+# arena.sprt and arena.stats (numpy, scipy, pandas: about a second) are imported where a command
+# runs, never when the CLI starts: `arena --help` and every other command would pay for them.
 
 console, err_console, safe = term.out, term.err, term.safe
 
@@ -94,6 +98,8 @@ def sprt(
                                            "writes it later)."),
 ) -> None:
     """Test a new version of a bot (HELP says how, and the exit statuses)."""
+    from arena.sprt import Sprt, SprtError, Verdict
+
     from arena.cli import _require_isolation, _write_report
     from arena.sandbox import SandboxUnavailable, describe as describe_sandbox, parse_limits
     from arena.store import StoreError
@@ -166,6 +172,8 @@ def sprt(
 
 
 def _exit_code(state: SprtState) -> int:
+    from arena.sprt import Verdict
+
     return EXIT_NO_VERDICT if state.verdict is Verdict.CONTINUE else EXIT_VERDICT
 
 
@@ -236,6 +244,7 @@ def _forget_settings(out: Path) -> None:
 
 def _read_settings(folder: Path) -> tuple[Sprt, dict[str, Any]]:
     """A stored test: its SPRT settings (sprt.json) and its tournament settings (the store)."""
+    from arena.sprt import Sprt
     from arena.store import Store, connect_read_only
     from arena.tournament import ConfigError
 
@@ -263,6 +272,8 @@ class _Watch:
     the run goes on, and once from a resumed folder."""
 
     def __init__(self, test: Sprt, out: Path, new: str):
+        from arena.sprt import SequentialTest
+
         self.sequence, self.db, self.new = SequentialTest(test), out / "results.sqlite", new
 
     @property
@@ -278,6 +289,7 @@ class _Watch:
         return self.sequence.penta
 
     def read(self) -> SprtState:
+        from arena.sprt import pair_results_from_store
         from arena.store import connect_read_only
 
         db = connect_read_only(self.db)
@@ -291,6 +303,7 @@ class _Watch:
 def _play(config: Any, watch: _Watch, resume: bool) -> None:
     """Play pairs until the test concludes or the schedule ends; the live line shows the LLR
     between its bounds (on a terminal)."""
+    from arena.sprt import Verdict
     from arena.store import StoreError
     from arena.tournament import ConfigError, Progress, Stopped, TournamentError, run_tournament
 
@@ -339,6 +352,9 @@ def _play(config: Any, watch: _Watch, resume: bool) -> None:
 
 
 def _print_verdict(watch: _Watch, new: str, base: str, config: Any) -> None:
+    from arena.sprt import Verdict
+    from arena.stats import elo_interval, score_interval
+
     state, penta, test = watch.state, watch.penta, watch.test
     if state.verdict is Verdict.H1:
         verdict = f"H1 accepted: {safe(new)} is at least {test.elo1:g} Elo stronger than " \
