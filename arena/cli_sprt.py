@@ -33,6 +33,9 @@ console, err_console, safe = term.out, term.err, term.safe
 
 SETTINGS_NAME = "sprt.json"
 DEFAULT_MAX_PAIRS = 1000
+# A tenth of a tournament's limit: a bot that wins every pair still needs ~104 of them to pass
+# the default bounds (0 and 10 Elo), and the strong bot thinks 30% of the limit per decision.
+SPRT_DECISION_MS = DEFAULT_DECISION_MS // 10
 NAME = "sprt"  # the tournament's name in the store (match ids derive from it: schedule.py)
 
 # Exit statuses (documented in the command's help and the README).
@@ -76,8 +79,11 @@ def sprt(
                                        "swapped) to play at most; --rounds as in fastchess with "
                                        "-games 2 -repeat."),
     profile: str = typer.Option("sixty_six", help="Rules profile (two players)."),
-    decision_ms: int = typer.Option(DEFAULT_DECISION_MS, min=1,
-                                    help="Time limit per decision (ms)."),
+    decision_ms: int = typer.Option(SPRT_DECISION_MS, min=1,
+                                    help="Time limit per decision (ms). Shorter than a "
+                                         "tournament's: a test needs many pairs, and like "
+                                         "fishtest's short time control it asks whether NEW is "
+                                         "better, not how good both are at length."),
     startup_ms: int = typer.Option(DEFAULT_STARTUP_MS, min=1, help="Time limit to start (ms)."),
     workers: Optional[int] = typer.Option(None, "--workers", "-w", "--concurrency", min=1,
                                           help="Worker processes (default: all cores)."),
