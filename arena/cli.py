@@ -171,7 +171,7 @@ def demo(
     tournament(config_file=None, bot=bots, name="demo", profile=profile,
                matches_per_pairing=matches, rounds=None, seed=seed, workers=None, decision_ms=None,
                startup_ms=None, output=output, resume=None, limit=None, cluster=None,
-               isolation=level, data=data_dir())
+               isolation=level, data=data_dir(), write_report=True)
 
 
 def _demo_match(seed: int | None, profile: str) -> None:
@@ -431,6 +431,9 @@ def tournament(
                                           "(needs the dask extra; default: on this machine)."),
     isolation: Optional[str] = typer.Option(None, "--isolation", help=ISOLATION_HELP),
     data: DataOption = DEFAULT_DATA,
+    write_report: bool = typer.Option(True, "--report/--no-report",
+                                      help="Write DIR/report/ at the end (arena report DIR "
+                                           "writes it later)."),
 ) -> None:
     """Run a round-robin tournament on all cores (or a Dask cluster), store every result, print
     the leaderboard."""
@@ -561,7 +564,8 @@ def tournament(
             _print_leaderboard(db_path, "table")
             console.print(f"results: {safe(out, limit=None)} (database {db_path.name}, records in "
                           "records/, log tournament.log)", soft_wrap=True)
-            _write_report(out)
+            if write_report:
+                _write_report(out)
     except Stopped as stop:
         # Every match is stored: only the table or the report was cut short.
         err_console.print(f"stopped after the last match: the tournament in {safe(out, limit=None)} "

@@ -185,7 +185,7 @@ def test_an_unreachable_cluster_is_a_clear_error_before_anything_runs(tmp_path, 
     port = free_port()  # nothing listens there
     path = tmp_path / "t.toml"
     path.write_text(f'bots = ["random", "greedy"]\ncluster = "{address.format(port=port)}"\n')
-    result = runner.invoke(app, ["tournament", str(path), "-o", str(tmp_path / "out")])
+    result = runner.invoke(app, ["tournament", "--no-report", str(path), "-o", str(tmp_path / "out")])
     assert result.exit_code == 2
     assert message.format(port=port) in " ".join(result.output.split())
     assert not (tmp_path / "out" / "results.sqlite").exists()
@@ -282,12 +282,12 @@ def test_a_worker_killed_mid_run_has_its_batches_played_again_elsewhere(tmp_path
     flags = ["--name", "k", "-b", "greedy", "-b", "c-counter", "-b", "random", "-n", "6",
              "--seed", "4"]
     reference = tmp_path / "reference"
-    subprocess.run(ARENA + ["tournament", *flags, "-w", "2", "-o", str(reference)], check=True,
+    subprocess.run(ARENA + ["tournament", "--no-report", *flags, "-w", "2", "-o", str(reference)], check=True,
                    capture_output=True, timeout=RUN_TIMEOUT_S)
     out = tmp_path / "killed"
     with local_dask(tmp_path / "dask", workers=2) as (dask, workers):
         with open(tmp_path / "arena.log", "wb") as arena_log:
-            proc = subprocess.Popen(ARENA + ["tournament", *flags, "-o", str(out), "--cluster",
+            proc = subprocess.Popen(ARENA + ["tournament", "--no-report", *flags, "-o", str(out), "--cluster",
                                              dask.address], stdout=arena_log,
                                     stderr=subprocess.STDOUT, start_new_session=True)
             try:
@@ -335,7 +335,7 @@ def _stored(db_path: Path) -> int:
 
 def test_workers_given_with_a_cluster_are_said_not_to_apply(tmp_path, monkeypatch):
     monkeypatch.setattr(cluster_module, "CONNECT_TIMEOUT_S", 1)
-    result = runner.invoke(app, ["tournament", "-b", "random", "-b", "greedy", "-w", "3",
+    result = runner.invoke(app, ["tournament", "--no-report", "-b", "random", "-b", "greedy", "-w", "3",
                                  "--cluster", f"tcp://127.0.0.1:{free_port()}",
                                  "-o", str(tmp_path / "out")])
     assert result.exit_code == 2

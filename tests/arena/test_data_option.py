@@ -79,7 +79,7 @@ def test_a_tournament_finds_a_submitted_bot_and_stores_its_version(data, tmp_pat
     flag = ["--data", str(data)] if how == "flag" else []
     env = data if how == "environment" else None
     name = f"data-{how}"
-    run = arena("tournament", "-b", "example", "-b", "random", "-n", "2", "--workers", "1",
+    run = arena("tournament", "--no-report", "-b", "example", "-b", "random", "-n", "2", "--workers", "1",
                 "--name", name, *flag, cwd=tmp_path, data_env=env)
     assert run.returncode == 0, run.stdout + run.stderr
     db_path = data / name / "results.sqlite"  # the output defaults to DATA/<name>
@@ -95,7 +95,7 @@ def test_without_the_data_folder_the_name_is_unknown_in_one_line(data, tmp_path)
     assert played.returncode == 2
     assert "unknown bot 'example'" in played.stderr
     assert "Traceback" not in played.stderr and len(played.stderr.strip().splitlines()) == 1
-    run = arena("tournament", "-b", "example", "-b", "random", "-n", "2", "--data", str(empty),
+    run = arena("tournament", "--no-report", "-b", "example", "-b", "random", "-n", "2", "--data", str(empty),
                 cwd=tmp_path)
     assert run.returncode == 2 and "unknown bot 'example'" in run.stderr, run.stderr
 

@@ -156,7 +156,7 @@ def test_a_tournament_keeps_its_key_in_the_database_only(tmp_path):
 @pytest.mark.slow
 def test_kill_9_then_resume_deals_the_same_cards(tmp_path):
     out = tmp_path / "k"
-    proc = subprocess.Popen(ARENA + ["tournament", "-b", "random", "-b", "greedy", "-n", "14",
+    proc = subprocess.Popen(ARENA + ["tournament", "--no-report", "-b", "random", "-b", "greedy", "-n", "14",
                                      "-w", "2", "-o", str(out)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
@@ -172,7 +172,7 @@ def test_kill_9_then_resume_deals_the_same_cards(tmp_path):
     before = Store.open(out / "results.sqlite")
     key_before = before.deal_key()
     before.close()
-    result = subprocess.run(ARENA + ["tournament", "--resume", str(out)], capture_output=True,
+    result = subprocess.run(ARENA + ["tournament", "--no-report", "--resume", str(out)], capture_output=True,
                             text=True, timeout=RUN_TIMEOUT_S)
     assert result.returncode == 0, result.stderr
     assert "warning: --seed" not in result.stderr
@@ -230,7 +230,7 @@ def test_seed_is_reproducible_and_warns_once(tmp_path):
     assert all("seed" not in read_record(r).header for r in (r1, r3))
 
     out = tmp_path / "t"
-    done = subprocess.run(ARENA + ["tournament", "-b", "random", "-b", "greedy", "-n", "2",
+    done = subprocess.run(ARENA + ["tournament", "--no-report", "-b", "random", "-b", "greedy", "-n", "2",
                                    "-w", "1", "--seed", "4", "-o", str(out)],
                           capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
     assert done.returncode == 0, done.stderr
@@ -425,7 +425,7 @@ def test_an_eavesdropper_in_arena_play_cannot_compute_a_hidden_card(where, open_
 def test_an_eavesdropper_in_a_tournament_cannot_compute_a_hidden_card(open_folder, tmp_path):
     # Run from elsewhere: the data folder was hidden by a relative path (issue 13).
     out = open_folder / "t"
-    done = subprocess.run(ARENA + ["tournament", "-b", EAVES_CMD, "-b", "greedy", "-n", "2",
+    done = subprocess.run(ARENA + ["tournament", "--no-report", "-b", EAVES_CMD, "-b", "greedy", "-n", "2",
                                    "-w", "1", *SLOW_START, "-o", str(out)],
                           capture_output=True, text=True, cwd=tmp_path, timeout=RUN_TIMEOUT_S)
     assert done.returncode == 0, done.stderr

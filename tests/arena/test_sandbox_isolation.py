@@ -157,10 +157,10 @@ def test_the_isolation_level_is_a_tournament_setting(tmp_path):
     settings.write_text('bots = ["first-legal-c", "c-counter"]\nisolation = "limits"\n'
                         'matches_per_pairing = 2\n')
     env = {sandbox.PROBE_FAIL_ENV: "no namespaces (simulated)", sandbox.ISOLATION_ENV: STRONG}
-    proc = run_arena(["tournament", str(settings), "-o", str(tmp_path / "t")], env)
+    proc = run_arena(["tournament", "--no-report", str(settings), "-o", str(tmp_path / "t")], env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "sandbox: limits" in proc.stdout
-    proc = run_arena(["tournament", str(settings), "-o", str(tmp_path / "t2"), "--isolation",
+    proc = run_arena(["tournament", "--no-report", str(settings), "-o", str(tmp_path / "t2"), "--isolation",
                       STRONG], env)  # the flag wins over the file
     assert proc.returncode == 2 and "bots do not run" in proc.stderr
 
@@ -316,7 +316,7 @@ def test_when_namespaces_fail_no_bot_runs_unless_a_weaker_level_is_asked_for(tmp
            sandbox.ISOLATION_ENV: STRONG}
     record = tmp_path / "m.jsonl"
     for args in (["play", "first-legal-c", "c-counter"],
-                 ["tournament", "-b", "first-legal-c", "-b", "c-counter", "-n", "2",
+                 ["tournament", "--no-report", "-b", "first-legal-c", "-b", "c-counter", "-n", "2",
                   "-o", str(tmp_path / "t")],
                  ["play", "first-legal-c", "c-counter", "--isolation", "namespaces"]):
         proc = run_arena([*args, "--record", str(record)] if args[0] == "play" else args, env)

@@ -68,10 +68,10 @@ def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path):
     settings = ["-b", "random", "-b", "greedy", "-b", "c-counter", "-n", "6", "--seed", "5",
                 "-w", "2", "--name", "k"]
     reference = tmp_path / "reference"
-    subprocess.run(ARENA + ["tournament", *settings, "-o", str(reference)], check=True,
+    subprocess.run(ARENA + ["tournament", "--no-report", *settings, "-o", str(reference)], check=True,
                    capture_output=True)
     killed = tmp_path / "killed"
-    proc = subprocess.Popen(ARENA + ["tournament", *settings, "-o", str(killed)],
+    proc = subprocess.Popen(ARENA + ["tournament", "--no-report", *settings, "-o", str(killed)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     db_path = killed / "results.sqlite"
@@ -89,7 +89,7 @@ def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path):
     proc.wait()
     partial, _ = outcome(db_path)
     assert 4 <= len(partial) < 18, "the kill should land mid-run"
-    result = subprocess.run(ARENA + ["tournament", "--resume", str(killed)], capture_output=True,
+    result = subprocess.run(ARENA + ["tournament", "--no-report", "--resume", str(killed)], capture_output=True,
                             text=True)
     assert result.returncode == 0, result.stderr
     assert outcome(db_path) == outcome(reference / "results.sqlite")
@@ -128,7 +128,7 @@ def test_bad_settings_are_clear_errors_before_anything_runs(tmp_path, settings, 
 def test_bad_config_file_through_the_cli(tmp_path):
     path = tmp_path / "t.toml"
     path.write_text('bots = ["random", "greedy"]\nmatches = 4\n')
-    result = runner.invoke(app, ["tournament", str(path), "-o", str(tmp_path / "out")])
+    result = runner.invoke(app, ["tournament", "--no-report", str(path), "-o", str(tmp_path / "out")])
     assert result.exit_code == 2 and "unknown setting(s)" in result.output and "matches" in result.output
     assert not (tmp_path / "out").exists()
 

@@ -124,7 +124,7 @@ def test_a_bot_that_declines_the_variant_stops_the_tournament_before_anything_ru
                                           r"\(no partners here\)"):
         run_tournament(load_config(None, settings(tmp_path, players, "d", bots=bots)))
     assert not (tmp_path / "d" / "results.sqlite").exists()
-    done = runner.invoke(app, ["tournament", *[a for b in bots for a in ("-b", b)], "--profile",
+    done = runner.invoke(app, ["tournament", "--no-report", *[a for b in bots for a in ("-b", b)], "--profile",
                                PROFILES[players], "-o", str(tmp_path / "cli")])
     assert done.exit_code == 2 and f"does not support {PROFILES[players]}" in done.stderr
     assert done.exception is None or isinstance(done.exception, SystemExit)
@@ -148,7 +148,7 @@ def test_kill_9_then_resume_equals_an_uninterrupted_run(played, tmp_path):
     flags = ["--profile", PROFILES[players], "-n", "2", "--seed", "4", "-w", "2", "--name",
              f"n{players}", *[a for b in BOTS for a in ("-b", b)]]
     killed = tmp_path / "killed"
-    proc = subprocess.Popen(ARENA + ["tournament", *flags, "-o", str(killed)],
+    proc = subprocess.Popen(ARENA + ["tournament", "--no-report", *flags, "-o", str(killed)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     db_path = killed / "results.sqlite"

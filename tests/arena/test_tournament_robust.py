@@ -91,7 +91,7 @@ def interrupt_once(out: Path, signum: signal.Signals, anchor: str, delay_s: floa
     stored), and check how it ended. Returns (exit status, matches stored)."""
     tag = uuid.uuid4().hex
     proc = subprocess.Popen(
-        ARENA + ["tournament", *bot_flags(quick_bots(tag)), "-n", "4", "-w", str(workers), "--name",
+        ARENA + ["tournament", "--no-report", *bot_flags(quick_bots(tag)), "-n", "4", "-w", str(workers), "--name",
                  out.name, "-o", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=tagged_env(tag))
     try:
@@ -160,7 +160,7 @@ def test_workers_and_bots_end_when_the_coordinator_alone_dies(tmp_path, signum):
     out = tmp_path / "t"
     bots = [f"python3 {FIRST_LEGAL} {tag}", f"{sys.executable} {FIRST_LEGAL.parent.parent.parent}"
             f"/tests/arena/fixtures/bad_bot.py slow {tag}"]
-    proc = subprocess.Popen(ARENA + ["tournament", *bot_flags(bots), "-n", "6", "-w", "2", "-o",
+    proc = subprocess.Popen(ARENA + ["tournament", "--no-report", *bot_flags(bots), "-n", "6", "-w", "2", "-o",
                                      str(out)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=tagged_env(tag))
     deadline = time.monotonic() + 30
@@ -176,7 +176,7 @@ def test_workers_and_bots_end_when_the_coordinator_alone_dies(tmp_path, signum):
     assert_store_whole(out)
     if signum == signal.SIGTERM:
         return  # the resume below is the same after either death
-    result = subprocess.run(ARENA + ["tournament", "--resume", str(out), "-w", "2"],
+    result = subprocess.run(ARENA + ["tournament", "--no-report", "--resume", str(out), "-w", "2"],
                             capture_output=True, text=True, env=tagged_env(tag), timeout=120)
     assert result.returncode == 0, result.stderr
     assert assert_store_whole(out) == 6
@@ -189,7 +189,7 @@ def test_a_worker_killed_mid_match_is_replaced_and_its_match_played_again(tmp_pa
     out = tmp_path / "t"
     bots = [f"python3 {FIRST_LEGAL} {tag}", f"{sys.executable} {FIRST_LEGAL.parent.parent.parent}"
             f"/tests/arena/fixtures/bad_bot.py slow {tag}"]
-    proc = subprocess.Popen(ARENA + ["tournament", *bot_flags(bots), "-n", "4", "-w", "2", "-o",
+    proc = subprocess.Popen(ARENA + ["tournament", "--no-report", *bot_flags(bots), "-n", "4", "-w", "2", "-o",
                                      str(out)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=tagged_env(tag))
     deadline = time.monotonic() + 30
@@ -218,7 +218,7 @@ def test_a_second_run_on_a_locked_folder_is_refused_naming_the_holder(finished, 
     out = copy_of(finished, tmp_path)
     before = (out / "results.sqlite").read_bytes()
     with FolderLock(out):  # as a running coordinator holds it (flock: even in this process)
-        code, output = arena("tournament", "--resume", str(out))
+        code, output = arena("tournament", "--no-report", "--resume", str(out))
     assert code == 2
     assert f"process {os.getpid()}" in output and "in use by another" in output
     assert (out / "results.sqlite").read_bytes() == before
@@ -233,7 +233,7 @@ def test_resume_refuses_flags_that_change_the_tournament_and_accepts_run_time_on
     assert code == 2
     for flag in ("--bot", "--matches", "--seed", "--name", "--profile", "--limit", "--decision-ms"):
         assert flag in output
-    code, output = arena("tournament", "--resume", str(out), "--workers", "1")
+    code, output = arena("tournament", "--no-report", "--resume", str(out), "--workers", "1")
     assert code == 0, output
 
 
@@ -244,7 +244,7 @@ def test_a_bot_that_cannot_start_stops_the_tournament_before_anything_is_stored(
     exist) ran 120 matches, 80 forfeited by that bot, and exited 0."""
     out = tmp_path / "t"
     missing = tmp_path / "no-such-dir" / "mybot.py"
-    result = subprocess.run(ARENA + ["tournament", "-b", "greedy", "-b", f"python3 {missing}",
+    result = subprocess.run(ARENA + ["tournament", "--no-report", "-b", "greedy", "-b", f"python3 {missing}",
                                      "-b", "random", "-o", str(out)],
                             capture_output=True, text=True)
     assert result.returncode == 2, result.stderr
@@ -257,7 +257,7 @@ def test_a_bot_that_cannot_start_stops_the_tournament_before_anything_is_stored(
 def test_a_bot_that_does_not_greet_is_refused(tmp_path):
     bad_bot = Path(__file__).parent / "fixtures" / "bad_bot.py"
     out = tmp_path / "t"
-    result = subprocess.run(ARENA + ["tournament", "-b", "random", "-b",
+    result = subprocess.run(ARENA + ["tournament", "--no-report", "-b", "random", "-b",
                                      f"{sys.executable} {bad_bot} bad_ready", "-o", str(out)],
                             capture_output=True, text=True)
     assert result.returncode == 2 and "bad_bot" in result.stderr and "malformed" in result.stderr
@@ -271,7 +271,7 @@ def test_a_bot_in_a_private_folder_runs_or_is_refused_with_the_reason(tmp_path):
     folder.mkdir(mode=0o700)
     shutil.copy(FIRST_LEGAL, folder / "bot.py")
     out = tmp_path / "t"
-    result = subprocess.run(ARENA + ["tournament", "-b", "random", "-b", f"python3 {folder}/bot.py",
+    result = subprocess.run(ARENA + ["tournament", "--no-report", "-b", "random", "-b", f"python3 {folder}/bot.py",
                                      "-n", "2", "-o", str(out)], capture_output=True, text=True)
     if result.returncode == 0:
         assert assert_store_whole(out) == 2
@@ -424,7 +424,7 @@ def test_a_full_disk_ends_with_a_clear_message_and_resume_completes_afterwards(t
         # Leave room for the database's first pages and some records, not for the whole run.
         free = os.statvfs(disk).f_bavail * os.statvfs(disk).f_frsize
         filler.write_bytes(b"\0" * (free - 300_000))
-        result = subprocess.run(ARENA + ["tournament", "-b", "random", "-b", "greedy", "-b",
+        result = subprocess.run(ARENA + ["tournament", "--no-report", "-b", "random", "-b", "greedy", "-b",
                                          "first-legal", "-n", "8", "-w", "2", "-o", str(out)],
                                 capture_output=True, text=True, timeout=180)
         assert result.returncode == 1, (result.stdout, result.stderr)
@@ -433,7 +433,7 @@ def test_a_full_disk_ends_with_a_clear_message_and_resume_completes_afterwards(t
         stored = assert_store_whole(out)
         assert stored < 24
         filler.unlink()
-        result = subprocess.run(ARENA + ["tournament", "--resume", str(out), "-w", "2"],
+        result = subprocess.run(ARENA + ["tournament", "--no-report", "--resume", str(out), "-w", "2"],
                                 capture_output=True, text=True, timeout=180)
         assert result.returncode == 0, result.stderr
         assert assert_store_whole(out) == 24
