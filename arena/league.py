@@ -37,7 +37,7 @@ import sqlite3
 import time
 import tomllib
 import urllib.parse
-from contextlib import ExitStack, closing, contextmanager
+from contextlib import ExitStack, closing
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
@@ -58,6 +58,7 @@ from arena.registry import Registry, RegistryError, data_dir
 from arena.sandbox import SandboxLimits, check_level, data_folders
 from arena.schedule import ScheduledMatch
 from arena.store import DB_NAME, DiskFullError, Store, StoreError, connect_read_only
+from arena.tournament import run_log
 from arena.types import BotSpec, ConfigError, MatchResult
 
 log = logging.getLogger("arena.league")
@@ -543,7 +544,7 @@ def run_league(folder: Path, overrides: Mapping[str, Any] | None = None,
         except OSError as err:
             raise ConfigError(f"cannot use the folder {folder}: {err.strerror or err}") from None
         try:
-            cleanup.enter_context(_league_log(folder))
+            cleanup.enter_context(run_log(folder / LOG_NAME))
         except OSError as err:
             raise ConfigError(f"cannot write {folder / LOG_NAME}: {err.strerror or err}") from None
         try:
@@ -609,29 +610,6 @@ def run_league(folder: Path, overrides: Mapping[str, Any] | None = None,
         if publish:
             _publish(folder, config, progress, tell)
     return progress
-
-
-@contextmanager
-def _league_log(folder: Path) -> Iterator[None]:
-    """``DIR/league.log`` for the coordinator and (through ``pool.py``) every worker. A log that
-    cannot be written (a full disk) never ends the league: its records are dropped."""
-    root = logging.getLogger()
-    handler = _QuietFileHandler(folder / LOG_NAME)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(name)s: %(message)s"))
-    old_level = root.level
-    root.addHandler(handler)
-    root.setLevel(min(old_level or logging.INFO, logging.INFO))
-    try:
-        yield
-    finally:
-        root.removeHandler(handler)
-        root.setLevel(old_level)
-        handler.close()
-
-
-class _QuietFileHandler(logging.FileHandler):
-    def handleError(self, record: logging.LogRecord) -> None:
-        pass  # logging's default prints a traceback to stderr for every record
 
 
 def _publish(folder: Path, config: LeagueConfig, progress: LeagueProgress,

@@ -21,7 +21,7 @@ from arena.types import DealEnding, MatchEnding, MatchResult
 
 SUIT_SYMBOLS = {Suit.CLUBS: "♣", Suit.SPADES: "♠", Suit.HEARTS: "♥", Suit.DIAMONDS: "♦"}
 
-_REASON_TEXT = {
+REASON_TEXT = {
     DealEnding.CLAIM: "correct claim",
     DealEnding.WRONG_CLAIM: "wrong claim",
     DealEnding.CLOSE_FAILED: "failed close",
@@ -118,7 +118,7 @@ def narrate_deal(result: DealResult, names: Sequence[str]) -> Iterator[str]:
     if players > 2:
         totals = f"{totals} ({' - '.join(sides)})"
     score = _figures(result.game_points_after)
-    yield f"  => {_REASON_TEXT[s.reason]}: {outcome}; {totals}; match {score}"
+    yield f"  => {REASON_TEXT[s.reason]}: {outcome}; {totals}; match {score}"
 
 
 def narrate_outcome(outcome: MatchOutcome, names: Sequence[str]) -> str:
@@ -150,7 +150,7 @@ def deal_line(result: DealResult, names: Sequence[str],
     if who != "nobody" and s.winner is None:
         who = who.replace(", ", " ")
     by = f" by {names[s.claimant]}" if s.claimant is not None else ""
-    return (f"Deal {result.deal_no:>2}: {who:<16} {_REASON_TEXT[s.reason]}{by}; totals "
+    return (f"Deal {result.deal_no:>2}: {who:<16} {REASON_TEXT[s.reason]}{by}; totals "
             f"{_figures(s.totals)}, tricks {_figures(s.tricks)}; match "
             f"{_figures(result.game_points_after)}")
 

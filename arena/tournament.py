@@ -376,7 +376,7 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
         if db_path.exists() and not resume:  # another run made it since the check above
             raise ConfigError(f"{out} already holds a tournament; resume it with --resume {out}")
         try:
-            cleanup.enter_context(_tournament_log(out))
+            cleanup.enter_context(run_log(out / LOG_NAME))
         except OSError as err:
             raise ConfigError(f"cannot write {out / LOG_NAME}: {err.strerror or err}") from None
         store = Store.open(db_path, create=not resume)
@@ -509,11 +509,12 @@ def stop_on_signals() -> Iterator[_StopState]:
 
 
 @contextmanager
-def _tournament_log(out: Path) -> Iterator[None]:
-    """The run's log file, for the coordinator and (through ``pool.py``) every worker. A log that
-    cannot be written (a full disk) never ends the run: its records are dropped."""
+def run_log(path: Path) -> Iterator[None]:
+    """A run's log file (a tournament's, a league's), for the coordinator and (through
+    ``pool.py``) every worker. A log that cannot be written (a full disk) never ends the run: its
+    records are dropped."""
     root = logging.getLogger()
-    handler = _QuietFileHandler(out / LOG_NAME)
+    handler = _QuietFileHandler(path)
     handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(name)s: %(message)s"))
     old_level = root.level
     root.addHandler(handler)

@@ -47,6 +47,7 @@ from arena.game.cards import cards_of_mask
 from arena.game.dealing import deal_layout
 from arena.game.state import DealState
 from arena.narrate import SUIT_SYMBOLS, side_names
+from arena.narrate import REASON_TEXT  # the deal endings in words, as on the terminal
 from arena.records import Record, RecordError, check_settlements, read_record
 from arena.types import DealEnding, MatchEnding
 from protocol.codec import ProtocolError, decode_from_referee
@@ -55,17 +56,6 @@ from protocol.view import BotView
 
 SUIT_LETTERS = {Suit.CLUBS: "C", Suit.SPADES: "S", Suit.HEARTS: "H", Suit.DIAMONDS: "D"}
 
-# The deal endings in words (as ``narrate`` says them on the terminal).
-REASONS = {
-    DealEnding.CLAIM: "correct claim",
-    DealEnding.WRONG_CLAIM: "wrong claim",
-    DealEnding.CLOSE_FAILED: "failed close",
-    DealEnding.CLAIM_AGAINST_CLOSE: "claim against the closer",
-    DealEnding.LAST_TRICK: "last trick wins",
-    DealEnding.HIGHER_TOTAL: "higher total",
-    DealEnding.DRAW: "drawn deal",
-    DealEnding.FORFEIT: "forfeit (illegal action)",
-}
 
 
 def _cards(cards: Sequence[Card]) -> str:
@@ -229,7 +219,7 @@ class _DealBuilder:
             else:
                 who = f"no score, pot now {result.pot_after}"
             by = f" by {self.names[s.claimant]}" if s.claimant is not None else ""
-            settle = (f"{REASONS.get(s.reason, str(s.reason))}{by}: {who}; totals "
+            settle = (f"{REASON_TEXT.get(s.reason, str(s.reason))}{by}: {who}; totals "
                       f"{_figures(s.totals)}, tricks {_figures(s.tricks)}{self._sides_hint()}; "
                       f"match {_figures(result.game_points_after)}")
             end.notes.append(("settle-" + ("wrong" if s.reason in (
