@@ -151,10 +151,10 @@ def test_the_engine_stays_a_leaf() -> None:
 # -- every reader knows every ending ---------------------------------------------------------------
 
 def test_the_narration_and_the_report_place_every_deal_ending() -> None:
-    from arena.narrate import _REASON_TEXT
+    from arena.narrate import REASON_TEXT
     from arena.report.data import DEAL_ENDINGS, deal_ending
 
-    assert set(_REASON_TEXT) == set(DealEnding)
+    assert set(REASON_TEXT) == set(DealEnding)
     for reason in DealEnding:
         for winner in (0, 1, None):
             assert deal_ending(reason, winner, 1, 0) in DEAL_ENDINGS, (reason, winner)
