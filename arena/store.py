@@ -234,14 +234,18 @@ class Store:
             raise StoreError(f"{path} does not exist")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
+            if not existed:
+                _create_file(path)
             db = sqlite3.connect(path, isolation_level=None)  # transactions are explicit below
         except (OSError, sqlite3.Error) as err:
+            if is_disk_full(err):
+                raise DiskFullError(f"the disk holding {path} is full") from None
             raise StoreError(f"cannot open {path}: {getattr(err, 'strerror', None) or err}") \
                 from None
         try:
-            if existed:
-                check_database(db, path)
-                _refuse_other_versions(db, path)  # before anything is added to an older store
+            # Checked even when made just now: another run may have made it first (_create_file).
+            check_database(db, path)
+            _refuse_other_versions(db, path)  # before anything is added to an older store
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: committed data survives a kill
             db.execute("PRAGMA foreign_keys=ON")
@@ -425,6 +429,26 @@ def match_players(db: sqlite3.Connection) -> str:
     (read as it is: readers never upgrade a file)."""
     columns = {row[1] for row in db.execute("PRAGMA table_info(matches)")}
     return "players" if "players" in columns else "2"
+
+
+def _create_file(path: Path) -> None:
+    """A new database, whole: the mark and the schema are written under a temporary name, which is
+    then linked to ``path``. A run stopped at any moment leaves either no ``path`` or a store with
+    its whole schema: an empty file would make ``--resume`` fail on a database this arena made.
+    Linking, unlike renaming, never replaces a file another run made in the meantime."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.new")
+    try:
+        db = sqlite3.connect(temporary, isolation_level=None)
+        try:
+            _create_schema(db)
+        finally:
+            db.close()
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            pass  # another run made it first; the checks of an existing store follow
+    finally:
+        temporary.unlink(missing_ok=True)
 
 
 def _create_schema(db: sqlite3.Connection) -> None:

@@ -164,3 +164,29 @@ def test_resuming_a_missing_database_does_not_create_one(tmp_path):
     with pytest.raises(StoreError, match="does not exist"):
         Store.open(tmp_path / "results.sqlite", create=False)
     assert not (tmp_path / "results.sqlite").exists()
+
+
+def test_a_run_stopped_while_the_database_is_made_leaves_none_and_no_leftover(tmp_path,
+                                                                               monkeypatch):
+    """Seen once by the 20-moment stop test: a signal between the file's creation and its schema
+    left an empty results.sqlite, on which --resume failed with 'no such table: matches'."""
+    import arena.store as store
+
+    made = []
+
+    def stopped(db):
+        db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")  # part of a schema
+        made.append(db)
+        raise KeyboardInterrupt  # the signal, mid-schema
+
+    monkeypatch.setattr(store, "_create_schema", stopped)
+    path = tmp_path / "t" / "results.sqlite"
+    with pytest.raises(KeyboardInterrupt):
+        Store.open(path)
+    assert made and not path.exists()
+    assert list(path.parent.iterdir()) == []  # no temporary file left either
+    monkeypatch.undo()
+    Store.open(path).close()  # the next run makes it whole
+    db = sqlite3.connect(path)
+    assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() is not None
+    db.close()
