@@ -55,10 +55,10 @@ from arena.pool import Pool, WorkerError
 from arena.preflight import PreflightError, preflight
 from arena.ratings import ENV
 from arena.registry import Registry, RegistryError, data_dir
-from arena.sandbox import SandboxLimits, check_level, data_folders
+from arena.sandbox import SandboxLimits, data_folders
 from arena.schedule import ScheduledMatch
 from arena.store import DB_NAME, DiskFullError, Store, StoreError, connect_read_only
-from arena.tournament import run_log
+from arena.tournament import check_isolation, run_log
 from arena.types import BotSpec, ConfigError, MatchResult
 
 log = logging.getLogger("arena.league")
@@ -225,11 +225,7 @@ def _check(config: LeagueConfig) -> None:
         raise ConfigError("workers and publish_every must be >= 0")
     rules_of(config)
     sandbox_limits(config)
-    if config.isolation:
-        try:
-            check_level(config.isolation)
-        except ValueError as err:
-            raise ConfigError(str(err)) from None
+    check_isolation(config.isolation)
 
 
 def rules_of(config: LeagueConfig) -> Rules:

@@ -253,9 +253,14 @@ def _check(config: TournamentConfig) -> None:
     need(players != 3 or len(config.bots) >= 3, f"profile {config.profile} is for three players: "
          f"a tournament needs at least three bots, not {len(config.bots)}")
     sandbox_limits(config)
-    if config.isolation:
+    check_isolation(config.isolation)
+
+
+def check_isolation(level: str | None) -> None:
+    """A settings file's ``isolation``, if any, names a level (sandbox.py), or the run is refused."""
+    if level:
         try:
-            check_level(config.isolation)
+            check_level(level)
         except ValueError as err:
             raise ConfigError(str(err)) from None
 

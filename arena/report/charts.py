@@ -78,6 +78,17 @@ def _figure(width: float, height: float) -> Figure:
     return fig
 
 
+def _ranked_frame(ax: Any, data: ReportData, y: Any, left: float, right: float) -> None:
+    """What the two ranked charts (leaderboard, Elo) share: a bot per row, best at the top, the
+    names with their ranks, a light vertical grid behind the bars."""
+    ax.set_xlim(left, right)
+    ax.set_yticks(y, ranked_labels(data))
+    ax.set_ylim(len(y) - 0.5, -0.5)  # best at the top
+    ax.tick_params(axis="y", length=0)
+    ax.grid(axis="x", color="#e6e6e6")
+    ax.set_axisbelow(True)
+
+
 def leaderboard_chart(data: ReportData) -> Figure:
     """Bots ranked by conservative rating: mu with a bar of mu ± 3 sigma; the bar's left end, the
     conservative rating, is marked and written out because it is what ranks the table."""
@@ -98,12 +109,7 @@ def leaderboard_chart(data: ReportData) -> Figure:
     pad = 0.02 * (right - left)
     for yi, c, top in zip(y, cons, mu + 3 * sigma):
         ax.text(top + pad, float(yi), f"{c:.1f}", va="center", fontsize=9, color="#0d2c54")
-    ax.set_xlim(left - 2 * pad, right + 8 * pad)
-    ax.set_yticks(y, ranked_labels(data))
-    ax.set_ylim(n - 0.5, -0.5)  # best at the top
-    ax.tick_params(axis="y", length=0)
-    ax.grid(axis="x", color="#e6e6e6")
-    ax.set_axisbelow(True)
+    _ranked_frame(ax, data, y, left - 2 * pad, right + 8 * pad)
     ax.set_xlabel(f"TrueSkill rating (every bot starts at mu {MU:g}, dotted line); "
                   "the number is the conservative rating")
     ax.set_title(f"Leaderboard: {data.name}", loc="left")
@@ -139,12 +145,7 @@ def elo_chart(data: ReportData) -> Figure:
     for yi, e, top in zip(y, elo, high):
         if not math.isnan(e):
             ax.text(top + pad, float(yi), f"{e:+.0f}", va="center", fontsize=9, color="#0d2c54")
-    ax.set_xlim(left - 2 * pad, right + 8 * pad)
-    ax.set_yticks(y, ranked_labels(data))
-    ax.set_ylim(n - 0.5, -0.5)  # best at the top
-    ax.tick_params(axis="y", length=0)
-    ax.grid(axis="x", color="#e6e6e6")
-    ax.set_axisbelow(True)
+    _ranked_frame(ax, data, y, left - 2 * pad, right + 8 * pad)
     ax.set_xlabel("Elo from a fit of all results (mean 0, dotted line), 95% interval with each "
                   "duplicate pair (deal set) one unit")
     ax.set_title(f"Elo: {data.name}", loc="left")
