@@ -13,12 +13,11 @@ number and side figures are lists. ``protocol.from_engine`` makes every line eit
 
 from __future__ import annotations
 
-import functools
 import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Sequence
 
 from arena.bot_process import EXIT_GRACE_S, BotFault, BotProcess, Limits
 from arena.deal_keys import deal_secret, new_key
@@ -101,17 +100,11 @@ class _Match:
             self.writer.msg(self._ms(), seat, "out", line)
         self.procs[seat].queue(line)
 
-    def _send_all(self, make: Callable[[int], m.Message | None]) -> None:
-        for seat in range(self.players):
-            message = make(seat)
-            if message is not None:
-                self._send_checked(seat, message)
-
-    def _send_checked(self, seat: int, message: m.Message) -> None:
-        try:
-            self._send(seat, message)
-        except BotFault as fault:
-            raise _SeatFault(seat, fault) from None
+    def _send_line(self, seat: int, line: str) -> None:
+        """``_send`` of a line ``protocol.from_engine`` built directly (the per-move lines)."""
+        if self.writer is not None:
+            self.writer.msg(self._ms(), seat, "out", line)
+        self.procs[seat].queue(line)
 
     # -- the match -------------------------------------------------------------------------------
 
@@ -212,14 +205,15 @@ class _Match:
         state = self.state
         assert state is not None
         deal_announced = 0
-        events_sent = 0
+        sent: DealState | None = None  # the deal's state whose events every bot has been sent
         side_of, claim_target = state.rules.side_of, state.rules.claim_target
         while not state.is_over:
             deal = state.deal
             if deal_announced != state.deal_no:
                 self._announce_deal(state)
-                deal_announced, events_sent = state.deal_no, 0
-            events_sent = self._send_events(deal, events_sent)
+                deal_announced, sent = state.deal_no, None
+            self._send_events(deal, sent)
+            sent = deal
             seat = deal.to_act
             legal = deal.legal_actions()
             # The mental count is per side (RULES.md §10.3): a window the seat's side could have
@@ -235,14 +229,14 @@ class _Match:
                 if action is CLAIM:
                     self._did_claim.add((state.deal_no, deal.trick_no, seat))
                 before = len(state.results)
-                after = state.apply(action)
+                after = state.apply_unchecked(action)  # one of ``legal``: _ask checked it
             if after.is_over:
                 self._check_caps()
             state = self.state = after
             if len(state.results) > before:
                 result = state.results[-1]
                 assert result.final is not None  # slimmed only to leave this process
-                self._send_events(result.final, events_sent)
+                self._send_events(result.final, sent)
                 self._deal_over(result)
                 if not state.is_over and result.deal_no >= self.config.max_deals:
                     self._check_caps()
@@ -258,17 +252,19 @@ class _Match:
                 raise _SeatFault(seat, BotFault(Fault.EXIT, f"killed at its cap: {exceeded}"))
 
     def _announce_deal(self, state: MatchState) -> None:
-        self._record("deal_start", deal=state.deal_no, dealer=state.dealer,
-                     order=[str(c) for c in state.order])
+        if self.writer is not None:
+            self._record("deal_start", deal=state.deal_no, dealer=state.dealer,
+                         order=[str(c) for c in state.order])
         for seat in range(self.players):
-            self._send_checked(seat, from_engine.deal_start(state, seat))
+            self._send_line(seat, from_engine.deal_start_line(state, seat))
 
-    def _send_events(self, deal: DealState, already: int) -> int:
-        events = deal.events()
-        for event in events[already:]:
-            self._send_all(functools.partial(from_engine.event_message, event,
-                                             players=self.players))
-        return len(events)
+    def _send_events(self, deal: DealState, sent: DealState | None) -> None:
+        """The events of ``deal`` since ``sent``, each as every seat may see it."""
+        players = self.players
+        for event in deal.events_after(sent):
+            for seat, line in enumerate(from_engine.event_lines(event, players)):
+                if line is not None:
+                    self._send_line(seat, line)
 
     def _ask(self, seat: int, deal: DealState, legal: tuple[Action, ...]) -> Action | None:
         """Ask ``seat`` to act; the accepted action, or None for a deal-forfeiting illegal action."""
@@ -277,7 +273,7 @@ class _Match:
             unread = proc.unread_output()
             if unread:
                 raise BotFault(Fault.UNSOLICITED, "wrote output when no request was pending", unread)
-            self._send(seat, from_engine.request(deal))
+            self._send_line(seat, from_engine.request_line(deal))
             proc.flush()
             self._flush_record()
             asked = time.monotonic()
@@ -302,18 +298,20 @@ class _Match:
                              line=_text(line))
                 return None
             raise _SeatFault(seat, fault)
-        self._record("action", deal=self.state.deal_no if self.state else 0, seat=seat,
-                     action=str(action), ms=round(elapsed, 3))
+        if self.writer is not None:
+            self._record("action", deal=self.state.deal_no if self.state else 0, seat=seat,
+                         action=str(action), ms=round(elapsed, 3))
         return action
 
     def _deal_over(self, result: DealResult) -> None:
         s = result.settlement
         extra = {} if self.players == 2 else {"awards": list(s.awards)}  # several may score (§10.2)
-        self._record("deal", deal=result.deal_no, dealer=result.dealer, reason=str(s.reason),
-                     winner=s.winner, points=s.game_points, awarded=result.awarded,
-                     totals=list(s.totals), tricks=list(s.tricks), claimant=s.claimant,
-                     closer=s.closer, score=list(result.game_points_after), pot=result.pot_after,
-                     **extra)
+        if self.writer is not None:
+            self._record("deal", deal=result.deal_no, dealer=result.dealer, reason=str(s.reason),
+                         winner=s.winner, points=s.game_points, awarded=result.awarded,
+                         totals=list(s.totals), tricks=list(s.tricks), claimant=s.claimant,
+                         closer=s.closer, score=list(result.game_points_after),
+                         pot=result.pot_after, **extra)
         if s.claimant is not None:
             correct = s.reason in (DealEnding.CLAIM, DealEnding.CLAIM_AGAINST_CLOSE) or \
                 (s.reason == DealEnding.DRAW)  # a correct claim voided by undeclared_66_voids_claim
@@ -323,7 +321,8 @@ class _Match:
             else:
                 stats.wrong_claims += 1
         rules = self.config.rules
-        self._send_all(lambda seat: from_engine.settle(result, seat, rules))
+        for seat in range(self.players):
+            self._send_line(seat, from_engine.settle_line(result, seat, rules))
 
     # -- endings ---------------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ import re
 from typing import Callable, Literal, overload
 
 from arena.game import CARDS, Action, Card, Suit
+from arena.game.actions import CLAIM, CLOSE, EXCHANGE, MARRY_ACTIONS, PASS, PLAY_ACTIONS
 from protocol.messages import (MAX_PLAYERS, NAME_RE, ActionReply, BotMessage, Claim, Close,
                                DealStart, Decline, Draw, Exchange, Fault, Hello, Marriage, MatchEnd,
                                MatchStart, Message, Played, Player, Ready, RefereeMessage, Request,
@@ -492,6 +493,14 @@ def decode_from_referee(line: str | bytes) -> RefereeMessage:
 # -- decoding the bot's lines ----------------------------------------------------------------------
 
 
+# Every action's answer line, bytes (from a bot's pipe) and text, looked up before any parsing:
+# the referee decodes one per decision, and a well-behaved bot only ever writes these.
+_ACTION_REPLIES: dict[str | bytes, ActionReply] = {
+    form: ActionReply(action)
+    for action in (*PLAY_ACTIONS, *MARRY_ACTIONS, EXCHANGE, CLOSE, CLAIM, PASS)
+    for form in (action.text, action.text.encode("ascii"))}
+
+
 @overload
 def decode_from_bot(line: str | bytes, expect: Literal["ready"],
                     allow_decline: Literal[False] = False) -> Ready: ...
@@ -510,6 +519,10 @@ def decode_from_bot(line: str | bytes, expect: Literal["ready", "action"],
 
     ``allow_decline`` (after the N-seat greeting of PROTOCOL.md §9 only) also accepts
     ``decline [<text>]`` as the answer to the greeting; otherwise a ``decline`` is malformed."""
+    if expect == "action" and not isinstance(line, bytearray):  # (a bytearray is unhashable)
+        reply = _ACTION_REPLIES.get(line)
+        if reply is not None:  # the exact wire form of an action: nothing else to check
+            return reply
     if expect not in ("ready", "action"):
         raise ValueError(f"expect must be 'ready' or 'action', not {expect!r}")  # a caller's bug
     if allow_decline and expect != "ready":

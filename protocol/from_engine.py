@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from arena.game import Card, DealResult, DealState, EventKind, MatchOutcome, MatchState, Rules
+from arena.game import CARDS, Card, DealResult, DealState, EventKind, MatchOutcome, MatchState, Rules
 from arena.game.cards import cards_of_mask
 from arena.game.dealing import deal_layout
 from arena.game.events import Event as EngineEvent
 from arena.game.observation import visible_event
-from protocol.codec import MAX_LINE_BYTES
+from protocol.codec import MAX_LINE_BYTES, encode
 from protocol.messages import (Claim, Close, DealStart, Draw, Event, Exchange, Fault, Hello,
                                Marriage, MatchEnd, MatchStart, Played, Player, Request, RulesLine,
                                Settle, Trick, Who)
@@ -158,3 +158,89 @@ def match_end(outcome: MatchOutcome, seat: int, fault: Fault | None = None,
         offender = Who.of(outcome.offender, seat)
     winner = None if outcome.winner is None else Who.of(outcome.winner, seat)
     return MatchEnd(winner, str(outcome.reason), _pair(outcome.game_points, seat), fault, offender)
+
+
+# -- lines, built directly ------------------------------------------------------------------------
+# The referee's hot path: the same lines as ``encode`` of the messages above, byte for byte
+# (tests/arena/test_referee.py compares them over whole random matches of every player count),
+# without building and validating a message object per seat. The engine's facts need no
+# validation, and none of these lines can come near MAX_LINE_BYTES (a request lists at most a
+# hand and five more actions). Once-a-match lines (``hello``, ``match``, ``rules``, ``match_end``)
+# keep the message path.
+
+_CARD_TEXT: dict[Card, str] = {c: str(c) for c in CARDS}
+_WHO_TWO = (("me", "opp"), ("opp", "me"))  # _WHO_TWO[seat][reader]: how ``reader`` names ``seat``
+
+
+def _names(seat: int, players: int) -> Sequence[str]:
+    """How each reader, in seat order, names ``seat`` (PROTOCOL.md §2; §9: by number)."""
+    return _WHO_TWO[seat] if players == 2 else (str(seat),) * players
+
+
+def event_lines(event: EngineEvent, players: int = 2) -> tuple[str | None, ...]:
+    """``encode(event_message(event, reader, players))`` for every reader in seat order (``None``
+    for the settle event, as there). A draw's card reaches only the drawer unless it was the
+    face-up card (``observation.visible_event``: the one place that decides it)."""
+    seat = event.seat
+    names = _names(seat, players)
+    kind = event.kind
+    cards = event.cards
+    if kind is EventKind.DRAW:
+        if event.value:  # public: the up-card
+            card = _CARD_TEXT[cards[0]]
+            return tuple([f"draw {who} {card}" for who in names])
+        lines = [f"draw {who}" for who in names]
+        visible = visible_event(event, seat).cards  # the drawer's own view
+        if visible:
+            lines[seat] += " " + _CARD_TEXT[visible[0]]
+        return tuple(lines)
+    if kind is EventKind.PLAY:
+        card = _CARD_TEXT[cards[0]]
+        return tuple([f"played {who} {card}" for who in names])
+    if kind is EventKind.TRICK:
+        shown = " ".join([_CARD_TEXT[c] for c in cards])
+        return tuple([f"trick {who} {shown}" for who in names])
+    if kind is EventKind.MARRIAGE:
+        assert event.suit is not None
+        tail = f"{str(event.suit)} {event.value}"
+        return tuple([f"marriage {who} {tail}" for who in names])
+    if kind is EventKind.EXCHANGE:
+        tail = f"{_CARD_TEXT[cards[0]]} {_CARD_TEXT[cards[1]]}"
+        return tuple([f"exchange {who} {tail}" for who in names])
+    if kind is EventKind.CLOSE:
+        assert players == 2  # closing is two-player only (RULES.md §10)
+        return tuple([f"close {who}" for who in names])
+    if kind is EventKind.CLAIM:
+        return tuple([f"claim {who}" for who in names])
+    return (None,) * players
+
+
+def request_line(deal: DealState) -> str:
+    """``encode(request(deal))``."""
+    return f"{deal.decision.text}? {' '.join([a.text for a in deal.legal_actions()])}"
+
+
+def deal_start_line(match: MatchState, seat: int) -> str:
+    """``encode(deal_start(match, seat))``."""
+    if match.rules.players != 2:
+        return encode(deal_start(match, seat))
+    deal = match.deal
+    assert deal.up_card is not None
+    hand = " ".join([_CARD_TEXT[c] for c in cards_of_mask(deal.hands[seat])])
+    mine, theirs = _pair(match.game_points, seat)
+    return (f"deal {match.deal_no} dealer {_WHO_TWO[match.dealer][seat]} upcard "
+            f"{_CARD_TEXT[deal.up_card]} stock {deal.stock_size} hand {hand} score {mine} {theirs} "
+            f"pot {match.pot}")
+
+
+def settle_line(result: DealResult, seat: int, rules: Rules) -> str:
+    """``encode(settle(result, seat, rules))``."""
+    if rules.players != 2:
+        return encode(settle(result, seat, rules))
+    s = result.settlement
+    other = 1 - seat
+    winner = "none" if s.winner is None else _WHO_TWO[s.winner][seat]
+    totals, tricks, score = s.totals, s.tricks, result.game_points_after
+    return (f"settle winner {winner} reason {str(s.reason)} points {s.game_points} awarded "
+            f"{result.awarded} totals {totals[seat]} {totals[other]} tricks {tricks[seat]} "
+            f"{tricks[other]} score {score[seat]} {score[other]} pot {result.pot_after}")

@@ -131,7 +131,13 @@ class MatchState:
     def _after(self, deal: DealState) -> MatchState:
         settlement = deal.settlement
         if settlement is None:
-            return dataclasses.replace(self, deal=deal)
+            # dataclasses.replace(self, deal=deal), which goes through __init__ and costs as much
+            # as the move itself: the same frozen object, its fields copied, one changed.
+            moved = object.__new__(MatchState)
+            fields = moved.__dict__
+            fields.update(self.__dict__)
+            fields["deal"] = deal
+            return moved
         # RULES.md §7.6: the pot goes to whoever scores next, whatever the reason, then resets.
         rules = self.rules
         points = list(self.game_points)

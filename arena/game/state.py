@@ -301,6 +301,21 @@ class DealState(_Fields):
         out.reverse()
         return out
 
+    def events_after(self, earlier: DealState | None) -> list[Event]:
+        """The events since ``earlier``, a state this one was reached from in the same deal (None:
+        from the deal's start), oldest first. A caller that follows a deal move by move reads only
+        what is new, where ``events()`` walks the whole deal each time."""
+        stop = earlier.log if earlier is not None else None
+        out = []
+        node = self.log
+        while node is not stop:
+            if node is None:
+                raise ValueError("events_after: not an earlier state of this deal")
+            node, event = node
+            out.append(event)
+        out.reverse()
+        return out
+
     def __repr__(self) -> str:
         return (f"<DealState trick={self.trick_no} {self.decision.text} seat={self.to_act} "
                 f"trump={Suit(self.trump)} stock={self.stock_size}/{self.stock_status} "

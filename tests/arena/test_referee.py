@@ -6,6 +6,7 @@ misbehaves in one chosen way. No test mocks a pipe.
 
 from __future__ import annotations
 
+import random
 import sys
 import uuid
 from pathlib import Path
@@ -14,10 +15,11 @@ import pytest
 
 from arena.bot_process import Limits
 from arena.bot_specs import resolve_bot
-from arena.game import profile
+from arena.game import MatchState, profile
 from arena.records import read_record, replay_record
 from arena.referee import BotSpec, MatchConfig, run_match
-from protocol.codec import decode_from_referee
+from protocol import from_engine
+from protocol.codec import decode_from_referee, encode
 from protocol import messages as m
 from bot_procs import tagged_processes
 
@@ -228,6 +230,52 @@ def test_a_bot_sees_no_total_in_any_message_before_settle(tmp_path):
     for item in read_record(record).messages:
         if item["dir"] == "out":
             assert "totals" not in item["line"] or item["line"].startswith("settle ")
+
+
+# -- the lines the referee builds directly ----------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["sixty_six", "schnapsen", "vu_compat", "three_player",
+                                  "four_player"])
+def test_lines_built_directly_are_the_encoded_messages(name):
+    # The referee sends from_engine's direct lines (event_lines, request_line, deal_start_line,
+    # settle_line), not encode() of the messages: byte for byte the same, for every seat, over
+    # random whole matches with every kind of event and ending; and events_after(previous state)
+    # is exactly the tail of events() the referee used to slice.
+    rules = profile(name)
+    players = rules.players
+    kinds: set[str] = set()
+    for seed in range(6):
+        rng = random.Random(seed)
+        state = MatchState.new(rules, seed, seed % players)
+        seen_deal = 0
+        while not state.is_over:
+            deal = state.deal
+            if seen_deal != state.deal_no:
+                seen_deal = state.deal_no
+                for seat in range(players):
+                    assert from_engine.deal_start_line(state, seat) == \
+                        encode(from_engine.deal_start(state, seat))
+            assert from_engine.request_line(deal) == encode(from_engine.request(deal))
+            after = state.apply(rng.choice(deal.legal_actions()))
+            final = after.results[-1].final if len(after.results) > len(state.results) else None
+            new_deal = final if final is not None else after.deal
+            old = deal.events()
+            assert new_deal.events_after(deal) == new_deal.events()[len(old):]
+            for event in new_deal.events_after(deal):
+                kinds.add(event.kind)
+                lines = from_engine.event_lines(event, players)
+                assert len(lines) == players
+                for seat, line in enumerate(lines):
+                    message = from_engine.event_message(event, seat, players)
+                    assert line == (None if message is None else encode(message))
+            if final is not None:
+                result = after.results[-1]
+                for seat in range(players):
+                    assert from_engine.settle_line(result, seat, rules) == \
+                        encode(from_engine.settle(result, seat, rules))
+            state = after
+    # (closes and claims come up in the two-player profiles, exchanges in vu_compat's)
+    assert {"play", "trick", "draw", "marriage"} <= kinds
 
 
 # -- records replay ---------------------------------------------------------------------------------
