@@ -35,7 +35,18 @@ def shuffled_order(rules: Rules, seed: int | str, deal_no: int) -> tuple[Card, .
     platform and version. Records also store each deal's order, so a replay never depends on it.
     """
     cards = list(rules.pack.cards)
-    random.Random(f"sixtysix/{seed}/{deal_no}").shuffle(cards)
+    # random.shuffle's own algorithm (CPython 3.11: Fisher-Yates from the top, each index drawn
+    # by rejection from getrandbits), written out: its two Python-level calls per card cost as
+    # much as the rest of a short deal. The same draws give the same order, which
+    # tests/game/test_match.py checks against random.shuffle itself.
+    getrandbits = random.Random(f"sixtysix/{seed}/{deal_no}").getrandbits
+    for i in range(len(cards) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        cards[i], cards[j] = cards[j], cards[i]
     return tuple(cards)
 
 
