@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import errno
 import os
+import select
 import selectors
 import signal
 import subprocess
@@ -81,7 +82,10 @@ class BotProcess:
         self._stderr_written = 0
         self.stderr_dropped = 0
         self.started_at = 0.0
-        self._selector: selectors.BaseSelector | None = None
+        # One epoll set for the bot's life, on raw fds: the referee waits on it twice a decision,
+        # and selectors' per-call bookkeeping cost more than the system call itself.
+        self._poll: select.epoll | None = None
+        self._watched: dict[int, str] = {}  # fd -> "out", "err" or "exit"
         self._zygote_cpu_s: float | None = None
 
     # -- life cycle ------------------------------------------------------------------------------
@@ -111,9 +115,10 @@ class BotProcess:
         stdin, stdout, stderr = _pipes(self._proc)
         for stream in (stdin, stdout, stderr):
             os.set_blocking(stream.fileno(), False)
-        self._selector = selectors.DefaultSelector()
-        self._selector.register(stdout, selectors.EVENT_READ, "out")
-        self._selector.register(stderr, selectors.EVENT_READ, "err")
+        self._poll = select.epoll()
+        for stream, kind in ((stdout, "out"), (stderr, "err")):
+            self._poll.register(stream.fileno(), select.EPOLLIN)
+            self._watched[stream.fileno()] = kind
 
     def exceeded(self) -> str:
         """The caps of the bot's cgroup it has run into so far, in words ("" when none)."""
@@ -151,7 +156,7 @@ class BotProcess:
             while proc.poll() is None and time.monotonic() < deadline:
                 self._pump(min(step, max(0.0, deadline - time.monotonic())))
             if exit_fd is not None:
-                self._selector.unregister(exit_fd)  # type: ignore[union-attr]
+                self._unwatch(exit_fd)
                 os.close(exit_fd)
             if isinstance(proc, ZygoteChild):
                 proc.kill()  # the group while its leader lives; the leader through its pidfd
@@ -170,9 +175,10 @@ class BotProcess:
             self._pump(0)  # whatever stderr is left
             for stream in (stdout, stderr):
                 stream.close()
-        if self._selector is not None:
-            self._selector.close()
-            self._selector = None
+        if self._poll is not None:
+            self._poll.close()
+            self._poll = None
+            self._watched.clear()
         if self._stderr_file is not None:
             if self.stderr_dropped:
                 self._stderr_file.write(f"\n[arena: {self.stderr_dropped} more bytes of stderr "
@@ -205,8 +211,7 @@ class BotProcess:
         proc = self._require()
         data = memoryview(("\n".join(self._outbox) + "\n").encode())
         self._outbox.clear()
-        deadline = time.monotonic() + (self.limits.decision_ms / 1000 if timeout_s is None
-                                       else timeout_s)
+        deadline = None  # read only if the pipe is full: a write almost always takes it all
         fd = _pipes(proc)[0].fileno()
         while data:
             try:
@@ -219,6 +224,9 @@ class BotProcess:
                 if isinstance(err, BrokenPipeError) or err.errno == errno.EPIPE:
                     raise BotFault(Fault.EXIT, self._exit_detail("its input was closed")) from None
                 raise
+            if deadline is None:
+                deadline = time.monotonic() + (self.limits.decision_ms / 1000 if timeout_s is None
+                                               else timeout_s)
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise BotFault(Fault.TIMEOUT, "did not read its input (the pipe stayed full)")
@@ -240,7 +248,7 @@ class BotProcess:
 
         Raises ``BotFault`` for ``timeout``, ``line_too_long`` or ``exit``."""
         deadline = time.monotonic() + timeout_s
-        self._pump(0)  # an answer already in the pipe is on time, however late we look at it
+        looked = False  # an answer already in the pipe is on time, however late we look at it
         while True:
             line = self._take_line(final=self._eof)
             if line is not None:
@@ -248,11 +256,14 @@ class BotProcess:
             if self._eof:
                 raise BotFault(Fault.EXIT, self._exit_detail("closed its output"))
             remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            if remaining <= 0 and looked:
                 partial = f" ({len(self._buffer)} bytes of an unfinished line)" if self._buffer else ""
                 raise BotFault(Fault.TIMEOUT, f"no answer within {timeout_s * 1000:.0f} ms{partial}",
                                bytes(self._buffer[:200]) or None)
-            self._pump(remaining)
+            # One wait per look: it returns at once when the answer is there (no separate look
+            # without waiting first: each is a system call, and the referee reads one per decision).
+            self._pump(max(remaining, 0.0))
+            looked = True
 
     def read_ready_line(self) -> bytes:
         """The bot's answer to the greeting, within what is left of its start-up limit (PROTOCOL.md
@@ -286,7 +297,7 @@ class BotProcess:
         """A pidfd for the process in the selector, so that ``_pump`` wakes the moment it
         exits (Linux 5.3+). Waiting by polling cost each match two sleeps of 20 ms at its end. A
         zygote child: its control socket, readable once the zygote has reaped it."""
-        if self._selector is None:
+        if self._poll is None:
             return None
         if isinstance(proc, ZygoteChild):
             fd = proc.exit_fd()
@@ -299,25 +310,26 @@ class BotProcess:
                 fd = os.pidfd_open(proc.pid)
             except OSError:  # an old kernel, or the process is already reaped
                 return None
-        self._selector.register(fd, selectors.EVENT_READ, "exit")
+        self._poll.register(fd, select.EPOLLIN)
+        self._watched[fd] = "exit"
         return fd
 
     def _pump(self, timeout_s: float) -> None:
         """Wait up to ``timeout_s`` for output; move stdout into the buffer and stderr into the log."""
-        selector = self._selector
-        if selector is None:
+        poll = self._poll
+        if poll is None:
             return
-        for key, _ in selector.select(timeout_s):
-            if key.data == "exit":
+        for fd, _ in poll.poll(timeout_s):
+            kind = self._watched.get(fd)
+            if kind is None or kind == "exit":
                 continue  # the process has exited: the caller's poll() will see it
-            stream = key.fileobj
             try:
-                chunk = os.read(stream.fileno(), _READ_CHUNK)  # type: ignore[union-attr]
+                chunk = os.read(fd, _READ_CHUNK)
             except BlockingIOError:
                 continue
             except OSError:
                 chunk = b""
-            if key.data == "out":
+            if kind == "out":
                 if chunk:
                     # A flood is a fault found by _take_line or as unsolicited output, not a memory
                     # problem here: what is beyond any answer's size is dropped unread.
@@ -326,11 +338,15 @@ class BotProcess:
                         self._buffer += chunk[:room]
                 else:
                     self._eof = True
-                    selector.unregister(stream)
+                    self._unwatch(fd)
             elif chunk:
                 self._log_stderr(chunk)
             else:
-                selector.unregister(stream)
+                self._unwatch(fd)
+
+    def _unwatch(self, fd: int) -> None:
+        if self._poll is not None and self._watched.pop(fd, None) is not None:
+            self._poll.unregister(fd)
 
     def _log_stderr(self, chunk: bytes) -> None:
         room = self.limits.stderr_cap - self._stderr_written
