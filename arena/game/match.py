@@ -128,11 +128,19 @@ class MatchState:
         return dataclasses.replace(self, outcome=MatchOutcome(winner=winner, reason=MatchEnd.DEAL_LIMIT,
                                                               game_points=self.game_points))
 
+    def _moved(self, **changes: object) -> MatchState:
+        """``dataclasses.replace(self, **changes)`` for the engine's own moves, whose values need
+        no check: replace goes through ``__init__`` and cost as much as a move itself. The same
+        frozen object, its fields copied and a few changed."""
+        moved = object.__new__(MatchState)
+        fields = moved.__dict__
+        fields.update(self.__dict__)
+        fields.update(changes)
+        return moved
+
     def _after(self, deal: DealState) -> MatchState:
         settlement = deal.settlement
-        if settlement is None:
-            # dataclasses.replace(self, deal=deal), which goes through __init__ and costs as much
-            # as the move itself: the same frozen object, its fields copied, one changed.
+        if settlement is None:  # the common move: _moved(deal=deal), inlined
             moved = object.__new__(MatchState)
             fields = moved.__dict__
             fields.update(self.__dict__)
@@ -168,14 +176,14 @@ class MatchState:
                 p for side, p in enumerate(points) if side != leader) else 1
             outcome = MatchOutcome(winner=leader, reason=MatchEnd.TARGET, game_points=game_points,
                                    value=value)
-            return dataclasses.replace(self, deal=deal, game_points=game_points, pot=pot,
-                                       results=results, outcome=outcome)
+            return self._moved(deal=deal, game_points=game_points, pot=pot, results=results,
+                               outcome=outcome)
         dealer = _next_dealer(rules, self.dealer, settlement)
         deal_no = self.deal_no + 1
         order = _order(rules, self.seed, deal_no, self.orders)
-        return dataclasses.replace(self, deal=DealState.new(rules, dealer, order), deal_no=deal_no,
-                                   dealer=dealer, order=order, game_points=game_points, pot=pot,
-                                   results=results)
+        return self._moved(deal=DealState.new(rules, dealer, order), deal_no=deal_no,
+                           dealer=dealer, order=order, game_points=game_points, pot=pot,
+                           results=results)
 
 
 def _sole_leader(points: tuple[int, ...]) -> int | None:
