@@ -119,7 +119,7 @@ def _write(path: Path, text: str) -> None:
         os.close(fd)
 
 
-def _read(path: Path) -> str:
+def _read(path: Path | str) -> str:
     fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     try:
         return os.read(fd, 1 << 16).decode()
@@ -127,7 +127,7 @@ def _read(path: Path) -> str:
         os.close(fd)
 
 
-def _read_counts(path: Path) -> dict[str, int]:
+def _read_counts(path: Path | str) -> dict[str, int]:
     """A flat keyed file (``key value`` per line) as numbers; missing file or key: empty."""
     counts: dict[str, int] = {}
     try:
@@ -222,6 +222,13 @@ class BotCgroup:
         # The owner's PID in the name: cgroups of an arena killed with kill -9 can be found.
         name = f"{PREFIX}{os.getpid()}-{next(_counter)}"
         self.paths = [parent / name for parent in self.layout.parents]
+        # The counter files as plain strings: the referee reads them as every match ends, and
+        # pathlib's joins cost as much as the reads.
+        if self.layout.version == 2:
+            self._count_files = (f"{self.paths[0]}/memory.events", f"{self.paths[0]}/pids.events")
+        else:
+            self._count_files = (f"{self.paths[0]}/memory.oom_control",
+                                 f"{self.paths[1]}/pids.events")
         self.killed = False
         made: list[Path] = []
         try:
@@ -259,13 +266,10 @@ class BotCgroup:
 
     def _counts(self) -> tuple[int, int]:
         """(OOM kills, forks refused at pids.max) so far."""
-        if self.layout.version == 2:
-            path = self.paths[0]
-            memory = _read_counts(path / "memory.events")
-            return (memory.get("oom_kill", 0) + memory.get("oom_group_kill", 0),
-                    _read_counts(path / "pids.events").get("max", 0))
-        return (_read_counts(self.paths[0] / "memory.oom_control").get("oom_kill", 0),
-                _read_counts(self.paths[1] / "pids.events").get("max", 0))
+        memory_file, pids_file = self._count_files
+        memory = _read_counts(memory_file)
+        return (memory.get("oom_kill", 0) + memory.get("oom_group_kill", 0),
+                _read_counts(pids_file).get("max", 0))
 
     def exceeded(self) -> str:
         """The caps the bot ran into, in words ("" when none)."""
