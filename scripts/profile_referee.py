@@ -112,8 +112,8 @@ def compare(rev: str, bots: str, matches: int, rounds: int) -> None:
         print(f"{name}: the referee's CPU per decision, {bots} first-legal bots: "
               f"{statistics.median(values):.1f} us (rounds: "
               f"{', '.join(f'{v:.1f}' for v in values)})")
-    before, after = (statistics.median(v) for v in figures.values())
-    print(f"this tree / {rev}: {after / before:.2f}")
+    ratios = [a / b for b, a in zip(*figures.values())]  # within a round: the same load
+    print(f"this tree / {rev}: {statistics.median(ratios):.2f} (median of the rounds' ratios)")
 
 
 if __name__ == "__main__":
