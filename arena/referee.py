@@ -260,11 +260,13 @@ class _Match:
 
     def _send_events(self, deal: DealState, sent: DealState | None) -> None:
         """The events of ``deal`` since ``sent``, each as every seat may see it."""
-        players = self.players
+        players, procs, writer = self.players, self.procs, self.writer
         for event in deal.events_after(sent):
             for seat, line in enumerate(from_engine.event_lines(event, players)):
-                if line is not None:
-                    self._send_line(seat, line)
+                if line is not None:  # _send_line, inlined: a few lines every decision
+                    if writer is not None:
+                        writer.msg(self._ms(), seat, "out", line)
+                    procs[seat].queue(line)
 
     def _ask(self, seat: int, deal: DealState, legal: tuple[Action, ...]) -> Action | None:
         """Ask ``seat`` to act; the accepted action, or None for a deal-forfeiting illegal action."""
