@@ -165,12 +165,13 @@ class DealState(_Fields):
         layout = deal_layout(rules, order)
         n = object.__new__(_Fields)
         n.rules = rules
+        pack = rules.pack
         n.trump = layout.up_card >> 3
-        n.xcard = rules.pack.exchange_card(Suit(n.trump)).index
+        n.xcard = n.trump * 8 + pack.exchange_rank  # pack.exchange_card(trump).index, no enum call
         n.dealer = dealer
         first = (-dealer - 1) % players  # the hand of seat 0 (layout.hands begins left of the dealer)
         n.hands = layout.hands[first:] + layout.hands[:first]
-        n.married = (0,) * players if rules.pack.copies > 1 else ()
+        n.married = (0,) * players if pack.copies > 1 else ()
         n.dead = layout.dead
         n.stock = layout.hidden_stock
         n.drawn = 0
