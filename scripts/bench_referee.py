@@ -250,6 +250,13 @@ def main() -> None:
     sdk = m["SDK first-legal / minimal: ratio, CPU"]
     print(f"referee cost per decision: {referee_cost:.2f} raw Python round trips, CPU of every end "
           f"(target <= {REFEREE_TARGET:g}: {'met' if referee_cost <= REFEREE_TARGET else 'NOT met'})")
+    # The referee's row of README's "Cheap matches (issue 18)" table.
+    print(f"| `bench_referee.py` | CPU per decision (referee and both bots) in raw Python pipe round "
+          f"trips (CPU of both ends, {m['pipe round trip, python echo, CPU of both ends (us)']:.1f} "
+          f"us) | | {referee_cost:.2f} "
+          f"({m['python first-legal: CPU us/decision (referee + bots)']:.1f} us; the referee alone "
+          f"{m['python first-legal: CPU us/decision, referee alone']:.1f} us) | <= {REFEREE_TARGET:g} "
+          f"| {'met' if referee_cost <= REFEREE_TARGET else 'not met'} |")
     print(f"SDK bot / minimal bot per decision, CPU: {sdk:.2f} (target <= {SDK_TARGET:g}: "
           f"{'met' if sdk <= SDK_TARGET else 'NOT met'})")
     print(f"| Python first-legal | {m['pipe round trip, python echo, CPU of both ends (us)']:.1f} us "
