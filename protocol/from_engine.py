@@ -182,9 +182,14 @@ def event_lines(event: EngineEvent, players: int = 2) -> tuple[str | None, ...]:
     for the settle event, as there). A draw's card reaches only the drawer unless it was the
     face-up card (``observation.visible_event``: the one place that decides it)."""
     seat = event.seat
-    names = _names(seat, players)
     kind = event.kind
     cards = event.cards
+    if players == 2:  # the two commonest events, looked up: several a decision
+        if kind is EventKind.PLAY:
+            return _PLAYED_TWO[seat][cards[0].index]
+        if kind is EventKind.DRAW:
+            return _DRAWN_TWO[1 if event.value else 0][seat][cards[0].index]
+    names = _names(seat, players)
     if kind is EventKind.DRAW:
         if event.value:  # public: the up-card
             card = _CARD_TEXT[cards[0]]
@@ -213,6 +218,17 @@ def event_lines(event: EngineEvent, players: int = 2) -> tuple[str | None, ...]:
     if kind is EventKind.CLAIM:
         return tuple([f"claim {who}" for who in names])
     return (None,) * players
+
+
+# Two players: every ``played`` pair of lines and every ``draw`` pair (private, public) by the
+# seat and the card's index, as event_lines above builds them for any number of players.
+_PLAYED_TWO = tuple(tuple((f"played {names[0]} {c}", f"played {names[1]} {c}") for c in CARDS)
+                    for names in _WHO_TWO)
+_DRAWN_TWO = (
+    tuple(tuple(tuple(f"draw {names[r]} {c}" if r == seat else f"draw {names[r]}" for r in (0, 1))
+                for c in CARDS) for seat, names in enumerate(_WHO_TWO)),
+    tuple(tuple((f"draw {names[0]} {c}", f"draw {names[1]} {c}") for c in CARDS)
+          for names in _WHO_TWO))
 
 
 def request_line(deal: DealState) -> str:
