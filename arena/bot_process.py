@@ -209,10 +209,21 @@ class BotProcess:
         if not self._outbox:
             return
         proc = self._require()
-        data = memoryview(("\n".join(self._outbox) + "\n").encode())
+        text = ("\n".join(self._outbox) + "\n").encode()
         self._outbox.clear()
-        deadline = None  # read only if the pipe is full: a write almost always takes it all
         fd = _pipes(proc)[0].fileno()
+        try:
+            written = os.write(fd, text)  # the usual case: the pipe takes it all at once
+        except BlockingIOError:
+            written = 0
+        except (BrokenPipeError, OSError) as err:
+            if isinstance(err, BrokenPipeError) or err.errno == errno.EPIPE:
+                raise BotFault(Fault.EXIT, self._exit_detail("its input was closed")) from None
+            raise
+        if written == len(text):
+            return
+        data = memoryview(text)[written:]
+        deadline = None  # read only if the pipe is full: a write almost always takes it all
         while data:
             try:
                 written = os.write(fd, data)
@@ -241,7 +252,7 @@ class BotProcess:
         """Whatever the bot has written that was not read yet, without waiting (up to 200 bytes).
         Before a request this must be empty: anything there was not an answer (PROTOCOL.md §5)."""
         self._pump(0)
-        return bytes(self._buffer[:200])
+        return bytes(self._buffer[:200]) if self._buffer else b""
 
     def read_line(self, timeout_s: float) -> bytes:
         """The next line without its ``\\n``, within ``timeout_s``.
@@ -250,7 +261,7 @@ class BotProcess:
         deadline = time.monotonic() + timeout_s
         looked = False  # an answer already in the pipe is on time, however late we look at it
         while True:
-            line = self._take_line(final=self._eof)
+            line = self._take_line(final=self._eof) if self._buffer else None
             if line is not None:
                 return line
             if self._eof:
