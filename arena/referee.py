@@ -59,6 +59,7 @@ class _Match:
         self.config = config
         self.match_id = config.match_id or uuid.uuid4().hex[:12]
         self.limits = config.limits
+        self._decision_s = self.limits.decision_ms / 1000
         self.writer = RecordWriter(record_path) if record_path else None
         self.record_path = record_path
         self.procs = tuple(
@@ -271,18 +272,23 @@ class _Match:
     def _ask(self, seat: int, deal: DealState, legal: tuple[Action, ...]) -> Action | None:
         """Ask ``seat`` to act; the accepted action, or None for a deal-forfeiting illegal action."""
         proc = self.procs[seat]
+        writer = self.writer
         try:
             unread = proc.unread_output()
             if unread:
                 raise BotFault(Fault.UNSOLICITED, "wrote output when no request was pending", unread)
-            self._send_line(seat, from_engine.request_line(deal))
+            request = from_engine.request_line(deal)
+            if writer is not None:  # _send_line and _flush_record, inlined: once a decision
+                writer.msg(self._ms(), seat, "out", request)
+            proc.queue(request)
             proc.flush()
-            self._flush_record()
+            if writer is not None:
+                writer.flush()
             asked = time.monotonic()
-            line = proc.read_line(self.limits.decision_ms / 1000)
+            line = proc.read_line(self._decision_s)
             elapsed = (time.monotonic() - asked) * 1000
-            if self.writer is not None:
-                self.writer.msg(self._ms(), seat, "in", _text(line) or "")
+            if writer is not None:
+                writer.msg(self._ms(), seat, "in", _text(line) or "")
             try:
                 reply = decode_from_bot(line, expect="action")
             except ProtocolError as err:
