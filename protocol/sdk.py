@@ -35,7 +35,7 @@ from typing import Any, BinaryIO, Callable, TextIO, cast
 from arena.game import CARDS, CLAIM, CLOSE, EXCHANGE, PASS, Action, Card, Suit
 from arena.game.actions import MARRY_ACTIONS, PLAY_ACTIONS
 from protocol.codec import MAX_LINE_BYTES, PROTOCOL_VERSION, decode_from_referee, encode
-from protocol.messages import (EVENT_TYPES, MATCH_END_REASONS, SETTLE_REASONS, ActionReply, Claim,
+from protocol.messages import (EVENT_TYPES, REQUEST_DECISIONS, SETTLE_REASONS, ActionReply, Claim,
                                Close, DealStart, Decline, Draw, Event, Exchange, Hello, Marriage,
                                MatchEnd, MatchStart, Played, Player, Ready, RefereeMessage,
                                Request, RulesLine, Settle, Trick, Unknown, Who)
@@ -103,10 +103,10 @@ class BotSession:
     def feed(self, line: str | bytes) -> str | None:
         """Handle one line from the referee. A ``ProtocolError`` means the referee and this SDK do
         not speak the same protocol; it is not caught: the bot stops with a traceback on stderr."""
-        fast = _fast(self, line)
-        if fast is None:
+        reply = _fast(self, line)
+        if reply is _FULL_WAY:
             return self.handle(decode_from_referee(line))
-        return fast[0](self, *fast[1:])
+        return reply
 
     def handle(self, msg: RefereeMessage) -> str | None:
         if isinstance(msg, Unknown):
@@ -163,40 +163,6 @@ class BotSession:
         self.view.request = None  # answered
         return encode(ActionReply(action))
 
-    # -- the fast path's handlers: what handle() does for each message, from its fields ----------
-
-    def _fast_ready(self) -> str:
-        return self._ready
-
-    def _fast_event(self, fold: Callable[..., None], build: Callable[..., Event],
-                    *fields: object) -> None:
-        fold(self.view, *fields)
-        if self._events_hooked:
-            self.bot.on_event(self.view, build(*fields))
-        return None
-
-    def _fast_request(self, request: Request) -> str:
-        self.view.request = request
-        return self._answer(request)
-
-    def _fast_deal(self, *fields: object) -> None:
-        self.view._deal(*fields)  # type: ignore[arg-type]
-        self._start_match()  # a referee that skipped the rules line still starts the match
-        self.bot.on_deal_start(self.view)
-        return None
-
-    def _fast_settle(self, settle: Settle) -> None:
-        self.view._settle(settle)
-        self.bot.on_deal_end(self.view, settle)
-        return None
-
-    def _fast_rules(self, flags: list[tuple[str, str]], profile: str) -> None:
-        view = self.view
-        view._rule_flags.update(flags)
-        view.rules, view.rules_warnings = PROFILES[profile], ()
-        self._start_match()
-        return None
-
 
 # -- the fast path -------------------------------------------------------------------------------
 #
@@ -217,15 +183,14 @@ _WINNER: dict[str, Who | None] = {"me": Who.ME, "opp": Who.OPP, "none": None}
 _ACTION: dict[str, Action] = {a.text: a for a in (*PLAY_ACTIONS, *MARRY_ACTIONS, EXCHANGE, CLOSE,
                                                   CLAIM, PASS)}
 _MARRIAGE_POINTS = {"20": 20, "40": 40}
+_NUMBER: dict[str, int] = {str(n): n for n in range(256)}
+"""Whole numbers as PROTOCOL.md writes them (no sign, no leading zero): every count of a usual
+line. A larger one goes the full way."""
+_FULL_WAY: Any = object()
+"""What a reader returns for a line it leaves to ``decode_from_referee``, before it changed
+anything."""
 _new = object.__new__
 _setattr = object.__setattr__
-
-
-def _count(word: str) -> int:
-    """A whole number as PROTOCOL.md writes it (no sign, no leading zero); ValueError otherwise."""
-    if word.isdigit() and word.isascii() and (word[0] != "0" or len(word) == 1):
-        return int(word)
-    raise ValueError(word)
 
 
 def _made(cls: type, **fields: object) -> Any:
@@ -236,159 +201,211 @@ def _made(cls: type, **fields: object) -> Any:
     return msg
 
 
-def _played(who: Player, card: Card) -> Played:
-    return _made(Played, who=who, card=card)
+def _event(session: BotSession, cls: type, **fields: object) -> None:
+    session.bot.on_event(session.view, _made(cls, **fields))
 
 
-def _trick(who: Player, cards: tuple[Card, ...]) -> Trick:
-    return _made(Trick, who=who, led=cards[0], followed=cards[1], more=())
+def _read_request(session: BotSession, w: list[str]) -> Any:
+    try:
+        actions = tuple(map(_ACTION.__getitem__, w[1:]))
+    except KeyError:
+        return _FULL_WAY
+    if not actions or len(set(actions)) != len(actions):
+        return _FULL_WAY
+    request: Request = _made(Request, decision=w[0][:-1], actions=actions)
+    session.view.request = request
+    return session._answer(request)
 
 
-def _draw(who: Player, card: Card | None) -> Draw:
-    return _made(Draw, who=who, card=card)
-
-
-def _marriage(who: Player, suit: Suit, points: int) -> Marriage:
-    return _made(Marriage, who=who, suit=suit, points=points)
-
-
-def _exchange(who: Player, took: Card, gave: Card) -> Exchange:
-    return _made(Exchange, who=who, took=took, gave=gave)
-
-
-def _close(who: Player) -> Close:
-    return _made(Close, who=who)
-
-
-def _claim(who: Player) -> Claim:
-    return _made(Claim, who=who)
-
-
-def _parse(session: BotSession, w: list[str]) -> tuple[Any, ...] | None:
-    """The handler and fields for the words of a usual two-player line, or None."""
-    first, n = w[0], len(w)
-    if first[-1] == "?":
-        decision = first[:-1]
-        if n < 2 or decision not in _DECISIONS:
-            return None
-        actions = tuple([_ACTION[word] for word in w[1:]])
-        if len(set(actions)) != len(actions):
-            return None
-        return BotSession._fast_request, _made(Request, decision=decision, actions=actions)
-    if first == "played":
-        if n != 3:
-            return None
-        return BotSession._fast_event, BotView._played, _played, _WHO[w[1]], _CARD[w[2]]
-    if first == "trick":
-        led, followed = _CARD[w[2]], _CARD[w[3]]
-        if n != 4 or led is followed:
-            return None
-        return BotSession._fast_event, BotView._trick, _trick, _WHO[w[1]], (led, followed)
-    if first == "draw":
-        who = _WHO[w[1]]
-        if n == 3:
-            return BotSession._fast_event, BotView._draw, _draw, who, _CARD[w[2]]
-        if n != 2 or who is Who.ME:
-            return None
-        return BotSession._fast_event, BotView._draw, _draw, who, None
-    if first == "deal":
-        # deal <n> dealer <who> upcard <card> stock <k> hand <card>... score <m> <t> pot <p>
-        if (n < 15 or w[2] != "dealer" or w[4] != "upcard" or w[6] != "stock" or w[8] != "hand"
-                or w[-5] != "score" or w[-2] != "pot"):
-            return None
-        upcard = _CARD[w[5]]
-        hand = tuple([_CARD[word] for word in w[9:-5]])
-        if len(set(hand)) != len(hand) or upcard in hand:
-            return None
-        deal_no, stock = _count(w[1]), _count(w[7])
-        if deal_no < 1 or stock < 1:
-            return None
-        return (BotSession._fast_deal, deal_no, _WHO[w[3]], upcard, stock, hand,
-                (_count(w[-4]), _count(w[-3])), _count(w[-1]))
-    if first == "settle":
-        # settle winner <w> reason <r> points <g> awarded <a> totals <m> <t> tricks <m> <t>
-        # score <m> <t> pot <p>
-        if (n != 20 or w[1] != "winner" or w[3] != "reason" or w[5] != "points"
-                or w[7] != "awarded" or w[9] != "totals" or w[12] != "tricks" or w[15] != "score"
-                or w[18] != "pot" or w[4] not in SETTLE_REASONS):
-            return None
-        return BotSession._fast_settle, _made(
-            Settle, winner=_WINNER[w[2]], reason=w[4], points=_count(w[6]), awarded=_count(w[8]),
-            totals=(_count(w[10]), _count(w[11])), tricks=(_count(w[13]), _count(w[14])),
-            score=(_count(w[16]), _count(w[17])), pot=_count(w[19]), dead=())
-    if first == "close":
-        if n != 2:
-            return None
-        return BotSession._fast_event, BotView._close, _close, _WHO[w[1]]
-    if first == "claim":
-        if n != 2:
-            return None
-        return BotSession._fast_event, BotView._claim, _claim, _WHO[w[1]]
-    if first == "marriage":
-        if n != 4:
-            return None
-        return (BotSession._fast_event, BotView._marriage, _marriage, _WHO[w[1]], _SUIT[w[2]],
-                _MARRIAGE_POINTS[w[3]])
-    if first == "exchange":
-        took, gave = _CARD[w[2]], _CARD[w[3]]
-        if n != 4 or took is gave:
-            return None
-        return BotSession._fast_event, BotView._exchange, _exchange, _WHO[w[1]], took, gave
-    if first == "sixtysix":
-        if n != 2 or w[1] != "1":
-            return None
-        return (BotSession._fast_ready,)
-    if first == "rules":
-        view = session.view
-        profile = view.profile or "sixty_six"
-        if view._rule_flags or profile not in PROFILES or view.rules is not PROFILES[profile]:
-            return None
-        # Only the line that lists the profile's own flags: those names and values are valid
-        # (RulesLine's checks), and the rules are the profile (rules_from_line).
-        texts = _profile_texts(profile)
-        flags = [word.partition("=")[::2] for word in w[1:]]
-        if any(texts.get(name) != value for name, value in flags):
-            return None
-        if len({name for name, _ in flags}) != len(flags):
-            return None
-        return BotSession._fast_rules, flags, profile
+def _read_played(session: BotSession, w: list[str]) -> Any:
+    if len(w) != 3:
+        return _FULL_WAY
+    who, card = _WHO.get(w[1]), _CARD.get(w[2])
+    if who is None or card is None:
+        return _FULL_WAY
+    session.view._played(who, card)
+    if session._events_hooked:
+        _event(session, Played, who=who, card=card)
     return None
 
 
-_DECISIONS = frozenset(("lead", "follow", "after_trick", "close_exchange", "between_tricks"))
+def _read_trick(session: BotSession, w: list[str]) -> Any:
+    if len(w) != 4:
+        return _FULL_WAY
+    who, led, followed = _WHO.get(w[1]), _CARD.get(w[2]), _CARD.get(w[3])
+    if who is None or led is None or followed is None or led is followed:
+        return _FULL_WAY
+    session.view._trick(who, (led, followed))
+    if session._events_hooked:
+        _event(session, Trick, who=who, led=led, followed=followed, more=())
+    return None
 
 
-def _fast(session: BotSession, line: str | bytes) -> tuple[Any, ...] | None:
-    """What ``feed`` does with ``line`` by the fast path, or None for the full way."""
+def _read_draw(session: BotSession, w: list[str]) -> Any:
+    who = _WHO.get(w[1]) if len(w) in (2, 3) else None
+    card = _CARD.get(w[2]) if len(w) == 3 else None
+    if who is None or (card is None and (len(w) == 3 or who is Who.ME)):
+        return _FULL_WAY  # a bot always sees the card it draws
+    session.view._draw(who, card)
+    if session._events_hooked:
+        _event(session, Draw, who=who, card=card)
+    return None
+
+
+def _read_who(session: BotSession, w: list[str]) -> Any:
+    """``close <who>`` and ``claim <who>``."""
+    who = _WHO.get(w[1]) if len(w) == 2 else None
+    if who is None:
+        return _FULL_WAY
+    if w[0] == "close":
+        session.view._close(who)
+        if session._events_hooked:
+            _event(session, Close, who=who)
+    else:
+        session.view._claim(who)
+        if session._events_hooked:
+            _event(session, Claim, who=who)
+    return None
+
+
+def _read_marriage(session: BotSession, w: list[str]) -> Any:
+    if len(w) != 4:
+        return _FULL_WAY
+    who, suit, points = _WHO.get(w[1]), _SUIT.get(w[2]), _MARRIAGE_POINTS.get(w[3])
+    if who is None or suit is None or points is None:
+        return _FULL_WAY
+    session.view._marriage(who, suit, points)
+    if session._events_hooked:
+        _event(session, Marriage, who=who, suit=suit, points=points)
+    return None
+
+
+def _read_exchange(session: BotSession, w: list[str]) -> Any:
+    if len(w) != 4:
+        return _FULL_WAY
+    who, took, gave = _WHO.get(w[1]), _CARD.get(w[2]), _CARD.get(w[3])
+    if who is None or took is None or gave is None or took is gave:
+        return _FULL_WAY
+    session.view._exchange(who, took, gave)
+    if session._events_hooked:
+        _event(session, Exchange, who=who, took=took, gave=gave)
+    return None
+
+
+def _read_deal(session: BotSession, w: list[str]) -> Any:
+    # deal <n> dealer <who> upcard <card> stock <k> hand <card>... score <m> <t> pot <p>
+    if (len(w) < 15 or w[2] != "dealer" or w[4] != "upcard" or w[6] != "stock" or w[8] != "hand"
+            or w[-5] != "score" or w[-2] != "pot"):
+        return _FULL_WAY
+    number = _NUMBER.get
+    deal_no, dealer, upcard, stock = number(w[1]), _WHO.get(w[3]), _CARD.get(w[5]), number(w[7])
+    mine, theirs, pot = number(w[-4]), number(w[-3]), number(w[-1])
     try:
-        text = line.decode() if type(line) is bytes else line
-    except UnicodeDecodeError:
-        return None
-    if type(text) is not str or not text.isascii():
-        return None
+        hand = tuple(map(_CARD.__getitem__, w[9:-5]))
+    except KeyError:
+        return _FULL_WAY
+    if (not deal_no or dealer is None or upcard is None or not stock or mine is None
+            or theirs is None or pot is None or len(set(hand)) != len(hand) or upcard in hand):
+        return _FULL_WAY  # (deal_no and stock are at least 1)
+    session.view._deal(deal_no, dealer, upcard, stock, hand, (mine, theirs), pot)
+    session._start_match()  # a referee that skipped the rules line still starts the match
+    session.bot.on_deal_start(session.view)
+    return None
+
+
+def _read_settle(session: BotSession, w: list[str]) -> Any:
+    # settle winner <w> reason <r> points <g> awarded <a> totals <m> <t> tricks <m> <t>
+    # score <m> <t> pot <p>
+    if (len(w) != 20 or w[1] != "winner" or w[3] != "reason" or w[5] != "points"
+            or w[7] != "awarded" or w[9] != "totals" or w[12] != "tricks" or w[15] != "score"
+            or w[18] != "pot" or w[2] not in _WINNER or w[4] not in SETTLE_REASONS):
+        return _FULL_WAY
+    n = list(map(_NUMBER.get, (w[6], w[8], w[10], w[11], w[13], w[14], w[16], w[17], w[19])))
+    if None in n:
+        return _FULL_WAY
+    settle: Settle = _made(Settle, winner=_WINNER[w[2]], reason=w[4], points=n[0], awarded=n[1],
+                           totals=(n[2], n[3]), tricks=(n[4], n[5]), score=(n[6], n[7]),
+                           pot=n[8], dead=())
+    session.view._settle(settle)
+    session.bot.on_deal_end(session.view, settle)
+    return None
+
+
+def _read_hello(session: BotSession, w: list[str]) -> Any:
+    if len(w) != 2 or w[1] != "1":
+        return _FULL_WAY
+    return session._ready
+
+
+def _read_rules(session: BotSession, w: list[str]) -> Any:
+    """Only the line that lists its profile's own flags: those names and values are valid
+    (RulesLine's checks), and the rules are the profile (rules_from_line)."""
+    view = session.view
+    profile = view.profile or "sixty_six"
+    if view._rule_flags or profile not in PROFILES or view.rules is not PROFILES[profile]:
+        return _FULL_WAY
+    texts = _profile_texts(profile)
+    flags = [word.partition("=")[::2] for word in w[1:]]
+    if any(texts.get(name) != value for name, value in flags):
+        return _FULL_WAY
+    if len({name for name, _ in flags}) != len(flags):
+        return _FULL_WAY
+    view._rule_flags.update(flags)
+    view.rules_warnings = ()
+    session._start_match()
+    return None
+
+
+_READERS: dict[str, Callable[[BotSession, list[str]], Any]] = {
+    "played": _read_played, "trick": _read_trick, "draw": _read_draw, "close": _read_who,
+    "claim": _read_who, "marriage": _read_marriage, "exchange": _read_exchange,
+    "deal": _read_deal, "settle": _read_settle, "sixtysix": _read_hello, "rules": _read_rules,
+    **{f"{decision}?": _read_request for decision in REQUEST_DECISIONS},
+}
+
+
+def _fast(session: BotSession, line: str | bytes) -> Any:
+    """What ``feed`` answers to ``line``, by the fast path; ``_FULL_WAY`` (and nothing done) for
+    a line it leaves to the full decoder."""
+    if type(line) is bytes:
+        try:
+            text = line.decode()
+        except UnicodeDecodeError:
+            return _FULL_WAY
+    elif type(line) is str:
+        text = line
+    else:
+        return _FULL_WAY
     if text[-1:] == "\n":
         text = text[:-1]
-    if len(text) > MAX_LINE_BYTES:
-        return None
+    if len(text) > MAX_LINE_BYTES or not text.isascii():  # ASCII: as many bytes as characters
+        return _FULL_WAY
     if text[-1:] == "\r":  # PROTOCOL.md §1: a \r before the \n is tolerated and dropped
         text = text[:-1]
-    if "\n" in text or "\r" in text or not text:
-        return None
+    if "\n" in text or "\r" in text:
+        return _FULL_WAY
     words = text.split(" ")
-    if "" in words:
-        return None
-    try:
-        return _parse(session, words)
-    except (KeyError, ValueError, IndexError):
-        return None  # not the usual form: the full decoder says what is wrong, or reads it
+    read = _READERS.get(words[0])
+    if read is None or "" in words:
+        return _FULL_WAY
+    return read(session, words)
 
 
-def _write(outfile: TextIO | BinaryIO, line: str) -> None:
+def _writer(outfile: TextIO | BinaryIO) -> Callable[[str], None]:
+    """Writes one line and flushes it, on a text or a binary stream (looked at once, not per line)."""
     if isinstance(outfile, (io.RawIOBase, io.BufferedIOBase)):
-        outfile.write((line + "\n").encode("utf-8"))
+        binary = cast(BinaryIO, outfile)
+
+        def write(line: str) -> None:
+            binary.write((line + "\n").encode("utf-8"))
+            binary.flush()  # PROTOCOL.md §1: a line in a buffer has not been sent, and the clock runs
     else:
-        cast(TextIO, outfile).write(line + "\n")
-    outfile.flush()  # PROTOCOL.md §1: a line in a buffer has not been sent, and the clock runs
+        text = cast(TextIO, outfile)
+
+        def write(line: str) -> None:
+            text.write(line + "\n")
+            text.flush()
+    return write
 
 
 def run(bot: Bot, infile: TextIO | BinaryIO | None = None,
@@ -396,16 +413,17 @@ def run(bot: Bot, infile: TextIO | BinaryIO | None = None,
     """Play one match on ``infile``/``outfile`` (default: standard input and output) until
     ``match_end`` or the end of the input. Returns the final view."""
     source = infile if infile is not None else sys.stdin.buffer  # bytes: UTF-8 is checked here
-    sink = outfile if outfile is not None else sys.stdout
+    write = _writer(outfile if outfile is not None else sys.stdout)
     session = BotSession(bot)
+    readline, feed = source.readline, session.feed
     while not session.finished:
-        line = source.readline()
+        line = readline()
         if not line:
             break  # the referee closed our input: the match is over for us
-        reply = session.feed(line)
+        reply = feed(line)
         if reply is not None:
             try:
-                _write(sink, reply)
+                write(reply)
             except BrokenPipeError:
                 break  # the referee has gone; nobody is left to answer
     return session.view

@@ -136,6 +136,19 @@ def replay_cold(kind: str, inputs: list[bytes], root: Path = ROOT) -> float:
     return total
 
 
+def replay_warm_in(root: Path, inputs: list[bytes]) -> float:
+    """``replay("sdk", ...)`` (warmed up) through the SDK of the tree at ``root``, in a child."""
+    import inspect
+    child = (f"import sys\nsys.path.insert(0, {str(root)!r})\n"
+             "import io, os, time\nfrom protocol import Bot, run\n"
+             + inspect.getsource(FirstLegal) + inspect.getsource(replay) +
+             "import json\ninputs = [bytes.fromhex(h) for h in json.load(sys.stdin)]\n"
+             "replay('sdk', inputs)\nprint(replay('sdk', inputs))\n")
+    out = subprocess.run([sys.executable, "-c", child], input=json.dumps([i.hex() for i in inputs]),
+                         check=True, capture_output=True, text=True).stdout
+    return float(out.split()[-1])
+
+
 def decisions(inputs: list[bytes]) -> int:
     return sum(line.endswith(b"?") for data in inputs for line in data.split(b"\n")
                for line in [line.split(b" ", 1)[0]])
@@ -158,16 +171,7 @@ def main() -> None:
     parser.add_argument("--baseline", metavar="REV", help="also replay through REV's SDK")
     parser.add_argument("--cold", action="store_true",
                         help="replay each input in a fresh interpreter (as a real bot process)")
-    parser.add_argument("--replay-only", metavar="FILE", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.replay_only:  # the child of --baseline: replay FILE's inputs through this tree's SDK
-        inputs = [bytes.fromhex(h) for h in json.loads(Path(args.replay_only).read_text())]
-        if args.cold:
-            print(replay_cold("sdk", inputs, Path.cwd()))
-        else:
-            replay("sdk", inputs)  # warm up
-            print(replay("sdk", inputs))
-        return
     inputs = record(args.matches)
     n = decisions(inputs)
     print(f"# {len(inputs)} bot inputs ({args.matches} matches), {n} decisions, "
@@ -180,8 +184,6 @@ def main() -> None:
         old = None
         if args.baseline:
             old = baseline_tree(args.baseline, Path(tmp))
-            data = Path(tmp) / "inputs.json"
-            data.write_text(json.dumps([i.hex() for i in inputs]))
         rows: dict[str, list[float]] = {}
         play_all = replay_cold if args.cold else replay
         replay("sdk", inputs), replay("minimal", inputs)  # warm up
@@ -192,10 +194,8 @@ def main() -> None:
             rows.setdefault("SDK bot, CPU us/decision", []).append(sdk)
             rows.setdefault("SDK over minimal, CPU us/decision", []).append(sdk - low)
             if old is not None:
-                out = subprocess.run([sys.executable, str(old / "scripts" / "profile_sdk.py"),
-                                      "--replay-only", str(data)] + ["--cold"] * args.cold, check=True,
-                                     capture_output=True, text=True, cwd=old).stdout
-                base = float(out.split()[-1]) / n * 1e6
+                base = (replay_cold("sdk", inputs, old) if args.cold
+                        else replay_warm_in(old, inputs)) / n * 1e6
                 rows.setdefault(f"SDK bot at {args.baseline}, CPU us/decision", []).append(base)
                 rows.setdefault(f"SDK at {args.baseline} over minimal, CPU us/decision",
                                 []).append(base - low)

@@ -15,36 +15,40 @@ from bots.greedy_bot import GreedyBot
 from bots.random_bot import RandomBot
 from protocol import Bot, BotSession, BotView, ProtocolError, decode_from_referee, encode
 from protocol.local import play
-from protocol.messages import (FLAG_RE, WORD_RE, DealStart, Event, Hello, MatchEnd,
-                               RefereeMessage, RulesLine, Settle)
-from protocol.sdk import _fast
+from protocol.messages import FLAG_RE, WORD_RE, Event, MatchEnd, RefereeMessage, Settle
+from protocol.sdk import _FULL_WAY, _fast
 from protocol.view import PROFILES, _profile_texts
 from protocol_strategies import referee_messages
 
 
-def message_of(fast: tuple[Any, ...]) -> RefereeMessage:
-    """The message the fast path's handler and fields stand for."""
-    handler, *fields = fast
-    if handler is BotSession._fast_event:
-        fold, build, *values = fields
-        return build(*values)  # type: ignore[no-any-return]
-    if handler is BotSession._fast_deal:
-        return DealStart(*fields)
-    if handler is BotSession._fast_rules:
-        return RulesLine(tuple(fields[0]))
-    if handler is BotSession._fast_ready:
-        return Hello()
-    assert handler in (BotSession._fast_request, BotSession._fast_settle)
-    return fields[0]  # type: ignore[no-any-return]
+class FirstLegal(Bot):
+    name = "first"
+
+    def decide(self, view: BotView, legal: tuple[Any, ...]) -> Any:
+        return legal[0]
 
 
-def agrees(line: str | bytes, session: BotSession | None = None) -> bool:
-    """The fast path declines ``line`` or reads the very message the full decoder reads. True when
+def outcome(session: BotSession, line: str | bytes, fast: bool) -> tuple[object, ...]:
+    """What feeding ``line`` did: the answer (or the error), the bot's hook calls and the view."""
+    try:
+        reply: object = session.feed(line) if fast else session.handle(decode_from_referee(line))
+    except (ProtocolError, KeyError, ValueError, TypeError, AssertionError) as err:
+        reply = (type(err), str(err))
+    bot = session.bot
+    calls = bot.calls if isinstance(bot, Recorder) else ()
+    return reply, calls, Recorder.snap(session.view), session.finished
+
+
+def agrees(line: str | bytes, hooked: bool = True) -> bool:
+    """Feeding ``line`` to a fresh session does what the full decoder and ``handle`` do. True when
     the fast path took it."""
-    fast = _fast(session or BotSession(Bot()), line)
-    if fast is None:
+    def fresh() -> BotSession:
+        return BotSession(Recorder(FirstLegal()) if hooked else FirstLegal())
+    session = fresh()
+    taken = _fast(session, line) is not _FULL_WAY
+    if not taken:
         return False
-    assert message_of(fast) == decode_from_referee(line), line
+    assert outcome(fresh(), line, True) == outcome(fresh(), line, False), line
     return True
 
 
@@ -53,7 +57,7 @@ def agrees(line: str | bytes, session: BotSession | None = None) -> bool:
 def test_every_message_the_fast_path_reads_is_the_decoders(msg: RefereeMessage) -> None:
     line = encode(msg)
     agrees(line)
-    agrees(line.encode() + b"\r\n")
+    agrees(line.encode() + b"\r\n", hooked=False)
 
 
 # Words that are one character away from right, or right in the wrong place.
@@ -79,10 +83,7 @@ def test_a_spoiled_line_is_read_alike_or_left_to_the_decoder(msg: RefereeMessage
     elif at < len(words):
         words.insert(at, words[at])
     line = " ".join(words)
-    session = BotSession(Bot())
-    if _fast(session, line) is None:
-        return
-    assert message_of(_fast(session, line)) == decode_from_referee(line), line  # type: ignore
+    agrees(line)
 
 
 @pytest.mark.parametrize("line", [
@@ -102,8 +103,8 @@ def test_a_spoiled_line_is_read_alike_or_left_to_the_decoder(msg: RefereeMessage
 ])
 def test_a_bad_line_is_the_same_protocol_error_as_ever(line: str) -> None:
     session = BotSession(Bot())
-    assert _fast(session, line) is None
-    assert _fast(session, line.encode() + b"\n") is None
+    assert _fast(session, line) is _FULL_WAY
+    assert _fast(session, line.encode() + b"\n") is _FULL_WAY
     with pytest.raises(ProtocolError):
         session.feed(line)
 
@@ -111,7 +112,7 @@ def test_a_bad_line_is_the_same_protocol_error_as_ever(line: str) -> None:
 @pytest.mark.parametrize("line", ["after? pass", "sixtysix 2", "rules deck_size=25",
                                   "rules deck_size=24 flag_of_tomorrow=1", "played 0 AS"])
 def test_an_unusual_good_line_goes_the_full_way(line: str) -> None:
-    assert _fast(BotSession(Bot()), line) is None
+    assert _fast(BotSession(Bot()), line) is _FULL_WAY
     decode_from_referee(line)
 
 
@@ -119,22 +120,23 @@ def test_bad_bytes_go_the_full_way() -> None:
     session = BotSession(Bot())
     for line in (b"played me \xff\n", b"played me AS\n\n", b"\n", b"played me " + b"A" * 1100,
                  b"played me AS\r\r\n"):
-        assert _fast(session, line) is None
+        assert _fast(session, line) is _FULL_WAY
         with pytest.raises(ProtocolError):
             session.feed(line)
 
 
 def test_the_usual_lines_take_the_fast_path() -> None:
     """The point of it: every line of a two-player deal but match and match_end."""
-    session = BotSession(Bot())
     for line in ["sixtysix 1", "rules deck_size=24 last_trick_bonus=10",
                  "deal 1 dealer opp upcard TH stock 12 hand AS KS QS 9H JC 9D score 0 0 pot 0",
-                 "lead? close marry:S play:JC", "marriage me S 20", "played me KS",
+                 "lead? close marry:S play:JC", "follow? play:AS", "marriage me S 20",
+                 "marriage opp H 40", "played me KS",
                  "trick opp KS AS", "draw opp", "draw me 9C", "draw opp JH", "close opp",
                  "exchange opp TH JH", "claim me",
                  "settle winner none reason claim points 0 awarded 1 totals 66 40 tricks 3 2 "
                  "score 0 1 pot 1"]:
-        assert agrees(line, session), line
+        assert agrees(line), line
+        assert agrees(line, hooked=False), line
 
 
 def test_profile_flag_texts_are_valid_rules_words() -> None:
@@ -153,7 +155,8 @@ class Recorder(Bot):
         self.inner, self.name, self.calls = inner, inner.name, []  # type: ignore[misc]
         self.calls: list[object] = []
 
-    def snap(self, view: BotView) -> tuple[object, ...]:
+    @staticmethod
+    def snap(view: BotView) -> tuple[object, ...]:
         return (repr(view), view.hand, view.played, view.table, view.tricks, view.marriages,
                 view.known_cards(view.seats[1]), view.unseen_counts(), view.hand_sizes,
                 view.score, view.pot, view.rules, view.rules_warnings, view.stock_size,
