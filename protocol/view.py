@@ -98,12 +98,15 @@ class _Shown:
     tricks_before: int  # the declarer's side's tricks when shown (next_trick_after_meld)
 
 
+_SEATS: dict[int, tuple[Player, ...]] = {2: (Who.ME, Who.OPP), 3: (0, 1, 2), 4: (0, 1, 2, 3)}
+_SIDES: dict[int, tuple[Player, ...]] = {2: (Who.ME, Who.OPP), 3: (0, 1, 2), 4: (0, 1)}
+"""``seats`` and ``sides_keys`` by number of players, for the per-deal reset."""
+
+
 def _take(cards: list[Card], card: Card) -> None:
     """One copy of ``card`` out of ``cards``, if there is one (two packs: a card may be there twice)."""
-    try:
+    if card in cards:  # not try/except: an opponent's card is mostly not known, and raising is dear
         cards.remove(card)
-    except ValueError:
-        pass
 
 
 class BotView:
@@ -159,7 +162,8 @@ class BotView:
         self.dead_pile: tuple[Card, ...] = ()  # three players: shown by the settle line (§9)
         self._hand: list[Card] = []            # a list: with two packs a card may be held twice
         self._played_cards: list[Card] = []
-        seats, sides = self.seats, self.sides_keys
+        seats = _SEATS.get(self.players) or self.seats
+        sides = _SIDES.get(self.players) or self.sides_keys
         self._played_by: dict[Player, list[Card]] = {p: [] for p in seats}
         self._table: list[tuple[Player, Card]] = []
         self._tricks_seen: list[tuple[Player, tuple[Card, ...]]] = []
@@ -249,7 +253,7 @@ class BotView:
         self._played_cards.append(card)
         self._played_by[who].append(card)
         self._hand_sizes[who] -= 1
-        if who == self.me:
+        if who == (Who.ME if self.players == 2 else self.me):
             _take(self._hand, card)
         else:
             _take(self._known[who], card)
