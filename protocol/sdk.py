@@ -427,3 +427,50 @@ def run(bot: Bot, infile: TextIO | BinaryIO | None = None,
             except BrokenPipeError:
                 break  # the referee has gone; nobody is left to answer
     return session.view
+
+
+# -- warming up a zygote ---------------------------------------------------------------------------
+
+_WARM_UP_DEAL = (
+    "deal 1 dealer opp upcard TH stock 12 hand AS KS QS 9H JC 9D score 0 0 pot 0",
+    "lead? close marry:S play:JC play:AS play:KS play:QS play:9H play:9D",
+    "marriage me S 20", "played me KS", "follow? play:AH play:JH", "played opp AH",
+    "trick opp KS AH", "after_trick? claim close pass", "draw opp", "draw me 9C",
+    "exchange opp TH JH", "played opp TD", "follow? play:AD play:9D", "played me 9D",
+    "trick opp TD 9D", "close opp", "close_exchange? exchange pass", "between_tricks? pass",
+    "draw opp JH", "played opp QH", "played me 9H", "trick opp QH 9H", "claim opp",
+    "settle winner opp reason claim points 1 awarded 1 totals 66 40 tricks 3 2 score 0 1 pot 0",
+)
+
+
+class _WarmUpBot(Bot):
+    name = "warm-up"
+
+    def decide(self, view: BotView, legal: tuple[Action, ...]) -> Action:
+        return legal[0]
+
+
+def warm_up(rounds: int = 10) -> None:
+    """Play a canned two-player dialogue through the SDK's hot path ``rounds`` times, on streams
+    in memory: for a process that forks bots (``arena/zygote.py``), before it forks.
+
+    A forked bot shares the zygote's pages until it writes them, and running code writes them:
+    CPython 3.11 specialises a function's bytecode in place after its first few calls, and the
+    allocator fills pools the zygote left half empty. A bot that ran the SDK's hot path first in
+    its own process copied ~70 pages per match doing so (~1 ms of CPU, issue 18); warmed up once
+    in the zygote, every bot it forks starts with that code specialised and those pages written.
+    No state is kept but the SDK's caches of immutable tables (the profiles' flag texts)."""
+    import os
+
+    from protocol.from_engine import rules_lines
+
+    dialogues = []
+    for profile in ("sixty_six", "schnapsen", "vu_compat"):
+        lines = ["sixtysix 1", f"match w profile {profile} target 7 seat 0 opponent w "
+                 "decision_ms 1000", *map(encode, rules_lines(PROFILES[profile])),
+                 *_WARM_UP_DEAL, "match_end winner opp reason target score 0 7"]
+        dialogues.append("".join(line + "\n" for line in lines).encode())
+    with open(os.devnull, "w") as sink:
+        for _ in range(rounds):
+            for dialogue in dialogues:
+                run(_WarmUpBot(), io.BytesIO(dialogue), sink)
