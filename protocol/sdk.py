@@ -450,7 +450,7 @@ class _WarmUpBot(Bot):
         return legal[0]
 
 
-def warm_up(rounds: int = 10) -> None:
+def warm_up(rounds: int = 4) -> None:
     """Play a canned two-player dialogue through the SDK's hot path ``rounds`` times, on streams
     in memory: for a process that forks bots (``arena/zygote.py``), before it forks.
 

@@ -23,8 +23,10 @@ taken in **CPU time of every process involved**, which load hardly moves:
 <= 1.3). Bot start-up is ``scripts/bench_sandbox.py``'s and ``scripts/bench_startup.py``'s.
 
 ``--baseline REV`` also plays the SDK first-legal bot through the SDK of commit REV (its tree
-checked out into a temporary folder) in the same rounds, so that the SDK's before and after are
-measured side by side.
+checked out into a temporary folder) and through this tree's SDK copied the same way, in the same
+rounds, so that the SDK's before and after are measured side by side. Both scripts sit next to
+their own ``protocol`` package, so the zygote imports it in the bot's process (as for any bot that
+ships its own): a fair pair, but not the zygote-shared path of the main SDK line.
 
 Usage: scripts/bench_referee.py [--matches N] [--round-trips N] [--rounds R] [--baseline REV]
 """
@@ -131,12 +133,19 @@ def sdk_first_legal_script(root: str | None = None) -> str:
     return f"import sys\nsys.path.insert(0, {root!r})\n" + SDK_FIRST_LEGAL
 
 
-def baseline_tree(rev: str, folder: Path) -> Path:
-    """``rev``'s tree (no .git), extracted into ``folder``, readable by the sandbox's users."""
+def baseline_tree(rev: str | None, folder: Path) -> Path:
+    """``rev``'s tree (no .git), or this working tree's packages for None, put into ``folder``,
+    readable by the sandbox's users."""
+    import shutil
     root = Path(__file__).resolve().parent.parent
+    folder.mkdir(mode=0o755)
+    if rev is None:
+        for package in ("protocol", "arena", "bots"):
+            shutil.copytree(root / package, folder / package,
+                            ignore=shutil.ignore_patterns("__pycache__"))
+        return folder
     archive = subprocess.run(["git", "-C", str(root), "archive", rev], check=True,
                              capture_output=True).stdout
-    folder.mkdir(mode=0o755)
     subprocess.run(["tar", "-x", "--no-same-permissions", "-C", str(folder)], input=archive,
                    check=True)
     return folder
@@ -233,12 +242,13 @@ def main() -> None:
         script = Path(tmp) / "sdk_first_legal.py"
         script.write_text(SDK_FIRST_LEGAL)
         sdk_first = BotSpec("sdk-first-legal", (sys.executable, str(script)))
-        sdk_old = None
+        pair: dict[str, BotSpec] = {}
         if args.baseline:
-            old_root = baseline_tree(args.baseline, Path(tmp) / "baseline")
-            old_script = Path(tmp) / "sdk_first_legal_baseline.py"
-            old_script.write_text(sdk_first_legal_script(str(old_root)))
-            sdk_old = BotSpec("sdk-first-legal", (sys.executable, str(old_script)))
+            for label, rev in ((args.baseline, args.baseline), ("this tree", None)):
+                tree = baseline_tree(rev, Path(tmp) / f"tree{len(pair)}")
+                copy = tree / "sdk_first_legal.py"
+                copy.write_text(sdk_first_legal_script(str(tree)))
+                pair[label] = BotSpec("sdk-first-legal", (sys.executable, str(copy)))
         cpu = PlayCPU()
         for _ in range(args.rounds):
             rtt_py, rtt_py_cpu = round_trip_us([sys.executable, "-c", PY_ECHO], args.round_trips)
@@ -268,10 +278,10 @@ def main() -> None:
             note("SDK first-legal (same games): us/decision", us_sdk)
             note("SDK first-legal / minimal: ratio", us_sdk / us_py)
             note("SDK first-legal / minimal: ratio, CPU", cpu_sdk / cpu_py)
-            if sdk_old is not None:
-                _, _, _, cpu_old = matches((sdk_old, BotSpec("b", sdk_old.argv)), args.matches,
-                                           cpu)
-                note(f"SDK first-legal at {args.baseline} / minimal: ratio, CPU", cpu_old / cpu_py)
+            for label, spec in pair.items():
+                _, _, _, cpu_own = matches((spec, BotSpec("b", spec.argv)), args.matches, cpu)
+                note(f"SDK first-legal, own import, {label} / minimal: ratio, CPU",
+                     cpu_own / cpu_py)
             _, us_random, _, _ = matches((random_bot, BotSpec("b", random_bot.argv)), args.matches,
                                          cpu)
             note("SDK random (own, shorter games): us/decision", us_random)
