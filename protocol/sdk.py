@@ -35,7 +35,8 @@ from typing import Any, BinaryIO, Callable, TextIO, cast
 from arena.game import CARDS, CLAIM, CLOSE, EXCHANGE, PASS, Action, Card, Suit
 from arena.game.actions import MARRY_ACTIONS, PLAY_ACTIONS
 from protocol.codec import MAX_LINE_BYTES, PROTOCOL_VERSION, decode_from_referee, encode
-from protocol.messages import (EVENT_TYPES, REQUEST_DECISIONS, SETTLE_REASONS, ActionReply, Claim,
+from protocol.messages import (EVENT_TYPES, MATCH_END_REASONS, NAME_RE, REQUEST_DECISIONS,
+                               SETTLE_REASONS, ActionReply, Claim,
                                Close, DealStart, Decline, Draw, Event, Exchange, Hello, Marriage,
                                MatchEnd, MatchStart, Played, Player, Ready, RefereeMessage,
                                Request, RulesLine, Settle, Trick, Unknown, Who)
@@ -337,6 +338,48 @@ def _read_hello(session: BotSession, w: list[str]) -> Any:
     return session._ready
 
 
+def _count(word: str) -> int | None:
+    """A whole number as PROTOCOL.md writes it, of any size; None for anything else."""
+    number = _NUMBER.get(word)
+    if number is None and word.isdigit() and word.isascii() and word[0] != "0":
+        return int(word)
+    return number
+
+
+def _read_match(session: BotSession, w: list[str]) -> Any:
+    # match <id> profile <p> target <n> seat <0|1> opponent <name> decision_ms <ms>
+    if (len(w) != 12 or w[2] != "profile" or w[4] != "target" or w[6] != "seat"
+            or w[8] != "opponent" or w[10] != "decision_ms" or w[7] not in ("0", "1")):
+        return _FULL_WAY
+    target, decision_ms = _count(w[5]), _count(w[11])
+    # Words of printable ASCII (the line is ASCII and split at its spaces) and a bot name.
+    if (not target or not decision_ms or not w[1].isprintable() or not w[3].isprintable()
+            or NAME_RE.fullmatch(w[9]) is None):
+        return _FULL_WAY
+    start: MatchStart = _made(MatchStart, match_id=w[1], profile=w[3], target=target,
+                              seat=int(w[7]), opponent=w[9], decision_ms=decision_ms, players=2,
+                              names=())
+    session.view._match_start(start)
+    session._match_started = False
+    return None
+
+
+def _read_match_end(session: BotSession, w: list[str]) -> Any:
+    # match_end winner <who|none> reason <r> score <m> <t>; one with a fault goes the full way
+    if (len(w) != 8 or w[1] != "winner" or w[3] != "reason" or w[5] != "score"
+            or w[2] not in _WINNER or w[4] not in MATCH_END_REASONS):
+        return _FULL_WAY
+    winner, mine, theirs = _WINNER[w[2]], _count(w[6]), _count(w[7])
+    if mine is None or theirs is None or (winner is None and w[4] != "deal_limit"):
+        return _FULL_WAY  # only a match stopped at the deal limit has no winner (two players)
+    end: MatchEnd = _made(MatchEnd, winner=winner, reason=w[4], score=(mine, theirs), fault=None,
+                          offender=None)
+    session.view._match_end(end)
+    session.bot.on_match_end(session.view, end)
+    session.finished = True
+    return None
+
+
 def _read_rules(session: BotSession, w: list[str]) -> Any:
     """Only the line that lists its profile's own flags: those names and values are valid
     (RulesLine's checks), and the rules are the profile (rules_from_line)."""
@@ -360,6 +403,7 @@ _READERS: dict[str, Callable[[BotSession, list[str]], Any]] = {
     "played": _read_played, "trick": _read_trick, "draw": _read_draw, "close": _read_who,
     "claim": _read_who, "marriage": _read_marriage, "exchange": _read_exchange,
     "deal": _read_deal, "settle": _read_settle, "sixtysix": _read_hello, "rules": _read_rules,
+    "match": _read_match, "match_end": _read_match_end,
     **{f"{decision}?": _read_request for decision in REQUEST_DECISIONS},
 }
 

@@ -99,6 +99,13 @@ def test_a_spoiled_line_is_read_alike_or_left_to_the_decoder(msg: RefereeMessage
     "settle winner me reason nothing points 1 awarded 1 totals 66 40 tricks 3 2 score 0 1 pot 0",
     "settle winner 0 reason claim points 1 awarded 1 totals 66 40 tricks 3 2 score 0 1 pot 0",
     "sixtysix 01", "rules deck_size=24 deck_size=24",
+    "match_end winner none reason target score 7 0", "match_end winner me reason target score 7",
+    "match_end winner me reason won score 7 0", "match_end winner me reason target score 07 0",
+    "match t profile p target 0 seat 0 opponent r decision_ms 5",
+    "match t profile p target 7 seat 2 opponent r decision_ms 5",
+    "match t profile p target 7 seat 0 opponent r! decision_ms 5",
+    "match t profile p target 7 seat 0 opponent r decision_ms 0",
+    "match t\tx profile p target 7 seat 0 opponent r decision_ms 5",
     "played  me AS", " played me AS", "played me AS ", "played me\rAS",
 ])
 def test_a_bad_line_is_the_same_protocol_error_as_ever(line: str) -> None:
@@ -126,8 +133,10 @@ def test_bad_bytes_go_the_full_way() -> None:
 
 
 def test_the_usual_lines_take_the_fast_path() -> None:
-    """The point of it: every line of a two-player deal but match and match_end."""
-    for line in ["sixtysix 1", "rules deck_size=24 last_trick_bonus=10",
+    """The point of it: every line of a two-player match (but a match_end with a fault)."""
+    for line in ["sixtysix 1", "match t9 profile sixty_six target 7 seat 1 opponent rival "
+                 "decision_ms 1000", "match_end winner opp reason target score 0 7",
+                 "match_end winner none reason deal_limit score 3 3", "rules deck_size=24 last_trick_bonus=10",
                  "deal 1 dealer opp upcard TH stock 12 hand AS KS QS 9H JC 9D score 0 0 pot 0",
                  "lead? close marry:S play:JC", "follow? play:AS", "marriage me S 20",
                  "marriage opp H 40", "played me KS",
@@ -162,7 +171,9 @@ class Recorder(Bot):
                 view.score, view.pot, view.rules, view.rules_warnings, view.stock_size,
                 view.stock_state, view.upcard, view.stock_bottom, view.leader, view.to_play,
                 view.last_settle, view.match_end, view.request, view.closer, view.claimed_by,
-                view.exchanged_by, view.tricks_won, view.pending_marriage_points())
+                view.exchanged_by, view.tricks_won, view.pending_marriage_points(),
+                view.match_id, view.profile, view.target, view.seat, view.opponent,
+                view.decision_ms, view.players, view.names, view.deal_no, view.dealer)
 
     def decide(self, view: BotView, legal: tuple[Any, ...]) -> Any:
         self.calls.append(("decide", legal, self.snap(view)))
