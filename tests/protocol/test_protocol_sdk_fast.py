@@ -219,3 +219,25 @@ def test_every_card_word_is_in_the_tables() -> None:
     from protocol.sdk import _CARD
     assert set(_CARD.values()) == set(CARDS) and all(re.fullmatch("[0-9AKQJT][CSHD]", w)
                                                       for w in _CARD)
+
+
+def test_the_warm_up_runs_the_fast_path_and_leaves_the_next_match_alone() -> None:
+    """The zygote's warm_up must exercise the fast path (else it warms the wrong code) and must
+    not change what a bot forked after it sees."""
+    from protocol.sdk import _WARM_UP_DEAL, _WarmUpBot, warm_up
+    session = BotSession(_WarmUpBot())
+    for line in ["sixtysix 1", "match w profile sixty_six target 7 seat 0 opponent w "
+                 "decision_ms 1000", *_WARM_UP_DEAL,
+                 "match_end winner opp reason target score 0 7"]:
+        assert _fast(session, line) is not _FULL_WAY, line
+    played = play(profile("sixty_six"), [GreedyBot(), RandomBot("x")], seed=5)
+    lines = [line[2:] for line in played.transcripts[0] if line.startswith("> ")]
+
+    def replay() -> list[object]:
+        session = BotSession(Recorder(GreedyBot()))
+        for line in lines:
+            session.feed(line)
+        return session.bot.calls  # type: ignore[attr-defined, no-any-return]
+    before = replay()
+    warm_up(rounds=1)
+    assert replay() == before
