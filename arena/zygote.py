@@ -520,6 +520,9 @@ def _main() -> None:
     os.close(code)  # the mapping stays; no child inherits the descriptor
     for name in _PREIMPORT:
         importlib.import_module(name)
+    # The SDK's hot path run once here, not in every child: each child would otherwise copy the
+    # pages that running it for the first time writes (protocol.sdk.warm_up; issue 18).
+    importlib.import_module("protocol.sdk").warm_up()
     # Every object so far is the zygote's: the children's collector leaves them alone, so it
     # does not touch (and copy) every page of them (gc.freeze is for exactly this).
     gc.freeze()

@@ -22,7 +22,13 @@ taken in **CPU time of every process involved**, which load hardly moves:
 (target <= 2, the same goal as efficiency >= 0.5), and "SDK / minimal, CPU" the SDK's (target
 <= 1.3). Bot start-up is ``scripts/bench_sandbox.py``'s and ``scripts/bench_startup.py``'s.
 
-Usage: scripts/bench_referee.py [--matches N] [--round-trips N] [--rounds R]
+``--baseline REV`` also plays the SDK first-legal bot through the SDK of commit REV (its tree
+checked out into a temporary folder) and through this tree's SDK copied the same way, in the same
+rounds, so that the SDK's before and after are measured side by side. Both scripts sit next to
+their own ``protocol`` package, so the zygote imports it in the bot's process (as for any bot that
+ships its own): a fair pair, but not the zygote-shared path of the main SDK line.
+
+Usage: scripts/bench_referee.py [--matches N] [--round-trips N] [--rounds R] [--baseline REV]
 """
 
 from __future__ import annotations
@@ -120,6 +126,33 @@ SDK_FIRST_LEGAL = (
     "class FirstLegal(Bot):\n    name = 'sdk-first-legal'\n\n"
     "    def decide(self, view, legal):\n        return legal[0]\n\n"
     "run(FirstLegal())\n")
+
+
+def sdk_first_legal_script(root: str | None = None) -> str:
+    """The SDK first-legal bot; with ``root``, through the SDK of the tree at ``root``."""
+    if root is None:
+        return SDK_FIRST_LEGAL
+    return f"import sys\nsys.path.insert(0, {root!r})\n" + SDK_FIRST_LEGAL
+
+
+def baseline_tree(rev: str | None, folder: Path) -> Path:
+    """``rev``'s tree (no .git), or this working tree's packages for None, put into ``folder``,
+    readable by the sandbox's users."""
+    import shutil
+    root = Path(__file__).resolve().parent.parent
+    folder.mkdir(mode=0o755)
+    if rev is None:
+        for package in ("protocol", "arena", "bots"):
+            shutil.copytree(root / package, folder / package,
+                            ignore=shutil.ignore_patterns("__pycache__"))
+        return folder
+    archive = subprocess.run(["git", "-C", str(root), "archive", rev], check=True,
+                             capture_output=True).stdout
+    subprocess.run(["tar", "-x", "--no-same-permissions", "-C", str(folder)], input=archive,
+                   check=True)
+    return folder
+
+
 C_ECHO = r"""
 #include <stdio.h>
 int main(void) {
@@ -190,6 +223,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3,
                         help="interleaved rounds; each ratio is taken within a round, then the "
                              "median is reported (these machines are shared and noisy)")
+    parser.add_argument("--baseline", metavar="REV",
+                        help="also measure the SDK first-legal bot with the SDK of commit REV")
     args = parser.parse_args()
     print(f"# python {sys.version.split()[0]}, {os.cpu_count()} cores; {args.rounds} rounds of "
           f"{args.matches} matches per figure and {args.round_trips} round trips")
@@ -209,6 +244,13 @@ def main() -> None:
         script = Path(tmp) / "sdk_first_legal.py"
         script.write_text(SDK_FIRST_LEGAL)
         sdk_first = BotSpec("sdk-first-legal", (sys.executable, str(script)))
+        pair: dict[str, BotSpec] = {}
+        if args.baseline:
+            for label, rev in ((args.baseline, args.baseline), ("this tree", None)):
+                tree = baseline_tree(rev, Path(tmp) / f"tree{len(pair)}")
+                copy = tree / "sdk_first_legal.py"
+                copy.write_text(sdk_first_legal_script(str(tree)))
+                pair[label] = BotSpec("sdk-first-legal", (sys.executable, str(copy)))
         cpu = PlayCPU()
         for _ in range(args.rounds):
             rtt_py, rtt_py_cpu = round_trip_us([sys.executable, "-c", PY_ECHO], args.round_trips)
@@ -238,6 +280,10 @@ def main() -> None:
             note("SDK first-legal (same games): us/decision", us_sdk)
             note("SDK first-legal / minimal: ratio", us_sdk / us_py)
             note("SDK first-legal / minimal: ratio, CPU", cpu_sdk / cpu_py)
+            for label, spec in pair.items():
+                _, _, _, cpu_own = matches((spec, BotSpec("b", spec.argv)), args.matches, cpu)
+                note(f"SDK first-legal, own import, {label} / minimal: ratio, CPU",
+                     cpu_own / cpu_py)
             _, us_random, _, _ = matches((random_bot, BotSpec("b", random_bot.argv)), args.matches,
                                          cpu)
             note("SDK random (own, shorter games): us/decision", us_random)
