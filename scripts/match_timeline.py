@@ -13,7 +13,13 @@ are spawned and re-run this file's top level as ``__mp_main__``, in every worker
 ``ARENA_TIMELINE`` unset (a plain import) nothing is wrapped.
 
 Usage: scripts/match_timeline.py [--bots greedy,c-counter,random] [--matches-per-pairing 20]
-                                 [--workers 1,2] [--events DIR]
+                                 [--workers 1,2] [--pin -,-] [--events DIR]
+
+What it found (issue 18): no lock and no serial step. Between a job's result and the next job
+~2 ms, a bot's exit and its sandbox's removal ~5 ms, alike with 1 and 2 workers; what grew with a
+second worker was every step that waits for a bot (start, ``ready``, each answer) at the same CPU:
+the referee and its bots woke each other across the two cores, each behind the other match's
+processes. ``--workers 2,2 --pin 0,1`` shows it; the pool now keeps each worker to a core.
 """
 
 from __future__ import annotations
@@ -91,10 +97,14 @@ def _install() -> None:
     _wrap(tournament, "preflight", "preflight")
     _wrap(pool.Pool, "__enter__", "pool.start")
     _wrap(pool.Pool, "close", "pool.close")
+    _wrap(zygote, "_start", "zygote.boot")
+    _wrap(pool, "_worker_main", "worker")
 
 
 if os.environ.get("ARENA_TIMELINE"):
     _install()
+    if __name__ == "__mp_main__":  # a spawned worker: its interpreter started and imported
+        _event("worker.imported", "b")
 
 
 # -- the analysis -----------------------------------------------------------------------------------
@@ -158,19 +168,37 @@ ORDER = ["job", "greet", "bot.start", "sandbox.make", "zygote.spawn", "bot.ready
 
 
 def phases(folder: Path, run: tuple[int, int]) -> dict[str, float]:
-    """Seconds of the whole run: before the first match (pre-flight, workers' start), the
-    matches (first job's start to last job's end, in any worker), after them."""
-    begins, ends, pre = [], [], 0.0
+    """Seconds of the whole run, in order: the pre-flight; until the pool starts; the workers'
+    start (spawned interpreter, imports) until the first is ready; its first match until its
+    play begins (the zygote's boot, the first sandbox); every match (first job's start to the
+    last one's end, in any worker); after them (the pool's close: workers exit)."""
+    jobs: list[int] = []
+    ends: list[int] = []
+    firsts: list[int] = []  # each worker's first play
+    marks: dict[str, int] = {}
     for rows in _read(folder).values():
+        worker_jobs: list[int] = []
+        first_play = None
         for name, _, w0, w1, _, _ in _spans(rows):
-            if name == "job":
-                begins.append(w0)
+            if name in ("preflight", "pool.start", "pool.close"):
+                marks[name + ".b"], marks[name + ".e"] = w0, w1
+            elif name == "job":
+                worker_jobs.append(w0)
                 ends.append(w1)
-            elif name == "preflight":
-                pre = (w1 - w0) / 1e9
-    return {"pre-flight s": pre, "run start to first match s": (min(begins) - run[0]) / 1e9,
-            "matches s": (max(ends) - min(begins)) / 1e9,
-            "last match to run end s": (run[1] - max(ends)) / 1e9}
+            elif name == "play" and first_play is None:
+                first_play = w0
+                firsts.append(w0)
+        for w, _, name, _, _ in rows:
+            if name == "worker.imported":
+                marks["imported"] = min(marks.get("imported", w), w)
+        jobs += worker_jobs[:1]
+    s = 1e9
+    return {"pre-flight s": (marks["preflight.e"] - marks["preflight.b"]) / s,
+            "run start to pool start s": (marks["pool.start.b"] - run[0]) / s,
+            "pool start to a worker ready s": (marks["imported"] - marks["pool.start.b"]) / s,
+            "first job to its play s": (min(firsts) - min(jobs)) / s if firsts else 0.0,
+            "matches s": (max(ends) - min(jobs)) / s,
+            "last match to run end s": (run[1] - max(ends)) / s}
 
 
 def main() -> None:
@@ -178,6 +206,9 @@ def main() -> None:
     parser.add_argument("--bots", default="greedy,c-counter,random")
     parser.add_argument("--matches-per-pairing", type=int, default=20)
     parser.add_argument("--workers", default="1,2", help="comma-separated worker counts")
+    parser.add_argument("--pin", default="",
+                        help=f"comma-separated, one per run: {pool.PIN_ENV} for it (0: workers "
+                             "never keep to a core, 1: always; -: the pool's default)")
     parser.add_argument("--events", type=Path, default=None,
                         help="keep every event here (one file per process, tab-separated)")
     args = parser.parse_args()
@@ -188,6 +219,10 @@ def main() -> None:
             folder = (args.events or Path(tmp)) / f"{run}-w{workers}"
             folder.mkdir(parents=True, exist_ok=True)
             os.environ["ARENA_TIMELINE"] = str(folder)  # the workers wrap their steps too
+            pins = args.pin.split(",") if args.pin else []
+            os.environ.pop(pool.PIN_ENV, None)
+            if run < len(pins) and pins[run] in ("0", "1"):
+                os.environ[pool.PIN_ENV] = pins[run]
             _uninstall()
             _install()
             config = tournament.load_config(None, {
@@ -202,7 +237,10 @@ def main() -> None:
     counts = list(results)
     print(f"# per match, medians: wall ms / the worker's own CPU ms; bots {args.bots}, "
           f"{args.matches_per_pairing} matches per pairing")
-    print(f"{'step':22}" + "".join(f"{f'{w[1]} worker(s)':>22}" for w in counts))
+    pins = args.pin.split(",") if args.pin else []
+    print(f"{'step':22}" + "".join(
+        f"{f'{w[1]} worker(s)' + {'0': ' free', '1': ' pinned'}.get(pins[w[0]] if w[0] < len(pins) else '', ''):>22}"
+        for w in counts))
     names = [n for n in ORDER if any(n in r for r, _ in results.values())]
     names += sorted({n for r, _ in results.values() for n in r} - set(names))
     for name in names:
@@ -221,7 +259,7 @@ _originals: dict[tuple[Any, str], Any] = {}
 
 def _uninstall() -> None:
     """Undo _install (wrappers nest otherwise): reload the wrapped attributes' originals."""
-    for owner in (tournament, match_job, referee._Match, bot_process.BotProcess, sandbox._Launch, zygote.Zygote,
+    for owner in (tournament, match_job, zygote, pool, referee._Match, bot_process.BotProcess, sandbox._Launch, zygote.Zygote,
                   zygote.ZygoteChild, pool.Pool):
         for attr, value in list(vars(owner).items()):
             inner = getattr(value, "__wrapped__", None)
