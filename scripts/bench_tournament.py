@@ -19,6 +19,12 @@ that think little, like ``--bots greedy,c-counter,random``, spend most of a matc
 and both bots of a match start at once: one worker then keeps ~1.2 cores busy, which caps the
 speed-up near 1.7 on 2 cores whatever the scheduler does (the "cores busy" lines show it).
 
+Each round also runs the 2 workers free to use any core (``ARENA_PIN_WORKERS=0``, the pool
+before issue 18's fix: now each of 2 workers keeps to a core) and prints, for each run, the split
+that explains the speed-up: the seconds to the first result (pre-flight, the workers' start, their
+first match: fixed, a second worker cannot shorten them), then a match's wall in a worker (the
+time between results times the workers), with the referee's play time in it.
+
 ``--baseline REV`` (issue 18) compares this tree with an earlier one instead, in the same run:
 REV's files are taken with ``git archive`` into a temporary folder, and each round runs the same
 tournament (default: greedy vs random, 2 workers) once with REV's code and once with this tree's,
@@ -48,6 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from arena.bot_process import Limits  # noqa: E402
 from arena.cli import DEMO_BOTS  # noqa: E402
 from arena.deal_keys import deal_secret, key_from_seed  # noqa: E402
+from arena.pool import PIN_ENV  # noqa: E402
 from arena.referee import MatchConfig, run_match  # noqa: E402
 from arena.schedule import round_robin  # noqa: E402
 from arena.tournament import load_config, resolve_bots, rules_of, run_tournament  # noqa: E402
@@ -83,11 +90,37 @@ def bare(config, folder: Path) -> float:  # noqa: ANN001
     return time.perf_counter() - start
 
 
-def tournament(config, folder: Path, workers: int) -> float:  # noqa: ANN001
+def tournament(config, folder: Path, workers: int, pin: str | None = None) -> dict[str, float]:  # noqa: ANN001
+    """One tournament; ``pin`` sets ``ARENA_PIN_WORKERS`` for its pool (None: the pool's default).
+    Returns its wall time and where it went: until the first result (pre-flight, the workers'
+    start, their first match), the time between results after that (times the workers: a match's
+    wall in a worker), and per match the referee's play time and the bots' answer time in it."""
     cfg = load_config(None, {**config.to_dict(), "workers": workers, "output": str(folder)})
-    start = time.perf_counter()
-    run_tournament(cfg)
-    return time.perf_counter() - start
+    stamps: list[float] = []
+    play_ms: list[float] = []
+    answer_ms: list[float] = []
+
+    def note(progress) -> None:  # noqa: ANN001
+        stamps.append(time.perf_counter())
+        if progress.last is not None:
+            play_ms.append(progress.last.play_ms)
+            answer_ms.append(sum(sum(seat.decision_ms) for seat in progress.last.seats))
+
+    before = os.environ.pop(PIN_ENV, None)
+    if pin is not None:
+        os.environ[PIN_ENV] = pin
+    try:
+        start = time.perf_counter()
+        run_tournament(cfg, on_progress=note)
+        end = time.perf_counter()
+    finally:
+        os.environ.pop(PIN_ENV, None)
+        if before is not None:
+            os.environ[PIN_ENV] = before
+    results = stamps[1:]  # the first report comes before any match (after the pre-flight)
+    return {"wall": end - start, "to first result": results[0] - start,
+            "match wall ms": 1000 * workers * (results[-1] - results[0]) / max(len(results) - 1, 1),
+            "play ms": statistics.median(play_ms), "answers ms": statistics.median(answer_ms)}
 
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -215,15 +248,28 @@ def main() -> None:
             c0 = cpu_seconds()
             t_bare = bare(config, base / "bare")
             c1, own1 = cpu_seconds(), own_cpu_seconds()
-            t1 = tournament(config, base / "w1", 1)
+            r1 = tournament(config, base / "w1", 1)
             c2, own2 = cpu_seconds(), own_cpu_seconds()
-            t2 = tournament(config, base / "w2", 2)
-            c3 = cpu_seconds()
+            # 2 workers as the pool runs them (each keeps to a core) and, in turn, free to use
+            # any core (ARENA_PIN_WORKERS=0, the pool before issue 18's fix): before and after
+            # in the same round, the order alternating.
+            runs = {}
+            for label in (("kept", "free") if r % 2 == 0 else ("free", "kept")):
+                c_before = cpu_seconds()
+                runs[label] = tournament(config, base / f"w2-{label}", 2,
+                                         None if label == "kept" else "0")
+                runs[label]["cpu"] = cpu_seconds() - c_before
+            c3 = c2 + runs["kept"]["cpu"]
+            t1, t2, t2_free = r1["wall"], runs["kept"]["wall"], runs["free"]["wall"]
             shutil.rmtree(base)
             rows.setdefault("bare referee: matches/s", []).append(n / t_bare)
             rows.setdefault("tournament, 1 worker: matches/s", []).append(n / t1)
             rows.setdefault("tournament, 2 workers: matches/s", []).append(n / t2)
+            rows.setdefault("tournament, 2 workers free to use any core: matches/s", []).append(
+                n / t2_free)
             rows.setdefault("speed-up (2 workers / 1 worker)", []).append(t1 / t2)
+            rows.setdefault("speed-up, 2 workers free to use any core / 1 worker", []).append(
+                t1 / t2_free)
             rows.setdefault("scheduler overhead per match (ms)", []).append((t1 - t_bare) / n * 1000)
             rows.setdefault("scheduler overhead, % of bare referee time", []).append(
                 100 * (t1 - t_bare) / t_bare)
@@ -237,6 +283,8 @@ def main() -> None:
                 100 * (own2 - own1) / t_bare)
             rows.setdefault("CPU per match, tournament 2 workers (ms)", []).append(
                 (c3 - c2) / n * 1000)
+            rows.setdefault("CPU per match, 2 workers free to use any core (ms)", []).append(
+                runs["free"]["cpu"] / n * 1000)
             rows.setdefault("scheduler CPU overhead, % of bare referee CPU", []).append(
                 100 * ((c2 - c1) - (c1 - c0)) / (c1 - c0))
             # A match is three processes (referee, two bots) and both bots start at the same time,
@@ -246,18 +294,46 @@ def main() -> None:
                 (c2 - c1) / t1)
             rows.setdefault("cores busy (CPU time / wall time), 2 workers", []).append(
                 (c3 - c2) / t2)
+            # The split that explains the speed-up: a fixed start that a second worker cannot
+            # shorten, and a match's wall in a worker (with its play and the bots' answers as
+            # the referee timed them), which waits longer when the other worker's match runs
+            # beside it.
+            for label, run in (("1 worker", r1), ("2 workers", runs["kept"]),
+                               ("2 workers free", runs["free"])):
+                rows.setdefault(f"split, {label}: s to the first result (pre-flight, workers' "
+                                "start, first match)", []).append(run["to first result"])
+                rows.setdefault(f"split, {label}: ms per match in a worker, then", []).append(
+                    run["match wall ms"])
+                rows.setdefault(f"split, {label}: ms of play per match (median)", []).append(
+                    run["play ms"])
+                rows.setdefault(f"split, {label}: ms of bots' answers per match (median)",
+                                []).append(run["answers ms"])
     for key, values in rows.items():
         print(f"{key}: {statistics.median(values):.2f}  (rounds: "
               f"{', '.join(f'{v:.2f}' for v in values)})")
     m = {key: statistics.median(values) for key, values in rows.items()}
     speed_up = m["speed-up (2 workers / 1 worker)"]
-    print(f"speed-up target >= 1.85: {'met' if speed_up >= 1.85 else 'NOT met'}")
+    free = m["speed-up, 2 workers free to use any core / 1 worker"]
+    print(f"speed-up target >= 1.85: {'met' if speed_up >= 1.85 else 'NOT met'} ({speed_up:.2f}; "
+          f"{free:.2f} with the workers free to use any core, same rounds)")
+    split = {label: (m[f"split, {label}: s to the first result (pre-flight, workers' start, "
+                       "first match)"], m[f"split, {label}: ms per match in a worker, then"],
+                     m[f"split, {label}: ms of play per match (median)"])
+             for label in ("1 worker", "2 workers", "2 workers free")}
+    print("why: " + "; ".join(f"{label}: {first:.2f} s to the first result, then {wall:.0f} ms "
+                              f"per match in a worker ({play:.0f} ms of play)"
+                              for label, (first, wall, play) in split.items()))
     print(f"| `--bots {args.bots} --matches-per-pairing {args.matches_per_pairing}` | "
           f"{m['tournament, 1 worker: matches/s']:.2f} matches/s | "
           f"{m['tournament, 2 workers: matches/s']:.2f} matches/s | {speed_up:.2f} | "
           f"{m['cores busy (CPU time / wall time), 1 worker']:.2f} | "
           f"{m['scheduler overhead, % of bare referee time']:.1f}% wall, "
           f"{m['coordinator CPU, % of bare referee time']:.1f}% coordinator CPU |")
+    print(f"| `bench_tournament.py` | 2 workers / 1 worker, {args.bots.replace(',', ', ')} | "
+          f"{free:.2f} (workers free to use any core, same run) | "
+          f"{m['tournament, 2 workers: matches/s']:.2f} / "
+          f"{m['tournament, 1 worker: matches/s']:.2f} matches/s = {speed_up:.2f} | >= 1.85 | "
+          f"{'met' if speed_up >= 1.85 else 'not met'} |")
 
 
 if __name__ == "__main__":
