@@ -92,6 +92,9 @@ class Pool(Generic[Job, Result]):
     # them once, when it starts, and a job refers to them by number. Pickled with every job they
     # were most of its size and cost (issue 18).
     shared: tuple[Any, ...] = ()
+    # Called in each worker as it starts, before its first job (a tournament boots the worker's
+    # zygote there: beside the pre-flight, not before the first match). Its errors are ignored.
+    on_start: Callable[[], object] | None = None
     _workers: list[_Worker] = field(default_factory=list)
     _context: Any = None
     _cores: list[int] = field(default_factory=list)  # worker i keeps to _cores[i]; [] none
@@ -117,7 +120,7 @@ class Pool(Generic[Job, Result]):
         process = self._context.Process(
             target=_worker_main, name=f"worker-{index + 1}",
             args=(self.play, child_conn, watch, os.getpid(), level, self.shared,
-                  self._cores[index] if self._cores else None), daemon=False)
+                  self._cores[index] if self._cores else None, self.on_start), daemon=False)
         # A stop signal while the worker is being started would leave it half-told (it printed
         # a traceback on the missing start data) and unknown to close(): the signals wait until
         # it is on the list. Blocking them in this thread is not enough (the kernel hands a
@@ -326,7 +329,8 @@ def _end(worker: _Worker) -> None:
 # -- in the worker ---------------------------------------------------------------------------------
 
 def _worker_main(play: Callable[[Any], Any], conn: Connection, watch: Connection, parent: int,
-                 level: int, shared: tuple[Any, ...] = (), core: int | None = None) -> None:
+                 level: int, shared: tuple[Any, ...] = (), core: int | None = None,
+                 on_start: Callable[[], object] | None = None) -> None:
     # Ctrl-C reaches the whole foreground process group: the coordinator decides what stops.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, lambda signum, frame: _die(128 + signum))
@@ -346,6 +350,11 @@ def _worker_main(play: Callable[[Any], Any], conn: Connection, watch: Connection
         root.removeHandler(handler)
     root.addHandler(_SendHandler(conn, lock))
     root.setLevel(level)
+    if on_start is not None:
+        try:
+            on_start()
+        except Exception:  # what it prepares, the first job does again (and reports)
+            pass
     while True:
         try:
             job = _loads(conn.recv_bytes(), shared)
