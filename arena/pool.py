@@ -18,7 +18,7 @@ small enough to hold every guarantee itself:
 - **Logging** travels on the worker's own connection to the coordinator, which hands each record
   to its loggers: no queue thread, no shared lock.
 - A worker that dies mid-match is replaced and its match played again, once; twice is an error.
-- **One core per worker** when there are at least two workers and a core for each: a worker, its
+- **One core per worker** when there are two workers or more, one per core: a worker, its
   zygote and its bots keep to that core (``PIN_ENV`` says otherwise). A match of cheap bots is a
   ping-pong of wake-ups between the referee and a bot; spread over the cores, with a second
   match beside it, each wake-up often crossed to the other core, and a match of greedy vs random
@@ -267,8 +267,10 @@ class Pool(Generic[Job, Result]):
 
 def cores_for(workers: int) -> list[int]:
     """The core each worker keeps to (worker i: the i-th), or [] when they are not pinned: by
-    default pinned when there are two workers or more and a core of this process's for each.
-    One worker is left free: both bots of its match start at once, on two cores."""
+    default pinned when there are two workers or more and exactly as many as this process's
+    cores. One worker is left free (both bots of its match start at once, on two cores), and so
+    are fewer workers than cores: pinned, every run on the machine would crowd its first cores
+    while the others idled (two test runs at once, a league beside a tournament)."""
     try:
         cores = sorted(os.sched_getaffinity(0))
     except (AttributeError, OSError):
@@ -276,7 +278,7 @@ def cores_for(workers: int) -> list[int]:
     wanted = os.environ.get(PIN_ENV)
     if wanted == "0" or workers > len(cores):
         return []
-    if wanted == "1" or workers >= 2:
+    if wanted == "1" or 2 <= workers == len(cores):
         return cores[:workers]
     return []
 
