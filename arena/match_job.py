@@ -12,6 +12,7 @@ import logging
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from arena import sandbox, zygote
 from arena.bot_process import Limits
 from arena.game import Rules
 from arena.referee import MatchConfig, run_match
@@ -44,6 +45,14 @@ def log_result(entry: ScheduledMatch, result: MatchResult) -> None:
     else:
         log.info("match %s %s: %s, winner side %s", entry.match_id, " | ".join(entry.seats),
                  result.reason, result.winner)
+
+
+def prepare_worker(bots: tuple[BotSpec, ...]) -> None:
+    """Runs in a worker process as it starts (``Pool(on_start=...)``): probes the sandbox and
+    boots the worker's zygote when a bot will start from it, which its first match did before
+    (~0.2 s of wall time; the pool now starts beside the pre-flight, so this overlaps it)."""
+    if any(zygote.serves(bot.argv) for bot in bots) and sandbox.support().mode != "limits":
+        zygote.get()
 
 
 def play_job(job: MatchJob) -> MatchResult:

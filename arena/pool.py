@@ -18,6 +18,11 @@ small enough to hold every guarantee itself:
 - **Logging** travels on the worker's own connection to the coordinator, which hands each record
   to its loggers: no queue thread, no shared lock.
 - A worker that dies mid-match is replaced and its match played again, once; twice is an error.
+- **One core per worker** when there are two workers or more, one per core: a worker, its
+  zygote and its bots keep to that core (``PIN_ENV`` says otherwise). A match of cheap bots is a
+  ping-pong of wake-ups between the referee and a bot; spread over the cores, with a second
+  match beside it, each wake-up often crossed to the other core, and a match of greedy vs random
+  took ~1.4x as long with 2 workers as with 1 at the same CPU (issue 18, scripts/match_timeline.py).
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ STOP_GRACE_S = 0.2      # after SIGTERM, a worker has this long to kill its bots
 _PR_SET_PDEATHSIG = 1   # <linux/prctl.h>
 MAX_DEATHS_PER_JOB = 2  # a match whose worker died this many times is an error, not a retry
 _STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+PIN_ENV = "ARENA_PIN_WORKERS"  # "0": workers never keep to a core; "1": always (one worker too)
 
 
 class WorkerError(RuntimeError):
@@ -86,11 +92,16 @@ class Pool(Generic[Job, Result]):
     # them once, when it starts, and a job refers to them by number. Pickled with every job they
     # were most of its size and cost (issue 18).
     shared: tuple[Any, ...] = ()
+    # Called in each worker as it starts, before its first job (a tournament boots the worker's
+    # zygote there: beside the pre-flight, not before the first match). Its errors are ignored.
+    on_start: Callable[[], object] | None = None
     _workers: list[_Worker] = field(default_factory=list)
     _context: Any = None
+    _cores: list[int] = field(default_factory=list)  # worker i keeps to _cores[i]; [] none
 
     def __enter__(self) -> Pool[Job, Result]:
         self._context = multiprocessing.get_context("spawn")
+        self._cores = cores_for(self.workers)
         try:
             for index in range(self.workers):
                 self._start(index)
@@ -108,7 +119,8 @@ class Pool(Generic[Job, Result]):
         level = logging.getLogger().getEffectiveLevel()
         process = self._context.Process(
             target=_worker_main, name=f"worker-{index + 1}",
-            args=(self.play, child_conn, watch, os.getpid(), level, self.shared), daemon=False)
+            args=(self.play, child_conn, watch, os.getpid(), level, self.shared,
+                  self._cores[index] if self._cores else None, self.on_start), daemon=False)
         # A stop signal while the worker is being started would leave it half-told (it printed
         # a traceback on the missing start data) and unknown to close(): the signals wait until
         # it is on the list. Blocking them in this thread is not enough (the kernel hands a
@@ -253,6 +265,24 @@ class Pool(Generic[Job, Result]):
         self._workers.clear()
 
 
+def cores_for(workers: int) -> list[int]:
+    """The core each worker keeps to (worker i: the i-th), or [] when they are not pinned: by
+    default pinned when there are two workers or more and exactly as many as this process's
+    cores. One worker is left free (both bots of its match start at once, on two cores), and so
+    are fewer workers than cores: pinned, every run on the machine would crowd its first cores
+    while the others idled (two test runs at once, a league beside a tournament)."""
+    try:
+        cores = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return []  # not Linux
+    wanted = os.environ.get(PIN_ENV)
+    if wanted == "0" or workers > len(cores):
+        return []
+    if wanted == "1" or 2 <= workers == len(cores):
+        return cores[:workers]
+    return []
+
+
 class _SharedPickler(pickle.Pickler):
     """Writes each of the pool's shared objects as its number (pickle's persistent ids)."""
 
@@ -301,12 +331,20 @@ def _end(worker: _Worker) -> None:
 # -- in the worker ---------------------------------------------------------------------------------
 
 def _worker_main(play: Callable[[Any], Any], conn: Connection, watch: Connection, parent: int,
-                 level: int, shared: tuple[Any, ...] = ()) -> None:
+                 level: int, shared: tuple[Any, ...] = (), core: int | None = None,
+                 on_start: Callable[[], object] | None = None) -> None:
     # Ctrl-C reaches the whole foreground process group: the coordinator decides what stops.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, lambda signum, frame: _die(128 + signum))
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)  # blocked by Pool._start
     _die_with_parent(parent)
+    if core is not None:
+        # Before any child: the zygote, the launchers and the bots inherit it (a bot may widen
+        # its own, as any process may within its cgroup's cpuset: a matter of speed, not safety).
+        try:
+            os.sched_setaffinity(0, {core})
+        except OSError:
+            pass  # the core went away (a changed cpuset): run anywhere
     threading.Thread(target=_watch_lifeline, args=(watch,), name="lifeline", daemon=True).start()
     lock = threading.Lock()
     root = logging.getLogger()
@@ -314,6 +352,11 @@ def _worker_main(play: Callable[[Any], Any], conn: Connection, watch: Connection
         root.removeHandler(handler)
     root.addHandler(_SendHandler(conn, lock))
     root.setLevel(level)
+    if on_start is not None:
+        try:
+            on_start()
+        except Exception:  # what it prepares, the first job does again (and reports)
+            pass
     while True:
         try:
             job = _loads(conn.recv_bytes(), shared)

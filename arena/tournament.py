@@ -9,6 +9,7 @@ the matches run on a Dask cluster instead (``cluster.py``); the coordinator's pa
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import signal
@@ -19,7 +20,7 @@ import tomllib
 from contextlib import ExitStack, closing, contextmanager
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Callable, Generator, Iterable, Iterator, Mapping
+from typing import Any, Callable, Generator, Iterator, Mapping
 
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
 from arena.bot_specs import BotSpecError, check_bot_paths, resolve_bot
@@ -30,7 +31,7 @@ from arena.pool import Pool, WorkerError
 from arena.preflight import PreflightError, preflight
 from arena.registry import data_dir
 # One match job, played here or on a cluster, lives in match_job.py (below cluster.py).
-from arena.match_job import MatchJob as _Job, log_result, play_job as _play
+from arena.match_job import MatchJob as _Job, log_result, play_job as _play, prepare_worker
 from arena.types import BotSpec, ConfigError, MatchResult
 from arena.sandbox import SandboxLimits, check_level, data_folders, describe as describe_sandbox
 from arena.schedule import ScheduledMatch, partnership_groups, round_robin, three_player_sets
@@ -365,6 +366,19 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
             from arena.cluster import Cluster
             cluster = cleanup.enter_context(Cluster.connect(config.cluster,
                                                             list(zip(config.bots, specs))))
+        pool: Pool[_Job, MatchResult] | None = None
+        early = cleanup.enter_context(ExitStack())  # the pool, until it takes its place below
+        workers = min(config.worker_count(), len(schedule) - progress.done)
+        if cluster is None and workers > 0:
+            # Started now, beside the pre-flight: each worker is a fresh interpreter that imports
+            # the arena, probes the sandbox and boots its zygote (prepare_worker), ~0.5 s that
+            # came before every first match and that a second worker cannot shorten (issue 18).
+            # Each worker holds one match at a time: a stop or a kill loses at most one per
+            # worker, and a stopped run has played the schedule's early matches.
+            pool = early.enter_context(
+                Pool(_play, workers, name_of=lambda job: job.entry.match_id,
+                     shared=(rules, limits, *specs),
+                     on_start=functools.partial(prepare_worker, tuple(specs))))
         if cluster is None:  # a cluster's workers are checked where they run (cluster.py)
             try:
                 preflight(specs, limits, hide=[out, *map(Path, data_folders())], rules=rules)
@@ -428,10 +442,12 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
         try:
             # A cluster sizes its batches from the whole list up front (cluster.py): it gets one,
             # and should_stop is asked only while that list is made.
+            # The pool ends first, before the store, the log and the folder's lock: no bot of
+            # this run writes in the folder once another run may have it.
+            cleanup.enter_context(early.pop_all())
             finished = cleanup.enter_context(closing(
                 cluster.play(list(jobs()), out) if cluster
-                else _play_locally(jobs(), min(config.worker_count(), todo),
-                                   shared=(rules, limits, *specs))))
+                else pool.run(jobs()) if pool is not None and todo > 0 else _nothing()))
             for job, result in finished:
                 if stored[job.entry.order]:
                     continue  # a match played twice (a cluster's retried batch) is stored once
@@ -532,17 +548,11 @@ def run_log(path: Path) -> Iterator[None]:
         handler.close()
 
 
+def _nothing() -> Generator[tuple[_Job, MatchResult], None, None]:
+    """No finished matches: nothing was left to play, so no worker was started."""
+    yield from ()
+
+
 class _QuietFileHandler(logging.FileHandler):
     def handleError(self, record: logging.LogRecord) -> None:
         pass  # logging's default prints a traceback to stderr: a full disk is reported once, plainly
-
-
-def _play_locally(jobs: Iterable[_Job], workers: int, shared: tuple[Any, ...] = ()
-                  ) -> Generator[tuple[_Job, MatchResult], None, None]:
-    """Finished matches from a pool of processes on this machine, in the order they finish."""
-    # Each worker holds one match at a time: a stop or a kill loses at most one per worker, and
-    # a stopped run has played the schedule's early matches (every pairing about equally).
-    if workers <= 0:
-        return  # nothing left to play: no worker is started
-    with Pool(_play, workers, name_of=lambda job: job.entry.match_id, shared=shared) as pool:
-        yield from pool.run(jobs)

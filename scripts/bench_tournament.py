@@ -19,11 +19,21 @@ that think little, like ``--bots greedy,c-counter,random``, spend most of a matc
 and both bots of a match start at once: one worker then keeps ~1.2 cores busy, which caps the
 speed-up near 1.7 on 2 cores whatever the scheduler does (the "cores busy" lines show it).
 
+Each round also runs the 2 workers free to use any core (``ARENA_PIN_WORKERS=0``, the pool
+before issue 18's fix: now each of 2 workers keeps to a core), and 1 worker kept to a core
+(``ARENA_PIN_WORKERS=1``: by default one worker is free), and prints, for each run, the split
+that explains the speed-up: the seconds to the first result (pre-flight, the workers' start, their
+first match: fixed, a second worker cannot shorten them), then a match's wall in a worker (the
+time between results times the workers), with the referee's play time in it.
+
 ``--baseline REV`` (issue 18) compares this tree with an earlier one instead, in the same run:
 REV's files are taken with ``git archive`` into a temporary folder, and each round runs the same
 tournament (default: greedy vs random, 2 workers) once with REV's code and once with this tree's,
 each in a fresh Python process that imports only its own tree (the order alternates between
 rounds). Default REV: afb33c8, main before issue 18. Both use this tree's virtual environment.
+The figure is the whole run's matches/s (``run_tournament`` from call to return); the time from
+the first progress report is printed beside it, but no longer measures the same thing in both
+trees: the workers now start before that report, beside the pre-flight.
 
 Usage: scripts/bench_tournament.py [--matches-per-pairing N] [--rounds R] [--bots a,b,c]
        scripts/bench_tournament.py --baseline [REV] [--bots greedy,random] [--workers 2]
@@ -32,6 +42,7 @@ Usage: scripts/bench_tournament.py [--matches-per-pairing N] [--rounds R] [--bot
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import resource
@@ -48,14 +59,68 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from arena.bot_process import Limits  # noqa: E402
 from arena.cli import DEMO_BOTS  # noqa: E402
 from arena.deal_keys import deal_secret, key_from_seed  # noqa: E402
+from arena.pool import PIN_ENV  # noqa: E402
 from arena.referee import MatchConfig, run_match  # noqa: E402
 from arena.schedule import round_robin  # noqa: E402
 from arena.tournament import load_config, resolve_bots, rules_of, run_tournament  # noqa: E402
 
 
+class _CpuGroup:
+    """CPU time of this process and of every process it starts, whoever reaps them: a cgroup of
+    v1's ``cpuacct`` hierarchy of its own (root, where the machine has one), else rusage.
+
+    rusage (this process and the children it waited for) misses the Python bots: the zygote that
+    forks them reaps them, and it is never waited for (it dies with its worker), so their CPU
+    never reached this process, and "cores busy" read ~0.5 of a core where the matches used more.
+    A cgroup counts them wherever they run (bots join only ``memory`` and ``pids`` cgroups of
+    their own, so they stay in this one)."""
+
+    ROOT = Path("/sys/fs/cgroup/cpuacct")
+
+    def __init__(self) -> None:
+        self.path: Path | None = None
+        try:
+            path = self.ROOT / f"sixtysix-bench-{os.getpid()}"
+            path.mkdir()
+            self.path = path
+            (path / "cgroup.procs").write_text(f"{os.getpid()}\n")
+        except OSError:
+            self.close()
+
+    @property
+    def what(self) -> str:
+        return ("a cpuacct cgroup: every process started, Python bots included" if self.path
+                else "rusage: this process and the children it reaped (zygote-forked bots missed)")
+
+    def seconds(self) -> float:
+        if self.path is not None:
+            return int((self.path / "cpuacct.usage").read_text()) / 1e9
+        return own_cpu_seconds() + _cpu(resource.getrusage(resource.RUSAGE_CHILDREN))
+
+    def close(self) -> None:
+        """Every process still in the group (this one, its zygote, multiprocessing's resource
+        tracker) goes back to the hierarchy's root, and the group is removed."""
+        if self.path is None:
+            return
+        try:
+            for pid in (self.path / "cgroup.procs").read_text().split():
+                try:
+                    (self.ROOT / "cgroup.procs").write_text(pid + "\n")
+                except OSError:
+                    pass  # it has exited meanwhile
+            self.path.rmdir()
+        except OSError:
+            pass
+        self.path = None
+
+
+_cpu_group: _CpuGroup | None = None
+
+
 def cpu_seconds() -> float:
-    """CPU used so far by this process and by every child process it has waited for."""
-    return own_cpu_seconds() + _cpu(resource.getrusage(resource.RUSAGE_CHILDREN))
+    """CPU used so far by this process and every process it started (see ``_CpuGroup``)."""
+    return _cpu_group.seconds() if _cpu_group is not None else \
+        own_cpu_seconds() + _cpu(resource.getrusage(resource.RUSAGE_CHILDREN))
 
 
 def own_cpu_seconds() -> float:
@@ -83,20 +148,46 @@ def bare(config, folder: Path) -> float:  # noqa: ANN001
     return time.perf_counter() - start
 
 
-def tournament(config, folder: Path, workers: int) -> float:  # noqa: ANN001
+def tournament(config, folder: Path, workers: int, pin: str | None = None) -> dict[str, float]:  # noqa: ANN001
+    """One tournament; ``pin`` sets ``ARENA_PIN_WORKERS`` for its pool (None: the pool's default).
+    Returns its wall time and where it went: until the first result (pre-flight, the workers'
+    start, their first match), the time between results after that (times the workers: a match's
+    wall in a worker), and per match the referee's play time and the bots' answer time in it."""
     cfg = load_config(None, {**config.to_dict(), "workers": workers, "output": str(folder)})
-    start = time.perf_counter()
-    run_tournament(cfg)
-    return time.perf_counter() - start
+    stamps: list[float] = []
+    play_ms: list[float] = []
+    answer_ms: list[float] = []
+
+    def note(progress) -> None:  # noqa: ANN001
+        stamps.append(time.perf_counter())
+        if progress.last is not None:
+            play_ms.append(progress.last.play_ms)
+            answer_ms.append(sum(sum(seat.decision_ms) for seat in progress.last.seats))
+
+    before = os.environ.pop(PIN_ENV, None)
+    if pin is not None:
+        os.environ[PIN_ENV] = pin
+    try:
+        start = time.perf_counter()
+        run_tournament(cfg, on_progress=note)
+        end = time.perf_counter()
+    finally:
+        os.environ.pop(PIN_ENV, None)
+        if before is not None:
+            os.environ[PIN_ENV] = before
+    results = stamps[1:]  # the first report comes before any match (after the pre-flight)
+    return {"wall": end - start, "to first result": results[0] - start,
+            "match wall ms": 1000 * workers * (results[-1] - results[0]) / max(len(results) - 1, 1),
+            "play ms": statistics.median(play_ms), "answers ms": statistics.median(answer_ms)}
 
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_BASELINE = "afb33c8"  # main before issue 18 (cheap matches)
 BASELINE_TARGET = 2.0
 
-# Run in a fresh interpreter with one tree first on the path: one tournament, its wall time and
-# the coordinator's CPU time as JSON on the last line, from the
-# first progress report (the pre-flight, which starts every bot once, is over) to the last match.
+# Run in a fresh interpreter with one tree first on the path: one tournament, as JSON on the last
+# line: the whole run's wall time, and the wall and coordinator CPU time from the first progress
+# report (the pre-flight, which starts every bot once, is over) to the last match.
 _RUNNER = """
 import json, resource, sys, time
 tree, settings = sys.argv[1], json.loads(sys.argv[2])
@@ -116,9 +207,11 @@ if __name__ == "__main__":
     def note(progress):
         marks[1 if marks else 0:] = [(time.perf_counter(), cpu())]
 
+    start = time.perf_counter()
     run_tournament(config, on_progress=note)
+    end = time.perf_counter()
     (t0, c0), (t1, c1) = marks
-    print(json.dumps({"wall": t1 - t0, "cpu": c1 - c0}))
+    print(json.dumps({"wall": t1 - t0, "cpu": c1 - c0, "whole": end - start}))
 """
 
 
@@ -158,6 +251,7 @@ def compare_with_baseline(args: argparse.Namespace) -> None:
               f"{name} (baseline) and this tree in turn; medians")
         trees = {f"baseline {name}": old_tree, "this tree": ROOT}
         rates: dict[str, list[float]] = {label: [] for label in trees}
+        whole: dict[str, list[float]] = {label: [] for label in trees}
         cpus: dict[str, list[float]] = {label: [] for label in trees}
         for r in range(args.rounds):
             order = list(trees.items()) if r % 2 == 0 else list(trees.items())[::-1]
@@ -166,17 +260,25 @@ def compare_with_baseline(args: argparse.Namespace) -> None:
                 result = run_in(tree, {**settings, "output": str(out)})
                 shutil.rmtree(out, ignore_errors=True)
                 rates[label].append(n / result["wall"])
+                whole[label].append(n / result["whole"])
                 cpus[label].append(result["cpu"] / n * 1000)
-        ratios = [new / old for old, new in zip(*rates.values())]
+        # The whole run is the figure: since issue 18 the workers start beside the pre-flight,
+        # before the first progress report, so "from the first report" leaves their start out
+        # of this tree's time and not out of older trees'.
+        ratios = [new / old for old, new in zip(*whole.values())]
+        window = [new / old for old, new in zip(*rates.values())]
         for label in trees:
-            print(f"{label}: {statistics.median(rates[label]):.2f} matches/s, "
-                  f"coordinator CPU {statistics.median(cpus[label]):.2f} ms per match  (rounds: "
-                  f"{', '.join(f'{v:.2f}' for v in rates[label])})")
+            print(f"{label}: {statistics.median(whole[label]):.2f} matches/s, the whole run "
+                  f"(rounds: {', '.join(f'{v:.2f}' for v in whole[label])}); from the first "
+                  f"progress report: {statistics.median(rates[label]):.2f} (rounds: "
+                  f"{', '.join(f'{v:.2f}' for v in rates[label])}); coordinator CPU "
+                  f"{statistics.median(cpus[label]):.2f} ms per match")
         ratio = statistics.median(ratios)
-        print(f"throughput, this tree / baseline: {ratio:.2f}x (target >= {BASELINE_TARGET:g}x: "
-              f"{'met' if ratio >= BASELINE_TARGET else 'NOT met'})  (rounds: "
-              f"{', '.join(f'{v:.2f}' for v in ratios)})")
-        old, new = (statistics.median(v) for v in rates.values())
+        print(f"throughput, this tree / baseline, whole run: {ratio:.2f}x (target >= "
+              f"{BASELINE_TARGET:g}x: {'met' if ratio >= BASELINE_TARGET else 'NOT met'})  "
+              f"(rounds: {', '.join(f'{v:.2f}' for v in ratios)}); from the first progress "
+              f"report: {statistics.median(window):.2f}x")
+        old, new = (statistics.median(v) for v in whole.values())
         print(f"| `--baseline {name} --bots {','.join(bots)}` | {old:.2f} matches/s | "
               f"{new:.2f} matches/s | {ratio:.2f}x |")
 
@@ -206,24 +308,49 @@ def main() -> None:
                                 "matches_per_pairing": args.matches_per_pairing, "seed": 11})
     n = len(round_robin("bench", [b.name for b in resolve_bots(config)],
                         config.matches_per_pairing // 2))
+    global _cpu_group
+    _cpu_group = _CpuGroup()
     print(f"# python {sys.version.split()[0]}, {os.cpu_count()} cores; bots {args.bots}; {n} matches "
-          f"per run; {args.rounds} interleaved rounds, medians")
+          f"per run; {args.rounds} interleaved rounds, medians; CPU time from {_cpu_group.what}")
     rows: dict[str, list[float]] = {}
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, contextlib.closing(_cpu_group):
         for r in range(args.rounds):
             base = Path(tmp) / str(r)
             c0 = cpu_seconds()
             t_bare = bare(config, base / "bare")
             c1, own1 = cpu_seconds(), own_cpu_seconds()
-            t1 = tournament(config, base / "w1", 1)
+            r1 = tournament(config, base / "w1", 1)
             c2, own2 = cpu_seconds(), own_cpu_seconds()
-            t2 = tournament(config, base / "w2", 2)
-            c3 = cpu_seconds()
+            # 2 workers as the pool runs them (each keeps to a core) and, in turn, free to use
+            # any core (ARENA_PIN_WORKERS=0, the pool before issue 18's fix): before and after
+            # in the same round, the order alternating.
+            runs = {}
+            for label in (("kept", "free") if r % 2 == 0 else ("free", "kept")):
+                c_before = cpu_seconds()
+                runs[label] = tournament(config, base / f"w2-{label}", 2,
+                                         None if label == "kept" else "0")
+                runs[label]["cpu"] = cpu_seconds() - c_before
+            c3 = c2 + runs["kept"]["cpu"]
+            # And one worker kept to a core too (ARENA_PIN_WORKERS=1; by default one worker is
+            # free, as both bots of its match start at once): were that faster, the speed-up
+            # should be measured against it.
+            c_before = cpu_seconds()
+            r1_kept = tournament(config, base / "w1-kept", 1, "1")
+            r1_kept["cpu"] = cpu_seconds() - c_before
+            t1, t2, t2_free = r1["wall"], runs["kept"]["wall"], runs["free"]["wall"]
             shutil.rmtree(base)
             rows.setdefault("bare referee: matches/s", []).append(n / t_bare)
             rows.setdefault("tournament, 1 worker: matches/s", []).append(n / t1)
             rows.setdefault("tournament, 2 workers: matches/s", []).append(n / t2)
+            rows.setdefault("tournament, 2 workers free to use any core: matches/s", []).append(
+                n / t2_free)
+            rows.setdefault("tournament, 1 worker kept to a core: matches/s", []).append(
+                n / r1_kept["wall"])
             rows.setdefault("speed-up (2 workers / 1 worker)", []).append(t1 / t2)
+            rows.setdefault("speed-up, 2 workers / 1 worker kept to a core", []).append(
+                r1_kept["wall"] / t2)
+            rows.setdefault("speed-up, 2 workers free to use any core / 1 worker", []).append(
+                t1 / t2_free)
             rows.setdefault("scheduler overhead per match (ms)", []).append((t1 - t_bare) / n * 1000)
             rows.setdefault("scheduler overhead, % of bare referee time", []).append(
                 100 * (t1 - t_bare) / t_bare)
@@ -237,6 +364,10 @@ def main() -> None:
                 100 * (own2 - own1) / t_bare)
             rows.setdefault("CPU per match, tournament 2 workers (ms)", []).append(
                 (c3 - c2) / n * 1000)
+            rows.setdefault("CPU per match, 1 worker kept to a core (ms)", []).append(
+                r1_kept["cpu"] / n * 1000)
+            rows.setdefault("CPU per match, 2 workers free to use any core (ms)", []).append(
+                runs["free"]["cpu"] / n * 1000)
             rows.setdefault("scheduler CPU overhead, % of bare referee CPU", []).append(
                 100 * ((c2 - c1) - (c1 - c0)) / (c1 - c0))
             # A match is three processes (referee, two bots) and both bots start at the same time,
@@ -246,18 +377,49 @@ def main() -> None:
                 (c2 - c1) / t1)
             rows.setdefault("cores busy (CPU time / wall time), 2 workers", []).append(
                 (c3 - c2) / t2)
+            # The split that explains the speed-up: a fixed start that a second worker cannot
+            # shorten, and a match's wall in a worker (with its play and the bots' answers as
+            # the referee timed them), which waits longer when the other worker's match runs
+            # beside it.
+            for label, run in (("1 worker", r1), ("1 worker kept", r1_kept),
+                               ("2 workers", runs["kept"]),
+                               ("2 workers free", runs["free"])):
+                rows.setdefault(f"split, {label}: s to the first result (pre-flight, workers' "
+                                "start, first match)", []).append(run["to first result"])
+                rows.setdefault(f"split, {label}: ms per match in a worker, then", []).append(
+                    run["match wall ms"])
+                rows.setdefault(f"split, {label}: ms of play per match (median)", []).append(
+                    run["play ms"])
+                rows.setdefault(f"split, {label}: ms of bots' answers per match (median)",
+                                []).append(run["answers ms"])
     for key, values in rows.items():
         print(f"{key}: {statistics.median(values):.2f}  (rounds: "
               f"{', '.join(f'{v:.2f}' for v in values)})")
     m = {key: statistics.median(values) for key, values in rows.items()}
     speed_up = m["speed-up (2 workers / 1 worker)"]
-    print(f"speed-up target >= 1.85: {'met' if speed_up >= 1.85 else 'NOT met'}")
+    free = m["speed-up, 2 workers free to use any core / 1 worker"]
+    kept1 = m["speed-up, 2 workers / 1 worker kept to a core"]
+    print(f"speed-up target >= 1.85: {'met' if speed_up >= 1.85 else 'NOT met'} ({speed_up:.2f}; "
+          f"{free:.2f} with the workers free to use any core; {kept1:.2f} over one worker kept to "
+          "a core; same rounds)")
+    split = {label: (m[f"split, {label}: s to the first result (pre-flight, workers' start, "
+                       "first match)"], m[f"split, {label}: ms per match in a worker, then"],
+                     m[f"split, {label}: ms of play per match (median)"])
+             for label in ("1 worker", "1 worker kept", "2 workers", "2 workers free")}
+    print("why: " + "; ".join(f"{label}: {first:.2f} s to the first result, then {wall:.0f} ms "
+                              f"per match in a worker ({play:.0f} ms of play)"
+                              for label, (first, wall, play) in split.items()))
     print(f"| `--bots {args.bots} --matches-per-pairing {args.matches_per_pairing}` | "
           f"{m['tournament, 1 worker: matches/s']:.2f} matches/s | "
           f"{m['tournament, 2 workers: matches/s']:.2f} matches/s | {speed_up:.2f} | "
           f"{m['cores busy (CPU time / wall time), 1 worker']:.2f} | "
           f"{m['scheduler overhead, % of bare referee time']:.1f}% wall, "
           f"{m['coordinator CPU, % of bare referee time']:.1f}% coordinator CPU |")
+    print(f"| `bench_tournament.py` | 2 workers / 1 worker, {args.bots.replace(',', ', ')} | "
+          f"{free:.2f} (workers free to use any core, same run) | "
+          f"{m['tournament, 2 workers: matches/s']:.2f} / "
+          f"{m['tournament, 1 worker: matches/s']:.2f} matches/s = {speed_up:.2f} | >= 1.85 | "
+          f"{'met' if speed_up >= 1.85 else 'not met'} |")
 
 
 if __name__ == "__main__":

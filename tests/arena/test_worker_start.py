@@ -1,0 +1,51 @@
+"""A tournament's workers start beside its pre-flight and prepare themselves (sandbox probe,
+zygote) before their first match (issue 18: ~0.5 s before every first match, which a second
+worker cannot shorten). A run that stops at the pre-flight ends those workers."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from arena import zygote
+from arena.match_job import prepare_worker
+from arena.tournament import load_config, resolve_bots, run_tournament
+from arena.types import ConfigError
+
+
+def _children() -> set[int]:
+    pids: set[int] = set()
+    for task in os.listdir("/proc/self/task"):
+        with open(f"/proc/self/task/{task}/children") as fh:
+            pids |= {int(p) for p in fh.read().split()}
+    return pids
+
+
+def test_a_worker_boots_its_zygote_only_for_bots_that_start_from_one(tmp_path: Path):
+    config = load_config(None, {"name": "w", "bots": ["first-legal-c", "c-counter"],
+                                "output": str(tmp_path / "c")})
+    zygote.stop()
+    try:
+        prepare_worker(tuple(resolve_bots(config)))
+        assert zygote._zygote is None  # C bots start by exec: nothing to boot
+        config = load_config(None, {"name": "w", "bots": ["random", "c-counter"],
+                                    "output": str(tmp_path / "p")})
+        prepare_worker(tuple(resolve_bots(config)))
+        assert zygote._zygote is not None and zygote._zygote.alive()
+    finally:
+        zygote.stop()
+
+
+def test_a_run_that_stops_at_the_pre_flight_ends_the_workers_it_started(tmp_path: Path):
+    before = _children()
+    out = tmp_path / "t"
+    config = load_config(None, {"name": "w", "bots": ["false", "first-legal-c"], "workers": 2,
+                                "output": str(out)})
+    with pytest.raises(ConfigError, match="did not start"):
+        run_tournament(config)
+    left = {pid: open(f"/proc/{pid}/cmdline").read() for pid in _children() - before}
+    # multiprocessing's resource tracker lives as long as this process, whoever started it
+    assert not {pid: cmd for pid, cmd in left.items() if "resource_tracker" not in cmd}, left
+    assert not (out / "results.sqlite").exists()
