@@ -102,6 +102,7 @@ class ZygoteChild:
         self.stdin, self.stdout, self.stderr = stdin, stdout, stderr
         self.returncode: int | None = None
         self.cpu_s = 0.0  # the whole start and run: launcher, PID 1, bot (the zygote's wait4)
+        self.minflt = 0  # their minor page faults (the benchmark: copy-on-write after the fork)
         self._pidfd = pidfd
         self._control = control
         self._said = b""
@@ -159,8 +160,8 @@ class ZygoteChild:
                 break
             self._said += chunk
             if self._said.endswith(b"\n"):
-                code, cpu, zygote_cpu = self._said.split()
-                self.returncode, self.cpu_s = int(code), float(cpu)
+                code, cpu, zygote_cpu, minflt = self._said.split()
+                self.returncode, self.cpu_s, self.minflt = int(code), float(cpu), int(minflt)
                 _zygote_cpu_s = float(zygote_cpu)
                 _children_cpu_s += self.cpu_s
         self._close()
@@ -361,7 +362,7 @@ def _serve(sock: socket.socket) -> tuple[Any, dict[str, Any]]:
                 own = resource.getrusage(resource.RUSAGE_SELF)
                 said = f"{os.waitstatus_to_exitcode(status)} " \
                        f"{usage.ru_utime + usage.ru_stime:.6f} " \
-                       f"{own.ru_utime + own.ru_stime:.6f}\n"
+                       f"{own.ru_utime + own.ru_stime:.6f} {usage.ru_minflt}\n"
                 try:
                     os.write(control, said.encode())
                 except OSError:

@@ -63,6 +63,10 @@ def _children_cpu() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
+def _children_minflt() -> int:
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_minflt
+
+
 def _self_cpu() -> float:
     ru = resource.getrusage(resource.RUSAGE_SELF)
     return ru.ru_utime + ru.ru_stime
@@ -86,8 +90,10 @@ def measure(bots: list[str], starts: int) -> dict[str, dict[str, list[float]]]:
         cpu: list[float] = []
         wall: list[float] = []
         referee: list[float] = []
+        inside: list[float] = []
+        faults: list[float] = []
         for _ in range(starts):
-            c0, s0 = _children_cpu(), _self_cpu()
+            c0, s0, f0 = _children_cpu(), _self_cpu(), _children_minflt()
             t0 = time.perf_counter()
             proc = BotProcess(argv, Limits())
             proc.start()
@@ -101,10 +107,16 @@ def measure(bots: list[str], starts: int) -> dict[str, dict[str, list[float]]]:
             cpu.append((_children_cpu() - c0 + own + forked) * 1000)
             referee.append(own * 1000)
             wall.append((t1 - t0) * 1000)
+            # The bot's own process (PID 1's wait4, reported in ms), the rest of the processes
+            # being the launcher's (outer process and PID 1); their copy-on-write faults.
+            inside.append((proc.report.cpu_s or 0.0) * 1000 if proc.report else 0.0)
+            faults.append(float(_children_minflt() - f0 + proc.child_minflt()))
         z_share = (zygote.own_cpu_s() - z_before) * 1000 / starts
         out[bot] = {"cpu": [c + z_share for c in cpu], "wall": wall, "referee": referee,
                     "bot": [c - r for c, r in zip(cpu, referee)], "zygote": [z_share],
-                    "path": [1.0 if proc.via_zygote else 0.0]}
+                    "path": [1.0 if proc.via_zygote else 0.0], "inside": inside,
+                    "launch": [c - r - i for c, r, i in zip(cpu, referee, inside)],
+                    "minflt": faults}
     return out
 
 
@@ -166,7 +178,8 @@ def main() -> None:
     paths = [p for p in args.paths.split(",") if p]
     runs: dict[str, dict[str, dict[str, list[float]]]] = {
         p: {b: {"cpu": [], "wall": [], "path": [], "referee": [], "bot": [], "zygote": [],
-                "match": []} for b in bots} for p in paths}
+                "match": [], "inside": [], "launch": [], "minflt": []} for b in bots}
+        for p in paths}
     for _ in range(args.rounds):
         for path in paths:
             env = dict(os.environ)
@@ -206,6 +219,18 @@ def main() -> None:
             row += f"{statistics.median(r['referee']):>16.1f}{statistics.median(r['bot']):>12.1f}"
         if "zygote" in paths:
             row += f"{statistics.median(runs['zygote'][bot]['zygote'] or [0.0]):>14.2f}"
+        print(row)
+    print("\nthe bot's processes split (median ms): the launcher (outer process and PID 1: "
+          "namespaces, root, cgroup, fork) and the bot's own process (PID 1's wait4, in whole ms); "
+          "minor page faults of all of them (after a fork: copy-on-write)")
+    print(f"{'bot':<9}" + "".join(f"{p + ' launcher':>17}{p + ' bot':>12}{p + ' faults':>15}"
+                                  for p in paths))
+    for bot in bots:
+        row = f"{bot:<9}"
+        for path in paths:
+            r = runs[path][bot]
+            row += f"{statistics.median(r['launch']):>17.1f}{statistics.median(r['inside']):>12.1f}" \
+                   f"{statistics.median(r['minflt']):>15.0f}"
         print(row)
     if "zygote" in paths:
         print("*: this bot starts by exec on the zygote path too (not a Python bot the zygote "
