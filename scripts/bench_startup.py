@@ -23,8 +23,11 @@ to choose; ``limits`` has no zygote).
 Then whole matches of the minimal and the SDK bot against first-legal-c, CPU per match of every
 process (issue 18: SDK bot <= 1.3x a minimal bot per match), per path.
 
+``--baseline REV`` adds REV's tree (taken with ``git archive``) on the zygote path, as a path
+named REV, rounds interleaved with this tree's: before and after in one run.
+
 Usage: scripts/bench_startup.py [--starts N] [--rounds R] [--matches M] [--bots a,b]
-                                [--paths exec,zygote]
+                                [--paths exec,zygote] [--baseline REV]
 """
 
 from __future__ import annotations
@@ -161,6 +164,9 @@ def main() -> None:
     parser.add_argument("--isolation", default=None, help="isolated, namespaces or limits")
     parser.add_argument("--matches", type=int, default=4,
                         help="whole matches per bot and round against first-legal-c (0: none)")
+    parser.add_argument("--baseline", default=None, metavar="REV",
+                        help="also run REV's tree (git archive into a temporary folder) on the "
+                             "zygote path, as a path 'REV', rounds interleaved")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     bots = [b for b in args.bots.split(",") if b]
@@ -176,6 +182,20 @@ def main() -> None:
 
     level = args.isolation or best_level()
     paths = [p for p in args.paths.split(",") if p]
+    trees = {p: ROOT for p in paths}
+    if args.baseline:
+        import tempfile
+
+        import atexit
+        import shutil
+
+        old = Path(tempfile.mkdtemp(prefix="bench-startup-"))
+        atexit.register(shutil.rmtree, old, True)
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.baseline],
+                                 check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(old)], input=archive, check=True)
+        paths.insert(0, args.baseline)
+        trees[args.baseline] = old
     runs: dict[str, dict[str, dict[str, list[float]]]] = {
         p: {b: {"cpu": [], "wall": [], "path": [], "referee": [], "bot": [], "zygote": [],
                 "match": [], "inside": [], "launch": [], "minflt": []} for b in bots}
@@ -185,14 +205,15 @@ def main() -> None:
             env = dict(os.environ)
             env.pop("ARENA_SANDBOX", None)
             env["ARENA_ISOLATION"] = level
-            env["ARENA_ZYGOTE"] = "1" if path == "zygote" else "0"
-            out = subprocess.run([sys.executable, __file__, "--child", "--starts",
+            env["ARENA_ZYGOTE"] = "0" if path == "exec" else "1"
+            script = trees[path] / "scripts" / "bench_startup.py"
+            out = subprocess.run([sys.executable, str(script), "--child", "--starts",
                                   str(args.starts), "--matches", str(args.matches), "--bots",
-                                  ",".join(bots)], env=env,
+                                  ",".join(bots)], env=env, cwd=trees[path],
                                  check=True, capture_output=True, text=True).stdout
             for bot, figures in json.loads(out.splitlines()[-1]).items():
                 for key, values in figures.items():
-                    runs[path][bot][key] += values
+                    runs[path][bot].setdefault(key, []).extend(values)
     print(f"bot start-up, isolation {level}: start, greeting, 'ready', close; medians of "
           f"{args.rounds} rounds x {args.starts} starts; CPU of every process of the start")
     head = f"{'bot':<9}" + "".join(f"{p + ' CPU ms':>15}{p + ' wall ms':>15}" for p in paths)
@@ -201,8 +222,8 @@ def main() -> None:
         row = f"{bot:<9}"
         for path in paths:
             r = runs[path][bot]
-            forked = path == "zygote" and any(r["path"])
-            mark = "" if path != "zygote" or forked else "*"
+            forked = path != "exec" and any(r["path"])
+            mark = "" if path == "exec" or forked else "*"
             row += f"{statistics.median(r['cpu']):>14.1f}{mark or ' '}" \
                    f"{statistics.median(r['wall']):>15.1f}"
         if bot == "sdk":
@@ -210,15 +231,16 @@ def main() -> None:
         print(row)
     print("\nwhere the CPU goes (median ms): the referee's side (folder, uid lease, cgroup), the "
           "bot's processes (launcher, PID 1, bot), the zygote's own share per start")
-    print(f"{'bot':<9}" + "".join(f"{p + ' referee':>16}{p + ' bot':>12}" for p in paths)
-          + f"{'zygote share':>14}")
+    print(f"{'bot':<9}" + "".join(f"{p + ' referee':>16}{p + ' bot':>12}"
+                                  + ("" if p == "exec" else f"{p + ' share':>14}")
+                                  for p in paths))
     for bot in bots:
         row = f"{bot:<9}"
         for path in paths:
             r = runs[path][bot]
             row += f"{statistics.median(r['referee']):>16.1f}{statistics.median(r['bot']):>12.1f}"
-        if "zygote" in paths:
-            row += f"{statistics.median(runs['zygote'][bot]['zygote'] or [0.0]):>14.2f}"
+            if path != "exec":
+                row += f"{statistics.median(r['zygote'] or [0.0]):>14.2f}"
         print(row)
     print("\nthe bot's processes split (median ms): the launcher (outer process and PID 1: "
           "namespaces, root, cgroup, fork) and the bot's own process (PID 1's wait4, in whole ms); "
@@ -229,8 +251,9 @@ def main() -> None:
         row = f"{bot:<9}"
         for path in paths:
             r = runs[path][bot]
-            row += f"{statistics.median(r['launch']):>17.1f}{statistics.median(r['inside']):>12.1f}" \
-                   f"{statistics.median(r['minflt']):>15.0f}"
+            row += "".join(f"{statistics.median(r[key]) if r[key] else float('nan'):>{w}.{d}f}"
+                           for key, w, d in (("launch", 17, 1), ("inside", 12, 1),
+                                             ("minflt", 15, 0)))
         print(row)
     if "zygote" in paths:
         print("*: this bot starts by exec on the zygote path too (not a Python bot the zygote "
