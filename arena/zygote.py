@@ -345,19 +345,23 @@ def own_cpu_s() -> float:
 
 # -- the zygote process ---------------------------------------------------------------------------
 
-def _serve(sock: socket.socket) -> tuple[Any, dict[str, Any]]:
-    """Fork a child per request; return only in a child, with its request."""
+def _serve(sock: socket.socket, lib: Any) -> dict[str, Any]:
+    """Fork a child per request; return only in a child (the bot's process, inside its sandbox:
+    ``sandbox_fork_enter`` forks and builds the sandbox in C), with the bot's command."""
+    import ctypes
     import resource
-    import selectors
 
-    sel = selectors.DefaultSelector()
-    sel.register(sock, selectors.EVENT_READ, None)
+    # poll, not a selector: no descriptor of its own to leave behind in a child, and no
+    # system call to watch or forget one
+    watch = select.poll()
+    watch.register(sock.fileno(), select.POLLIN)
+    children: dict[int, tuple[int, int]] = {}  # pidfd: (PID, control socket)
     while True:
-        for key, _ in sel.select():
-            if key.data is not None:  # a child exited: reap it, tell its referee
-                pid, control = key.data
-                sel.unregister(key.fd)
-                os.close(key.fd)
+        for fd, _ in watch.poll():
+            if fd in children:  # a child exited: reap it, tell its referee
+                pid, control = children.pop(fd)
+                watch.unregister(fd)
+                os.close(fd)
                 _, status, usage = os.wait4(pid, 0)
                 own = resource.getrusage(resource.RUSAGE_SELF)
                 said = f"{os.waitstatus_to_exitcode(status)} " \
@@ -379,73 +383,44 @@ def _serve(sock: socket.socket) -> tuple[Any, dict[str, Any]]:
                 for fd in fds:
                     os.close(fd)
                 continue
-            pid = os.fork()
+            pid = lib.sandbox_fork_enter((ctypes.c_int * _MAX_FDS)(*fds))
             if pid == 0:
-                # Nothing of the zygote's may stay open in the bot: close the selector and let
-                # go of the socket object without closing a number the bot may reuse later.
-                sel.close()
-                sock.detach()
-                return _become(fds)
+                return _bot_side(sock, lib)
             for fd in fds[:4]:
                 os.close(fd)
+            if pid < 0:  # no fork: the referee is told (no pidfd: it starts this bot by exec)
+                os.close(fds[4])
+                try:
+                    sock.send(b"fork failed")
+                except OSError:
+                    sys.exit(0)
+                continue
             pidfd = os.pidfd_open(pid)
-            sel.register(pidfd, selectors.EVENT_READ, (pid, fds[4]))
+            watch.register(pidfd, select.POLLIN)
+            children[pidfd] = (pid, fds[4])
             try:
                 socket.send_fds(sock, [str(pid).encode()], [pidfd])
             except OSError:
                 sys.exit(0)
 
 
-def _become(fds: list[int]) -> tuple[Any, dict[str, Any]]:
-    """In the freshly forked child: read this start's request (the launcher's arguments straight
-    into a C buffer, never a Python string: they name the bot's host folder, cgroups and uid, and
-    the C code wipes them; then the bot's command), make the pipes 0-2 and the status pipe 3,
-    close every other descriptor."""
-    import ctypes
-    import fcntl
+def _bot_side(sock: socket.socket, lib: Any) -> dict[str, Any]:
+    """In the bot's process, inside its sandbox, back from ``sandbox_fork_enter``: the launcher's
+    C code read this start's request from the control socket after the fork (the launcher's
+    arguments straight into C memory, never a Python string: they name the bot's host folder,
+    cgroups and uid, and it wipes them), made the pipes 0-2, closed every other descriptor and
+    built the sandbox.
 
-    os.setsid()  # its own session and group, as the exec path's start_new_session
-    control = fds[4]
-    size = int(_read_exactly(control, 16), 16)
-    args = ctypes.create_string_buffer(size)
-    view = memoryview(args).cast("B")
-    done = 0
-    while done < size:
-        n = os.readv(control, [view[done:]])
-        if n == 0:
-            os._exit(126)
-        done += n
-    data = b""
-    while not data.endswith(b"\n"):
-        chunk = os.read(control, 1 << 16)
-        if not chunk:
-            os._exit(126)
-        data += chunk
-    bot = json.loads(data)
-    high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 16) for fd in fds[:4]]  # above any target number
-    for target, fd in enumerate(high):
-        os.dup2(fd, target, inheritable=True)
-    os.closerange(4, 1 << 20)
-    return args, bot
-
-
-def _read_exactly(fd: int, size: int) -> bytes:
-    data = b""
-    while len(data) < size:
-        chunk = os.read(fd, size - len(data))
-        if not chunk:
-            os._exit(126)
-        data += chunk
-    return data
-
-
-def _enter(lib: Any, args: Any) -> None:
-    """Build the sandbox with the launcher's own code (``lib``: the launcher's library, loaded by
-    the zygote); returns in the bot's process, inside it."""
-    import ctypes
-
-    if lib.sandbox_enter(args, ctypes.c_size_t(len(args))) != 0:
-        os._exit(126)
+    Not run here: what ``os.fork`` adds in a child (``PyOS_AfterFork_Child``: locks another
+    thread may have held at the fork, the ``threading`` and ``logging`` bookkeeping of other
+    threads, ``random``'s reseeding), ~0.7 ms and ~250 copy-on-write faults per start. The zygote
+    has one thread (``_main`` checks it) that forks from its serve loop, holding no lock, so there
+    is nothing to repair; the random state is reseeded in ``_run_bot``."""
+    # The zygote's socket is closed (C closed every descriptor): forget it without closing a
+    # number the bot may have reused by the time the object goes.
+    sock.detach()
+    request: dict[str, Any] = json.loads(lib.sandbox_request())
+    return request
 
 
 def _run_bot(request: dict[str, Any]) -> None:
@@ -518,16 +493,19 @@ def _main() -> None:
     sys.path.append(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
     sys.dont_write_bytecode = True
     lib = ctypes.CDLL(f"/proc/self/fd/{code}")  # loaded (and checked to load) once
+    lib.sandbox_request.restype = ctypes.c_char_p
+    lib.sandbox_fork_enter.restype = ctypes.c_int
     os.close(code)  # the mapping stays; no child inherits the descriptor
     for name in _PREIMPORT:
         importlib.import_module(name)
+    # A fork copies only the thread that forks (_bot_side: no after-fork repairs are needed)
+    if threading.active_count() != 1:
+        sys.exit(1)
     # Every object so far is the zygote's: the children's collector leaves them alone, so it
     # does not touch (and copy) every page of them (gc.freeze is for exactly this).
     gc.freeze()
     sock.send(b"ready")
-    args, bot = _serve(sock)
-    _enter(lib, args)
-    del args
+    bot = _serve(sock, lib)
     outcome: object = 0
     try:
         _run_bot(bot)
