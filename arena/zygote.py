@@ -59,11 +59,13 @@ START_TIMEOUT_S = 20.0          # the zygote's imports, on a loaded machine
 REPLY_TIMEOUT_S = 10.0          # one fork
 _MAX_FDS = 5                    # stdin, stdout, stderr, status, control
 _PREIMPORT = ("protocol", "arena.game", "bots.random_bot", "bots.greedy_bot", "bots.strong",
-              "bots.strong.__main__", "runpy", "traceback", "random", "fcntl", "importlib")
+              "bots.strong.__main__", "runpy", "pkgutil", "traceback", "random", "fcntl",
+              "importlib")  # pkgutil: runpy.run_path imports it (~300 faults in each child)
 # The last argument of the zygote: room in its arguments area, which each child overwrites with
 # its bot's command line (sandbox_launch.c: show_arguments), so that `ps` and the tests' process
 # checks see a forked bot's whole command as they see an exec'ed one's.
 _CMDLINE_ROOM = " " * 4096
+_WARM_RUNS = 16  # more than the calls after which 3.11 specialises a function's code
 # Packages of the arena that a submitted bot's own folder may shadow (exec would import the bot's)
 _OWN_PACKAGES = ("protocol", "arena", "bots")
 
@@ -423,16 +425,11 @@ def _bot_side(sock: socket.socket, lib: Any) -> dict[str, Any]:
     return request
 
 
-def _run_bot(request: dict[str, Any]) -> None:
-    """In the bot's process, inside its sandbox: run the bot as ``python`` would have."""
+def _streams() -> dict[str, Any]:
+    """The standard streams of a fresh interpreter, on descriptors 0-2."""
     import io
-    import random
 
-    # What a fresh interpreter does: a broken pipe is an exception, a too large file an error.
-    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    random.seed()  # fresh, from the bot's own /dev/urandom (also reseeded at the fork)
-    streams = {
+    return {
         "stdin": io.TextIOWrapper(io.open(0, "rb", closefd=False), encoding="utf-8"),
         # unbuffered, as PYTHONUNBUFFERED=1 (minimal_env) makes an exec'ed bot's
         "stdout": io.TextIOWrapper(io.open(1, "wb", buffering=0, closefd=False),
@@ -440,7 +437,17 @@ def _run_bot(request: dict[str, Any]) -> None:
         "stderr": io.TextIOWrapper(io.open(2, "wb", buffering=0, closefd=False),
                                    encoding="utf-8", errors="backslashreplace", write_through=True),
     }
-    for name, stream in streams.items():
+
+
+def _run_bot(request: dict[str, Any]) -> None:
+    """In the bot's process, inside its sandbox: run the bot as ``python`` would have."""
+    import random
+
+    # What a fresh interpreter does: a broken pipe is an exception, a too large file an error.
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    random.seed()  # fresh, from the bot's own /dev/urandom (the fork, in C, did not reseed)
+    for name, stream in _streams().items():
         setattr(sys, name, stream)
         setattr(sys, f"__{name}__", stream)
     argv = request["argv"]
@@ -498,6 +505,7 @@ def _main() -> None:
     os.close(code)  # the mapping stays; no child inherits the descriptor
     for name in _PREIMPORT:
         importlib.import_module(name)
+    _warm_up()
     # A fork copies only the thread that forks (_bot_side: no after-fork repairs are needed)
     if threading.active_count() != 1:
         sys.exit(1)
@@ -521,6 +529,36 @@ def _main() -> None:
         traceback.print_exception(type(err), err, tb)
         outcome = 1
     _exit(outcome)
+
+
+def _warm_up() -> None:
+    """Run, a few times before the first fork, what every bot start runs (issue 18): a child
+    writes to every page of the zygote's that its code changes, each write a copy-on-write fault.
+    Done here, the interpreter's caches are filled (the type attribute cache, interned names,
+    the codecs' and json's) and the code is specialised (3.11 quickens a function after a few
+    calls, in place), so the children find them done. No bot code and no match data: the
+    request's decoding, the standard streams, a compile, the SDK's greeting on in-memory
+    streams."""
+    import io
+    import pkgutil
+
+    from protocol import Bot, run
+
+    class Warm(Bot):
+        name = "warm"
+
+        def decide(self, view: Any, legal: Any) -> Any:
+            return legal[0]
+
+    request = json.dumps({"argv": [sys.executable, __file__], "kind": "script"})
+    for _ in range(_WARM_RUNS):
+        json.loads(request)
+        _streams()
+        pkgutil.get_importer(__file__)  # runpy.run_path's first step
+        compile("from protocol import Bot, run\n\nclass B(Bot):\n    name = 'b'\n\n"
+                "    def decide(self, view, legal):\n        return legal[-1]\n\n\n"
+                "if __name__ == '__main__':\n    run(B())\n", "<warm>", "exec")
+        run(Warm(), io.BytesIO(b"sixtysix 1\n"), io.StringIO())
 
 
 def _ours(filename: str) -> bool:
