@@ -886,9 +886,9 @@ def allow_list(argv: Sequence[str], private: Sequence[str] = ()) -> list[str]:
                                  f"{allowed}, which every bot sees read-only; choose another "
                                  "folder for the arena's data and tournaments")
     private_real = [os.path.realpath(p) for p in private]
-    fixed, never_inside, shared, links = _fixed_allow_list()
+    _, never_inside, shared, _ = _fixed_allow_list()
     keep_out = [*private_real, *never_inside]
-    paths = list(fixed)
+    paths: list[str] = []
     program = shutil.which(argv[0]) if argv else None
     for item in [program, *argv[1:]] if program else argv[1:]:
         if not item or not os.path.isabs(item) or not os.path.exists(item):
@@ -902,12 +902,20 @@ def allow_list(argv: Sequence[str], private: Sequence[str] = ()) -> list[str]:
                 paths.append(real)
             continue
         paths.append(folder)
-    # Outermost first, and nothing inside a path already bound (it comes with it).
+    return list(_outermost(tuple(sorted(set(paths)))))
+
+
+@functools.lru_cache(maxsize=256)
+def _outermost(own: tuple[str, ...]) -> tuple[str, ...]:
+    """The fixed allow-list and a bot's own paths, outermost first, without a path inside one
+    already bound (it comes with it). The same for every start of a bot: kept (issue 18: this
+    loop was the largest part of the referee's Python at a start)."""
+    fixed, _, _, links = _fixed_allow_list()
     out: list[str] = []
-    for path in sorted(set(paths), key=lambda p: (p.count("/"), p)):
+    for path in sorted({*fixed, *own}, key=lambda p: (p.count("/"), p)):
         if not any(_inside(path, o) and o not in links for o in out):
             out.append(path)
-    return out
+    return tuple(out)
 
 
 class Sandbox:
