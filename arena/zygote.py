@@ -4,18 +4,27 @@ A bundled Python bot started by exec spends ~50 ms of CPU before it can answer t
 interpreter, ``site``, and the SDK's and engine's modules. The zygote pays that once per referee
 process: it is a fresh interpreter, started by exec (never a fork of the referee or a pool worker,
 whose memory holds the deal key), that imports only the arena's own SDK, engine and bundled bots,
-then forks a child for each bot start. The child builds the bot's sandbox with the launcher's own
-code (``sandbox_launch.c`` built as a library: ``sandbox_enter``), so it gets exactly what the
-exec path gives: namespaces and the allow-list root, the leased uid, the cgroup (joined before
-the fork of PID 1), the rlimits, a fresh working folder, no capability; then, as the bot's user
-inside its root, it runs the bot's code in that same process.
+then forks a child for each bot start. The fork and everything up to the bot's own process are
+the launcher's C code (``sandbox_launch.c`` built as a library: ``sandbox_fork_enter``), so the
+child gets exactly what the exec path gives: namespaces and the allow-list root, the leased uid,
+the cgroup (joined before the fork of PID 1), the rlimits, a fresh working folder, no capability;
+then, as the bot's user inside its root, it runs the bot's code in that same process.
+
+Where a forked start's CPU goes (``scripts/bench_startup.py`` prints the split): copying the
+zygote's page tables (at its fork, and at PID 1's fork of the bot), the new network namespace,
+the root's mounts, and copy-on-write faults: every page of the zygote's that a child writes is
+copied. So no Python runs in the outer process and PID 1 (the fork is C's, not ``os.fork``,
+whose after-fork work alone was ~250 faults), and before its first fork the zygote runs what
+every start runs (``_warm_up``: caches filled, code specialised) and imports what ``runpy``
+would import in each child.
 
 What the zygote is given, and what it is not:
 
 - per start, over its socket (a ``socketpair``: no name any bot could connect to, in its root or
   its network namespace): five descriptors, the bot's three pipe ends, the launcher's status pipe
   and a control socket of that start. No argument passes through the zygote's memory: the child
-  reads its own launcher arguments from the control socket after the fork, so no child ever holds
+  (its C code) reads its own launcher arguments from the control socket after the fork, straight
+  into C memory that the bot's process wipes, so no child ever holds
   another bot's command, folder or uid; the zygote holds none at all, nor any match data.
 - back: the child's PID and a pidfd for it (the referee did not fork it: the pidfd lets it signal
   that very process, never a reused PID); on the control socket, once the zygote has reaped the
@@ -24,7 +33,8 @@ What the zygote is given, and what it is not:
 In the child, before the bot's code runs: descriptors 0-2 are the bot's pipes and nothing else is
 open (the status pipe is closed by ``sandbox_enter`` in the bot's process, the zygote's socket
 before); the environment is the sandbox's minimal one (the zygote was started with it); Python's
-random state is reseeded (``random`` does it at every fork, and again here, inside the sandbox);
+random state is reseeded, inside the sandbox (the fork is C's: no at-fork callback runs, and
+none is needed, the zygote having one thread and holding no lock when it forks);
 SIGPIPE and SIGXFSZ are ignored as a fresh interpreter does; standard streams are new objects on
 the pipes. Memory: fork copies on write, and the zygote maps nothing shared (``MAP_SHARED``), so
 no child shares writable memory with it or with another child.
