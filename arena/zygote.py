@@ -57,10 +57,12 @@ import os
 import select
 import signal
 import socket
-import subprocess
 import sys
 import threading
-from typing import IO, Any, Sequence
+from typing import IO, TYPE_CHECKING, Any, Sequence
+
+if TYPE_CHECKING:
+    import subprocess
 
 log = logging.getLogger("arena.zygote")
 
@@ -135,6 +137,8 @@ class ZygoteChild:
         if self.returncode is None:
             self._read(timeout)
         if self.returncode is None:
+            import subprocess  # not at the top: the zygote process does without it (~600 KB)
+
             raise subprocess.TimeoutExpired(self.args, timeout or 0)
         return self.returncode
 
@@ -189,6 +193,8 @@ class Zygote:
     """The referee's side: starts the zygote process and asks it for children."""
 
     def __init__(self, library: bytes, env: dict[str, str]):
+        import subprocess
+
         # The launcher's library travels as a memfd: a bot's /proc/self/maps then names no path
         # of the machine (the launcher's cache is hidden from bots), and what is loaded is what
         # was checked.
@@ -276,6 +282,8 @@ class Zygote:
         return not self._broken and self.proc.poll() is None
 
     def close(self) -> None:
+        import subprocess
+
         self._sock.close()  # EOF: the zygote exits
         if self._broken:
             self.proc.kill()
@@ -296,6 +304,8 @@ def get() -> Zygote | None:
     """This process's zygote, started on first use; None when bots must start by exec (asked
     for with ``ARENA_ZYGOTE=0``, or the zygote cannot be had here: logged once, with why)."""
     global _zygote, _zygote_pid, _failed
+    import subprocess
+
     if not enabled():
         return None
     with _start_lock:
