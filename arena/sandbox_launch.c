@@ -774,9 +774,10 @@ int sandbox_enter(char *args, size_t size) {
     return 0;
 }
 
-/* The bot's own request (its command, as the zygote's JSON line), read by sandbox_enter_from()
- * for the bot's process: not secret, the bot is told its own command anyway. */
+/* The bot's own request (its kind and command, NUL-separated), read by sandbox_enter_from() for
+ * the bot's process: not secret, the bot is told its own command anyway. */
 static char *bot_request;
+static size_t bot_request_size;
 
 static int read_full(int fd, char *buf, size_t size) {
     for (size_t done = 0; done < size;) {
@@ -788,37 +789,33 @@ static int read_full(int fd, char *buf, size_t size) {
     return 0;
 }
 
+/* A size as the zygote's referee sends it: 16 hexadecimal digits; 0 if malformed. */
+static size_t read_size(int fd) {
+    char head[17] = {0};
+    if (read_full(fd, head, 16) != 0) return 0;
+    char *end;
+    unsigned long long size = strtoull(head, &end, 16);
+    if (*end || size > (1 << 24)) return 0;
+    return (size_t)size;
+}
+
 /* The zygote's child calls this right after the fork, with the five descriptors it was sent:
  * the bot's stdin, stdout and stderr, the status pipe and this start's control socket (issue 18:
  * any Python the child runs before the sandbox writes to pages it shares with the zygote, each a
  * copy-on-write fault; doing this in C cut the outer process's ~450 faults). It reads the
  * launcher's arguments from the control socket into a buffer of its own (wiped in the bot's
- * process, as sandbox_enter's), then the bot's request line (kept for sandbox_request()), makes
+ * process, as sandbox_enter's), then the bot's request (kept for sandbox_request()), makes
  * the descriptors 0-3, closes every other one and builds the sandbox. Returns 0 in the bot's
  * process; -1 (nothing built, nothing else done) on a malformed request. */
 int sandbox_enter_from(const int *fds) {
     if (setsid() < 0) return -1;  /* its own session and group, as the exec path's */
     int control = fds[4];
-    char head[17] = {0};
-    if (read_full(control, head, 16) != 0) return -1;
-    char *end;
-    unsigned long long size = strtoull(head, &end, 16);
-    if (*end || size == 0 || size > (1 << 24)) return -1;
-    char *args = malloc((size_t)size);
-    if (args == NULL || read_full(control, args, (size_t)size) != 0) return -1;
-    size_t cap = 4096, len = 0;
-    bot_request = malloc(cap);
-    for (;;) {
-        if (bot_request == NULL) return -1;
-        if (len + 1 >= cap) bot_request = realloc(bot_request, cap *= 2);
-        if (bot_request == NULL) return -1;
-        ssize_t n = read(control, bot_request + len, cap - len - 1);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return -1;
-        len += (size_t)n;
-        if (bot_request[len - 1] == '\n') break;
-    }
-    bot_request[len] = 0;
+    size_t size = read_size(control);
+    char *args = size ? malloc(size) : NULL;
+    if (args == NULL || read_full(control, args, size) != 0) return -1;
+    bot_request_size = read_size(control);
+    bot_request = bot_request_size ? malloc(bot_request_size) : NULL;
+    if (bot_request == NULL || read_full(control, bot_request, bot_request_size) != 0) return -1;
     /* 0-3 from the five, by way of numbers above any target */
     int high[4];
     for (int i = 0; i < 4; i++) {
@@ -830,7 +827,7 @@ int sandbox_enter_from(const int *fds) {
     if (syscall(SYS_close_range, 4, ~0U, 0) != 0) {
         for (int fd = 4; fd < 1 << 16; fd++) close(fd);
     }
-    return sandbox_enter(args, (size_t)size);
+    return sandbox_enter(args, size);
 }
 
 /* The zygote's fork (issue 18): in C, so that the outer process and PID 1 run no Python at all.
@@ -846,9 +843,13 @@ pid_t sandbox_fork_enter(const int *fds) {
     return 0;
 }
 
-/* In the bot's process, after sandbox_enter_from(): its request line. */
+/* In the bot's process, after sandbox_enter_from(): its request, and its size. */
 const char *sandbox_request(void) {
     return bot_request;
+}
+
+size_t sandbox_request_size(void) {
+    return bot_request_size;
 }
 #else
 int main(int argc, char **argv) {

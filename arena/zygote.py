@@ -51,7 +51,6 @@ start by the ordinary exec path, with the same sandbox, and the log says why onc
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import select
@@ -247,8 +246,10 @@ class Zygote:
                     arg = f"--parent={self.proc.pid}"  # PR_SET_PDEATHSIG: dies with the zygote
                 args.append(arg.encode() + b"\0")
             blob = b"".join(args)
-            bot = {"argv": list(argv), "kind": _kind(argv)}
-            control.sendall(b"%016x" % len(blob) + blob + json.dumps(bot).encode() + b"\n")
+            # The bot's own request: its kind and command, NUL-separated (no parser in the
+            # child: json's cost there ~70 copy-on-write faults), its size first.
+            bot = b"\0".join([(_kind(argv) or "").encode(), *map(os.fsencode, argv)])
+            control.sendall(b"%016x" % len(blob) + blob + b"%016x" % len(bot) + bot)
             with self._lock:
                 if self._broken:
                     raise OSError("the zygote stopped answering")
@@ -438,11 +439,18 @@ def _bot_side(sock: socket.socket, lib: Any) -> dict[str, Any]:
     threads, ``random``'s reseeding), ~0.7 ms and ~250 copy-on-write faults per start. The zygote
     has one thread (``_main`` checks it) that forks from its serve loop, holding no lock, so there
     is nothing to repair; the random state is reseeded in ``_run_bot``."""
+    import ctypes
+
     # The zygote's socket is closed (C closed every descriptor): forget it without closing a
     # number the bot may have reused by the time the object goes.
     sock.detach()
-    request: dict[str, Any] = json.loads(lib.sandbox_request())
-    return request
+    return _request(ctypes.string_at(lib.sandbox_request(), lib.sandbox_request_size()))
+
+
+def _request(raw: bytes) -> dict[str, Any]:
+    """The bot's request as ``Zygote.spawn`` sent it: its kind, then its command."""
+    kind, *argv = raw.split(b"\0")
+    return {"kind": kind.decode(), "argv": [os.fsdecode(arg) for arg in argv]}
 
 
 def _streams() -> dict[str, Any]:
@@ -520,7 +528,8 @@ def _main() -> None:
     sys.path.append(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
     sys.dont_write_bytecode = True
     lib = ctypes.CDLL(f"/proc/self/fd/{code}")  # loaded (and checked to load) once
-    lib.sandbox_request.restype = ctypes.c_char_p
+    lib.sandbox_request.restype = ctypes.c_void_p
+    lib.sandbox_request_size.restype = ctypes.c_size_t
     lib.sandbox_fork_enter.restype = ctypes.c_int
     os.close(code)  # the mapping stays; no child inherits the descriptor
     for name in _PREIMPORT:
@@ -555,7 +564,7 @@ def _warm_up() -> None:
     """Run, a few times before the first fork, what every bot start runs (issue 18): a child
     writes to every page of the zygote's that its code changes, each write a copy-on-write fault.
     Done here, the interpreter's caches are filled (the type attribute cache, interned names,
-    the codecs' and json's) and the code is specialised (3.11 quickens a function after a few
+    the codecs') and the code is specialised (3.11 quickens a function after a few
     calls, in place), so the children find them done. No bot code and no match data: the
     request's decoding, the standard streams, a compile, the SDK's greeting on in-memory
     streams."""
@@ -570,9 +579,9 @@ def _warm_up() -> None:
         def decide(self, view: Any, legal: Any) -> Any:
             return legal[0]
 
-    request = json.dumps({"argv": [sys.executable, __file__], "kind": "script"})
+    request = b"\0".join([b"script", os.fsencode(sys.executable), os.fsencode(__file__)])
     for _ in range(_WARM_RUNS):
-        json.loads(request)
+        _request(request)
         _streams()
         pkgutil.get_importer(__file__)  # runpy.run_path's first step
         compile("from protocol import Bot, run\n\nclass B(Bot):\n    name = 'b'\n\n"
