@@ -65,7 +65,7 @@ from arena import cgroups, zygote
 log = logging.getLogger("arena.sandbox")
 
 LAUNCHER_SOURCE = Path(__file__).resolve().with_name("sandbox_launch.c")
-FOLDER_PREFIX = "sixtysix-bot-"  # each bot's folder, in the temporary folder
+FOLDER_PREFIX = "sixtysix-bot-"  # each bot's folder: in the temporary folder, or /dev/shm
 UID_BASE = 2_000_000_000          # far above any real user or subordinate-id range
 UID_COUNT = 4096
 # One lock folder for the whole machine, whatever TMPDIR each arena has (/run is root's, and empty
@@ -832,8 +832,8 @@ def _fixed_allow_list() -> tuple[tuple[str, ...], tuple[str, ...], frozenset[str
     """What every bot's allow-list holds, the folders a bot's own folder may not contain, the
     shared folders, and which of the first are links: the same for every bot of a process, so
     found once (it costs milliseconds)."""
-    keep_out = (os.path.realpath(tempfile.gettempdir()), os.path.realpath(_cache_folder()),
-                str(UID_LOCKS))
+    keep_out = (os.path.realpath(tempfile.gettempdir()), os.path.realpath(_folder_parent()),
+                os.path.realpath(_cache_folder()), str(UID_LOCKS))
     shared = frozenset({os.path.realpath(p) for p in SHARED_FOLDERS} |
                        {os.path.realpath(Path.home())})
     paths: list[str] = [p for p in SYSTEM_PATHS if os.path.lexists(p)]
