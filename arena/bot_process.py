@@ -87,6 +87,7 @@ class BotProcess:
         self._poll: select.epoll | None = None
         self._watched: dict[int, str] = {}  # fd -> "out", "err" or "exit"
         self._zygote_cpu_s: float | None = None
+        self._zygote_minflt = 0
 
     # -- life cycle ------------------------------------------------------------------------------
 
@@ -138,6 +139,11 @@ class BotProcess:
         which the zygote reaped; 0 for an exec'ed bot, whose time is this process's children's."""
         return self._zygote_cpu_s or 0.0
 
+    def child_minflt(self) -> int:
+        """After ``close()``: a zygote child's minor page faults (launcher, PID 1, bot), as
+        ``child_cpu_s``; 0 for an exec'ed bot (the benchmark reads those from its own rusage)."""
+        return self._zygote_minflt
+
     def close(self, grace_s: float = EXIT_GRACE_S) -> int | None:
         """Close stdin, give the bot ``grace_s`` to exit, then end its whole process group.
         Returns the exit status (negative: killed by that signal)."""
@@ -168,6 +174,7 @@ class BotProcess:
             status = proc.wait()
             if isinstance(proc, ZygoteChild):
                 self._zygote_cpu_s = proc.cpu_s
+                self._zygote_minflt = proc.minflt
             if self._sandbox is not None:
                 self.report = self._sandbox.finish()
                 if self.report.status is not None:

@@ -165,7 +165,11 @@ static void check(int result, const char *what) {
 
 /* -- the bot's root ---------------------------------------------------------------------------- */
 
+/* mkdir -p. The folder itself first: most targets' parents exist already (the allow-list comes
+ * outermost first), and a mkdir of each parent that exists is a path walk and a lock for nothing
+ * (issue 18: ~40 such calls per start). */
 static void make_dirs(const char *path, mode_t mode) {
+    if (mkdir(path, mode) == 0 || errno != ENOENT) return;
     char buf[PATH_MAX];
     snprintf(buf, sizeof buf, "%s", path);
     for (char *p = buf + 1; *p; p++) {
@@ -768,6 +772,84 @@ int sandbox_enter(char *args, size_t size) {
     launch();
     free(argv);
     return 0;
+}
+
+/* The bot's own request (its kind and command, NUL-separated), read by sandbox_enter_from() for
+ * the bot's process: not secret, the bot is told its own command anyway. */
+static char *bot_request;
+static size_t bot_request_size;
+
+static int read_full(int fd, char *buf, size_t size) {
+    for (size_t done = 0; done < size;) {
+        ssize_t n = read(fd, buf + done, size - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return -1;
+        done += (size_t)n;
+    }
+    return 0;
+}
+
+/* A size as the zygote's referee sends it: 16 hexadecimal digits; 0 if malformed. */
+static size_t read_size(int fd) {
+    char head[17] = {0};
+    if (read_full(fd, head, 16) != 0) return 0;
+    char *end;
+    unsigned long long size = strtoull(head, &end, 16);
+    if (*end || size > (1 << 24)) return 0;
+    return (size_t)size;
+}
+
+/* The zygote's child calls this right after the fork, with the five descriptors it was sent:
+ * the bot's stdin, stdout and stderr, the status pipe and this start's control socket (issue 18:
+ * any Python the child runs before the sandbox writes to pages it shares with the zygote, each a
+ * copy-on-write fault; doing this in C cut the outer process's ~450 faults). It reads the
+ * launcher's arguments from the control socket into a buffer of its own (wiped in the bot's
+ * process, as sandbox_enter's), then the bot's request (kept for sandbox_request()), makes
+ * the descriptors 0-3, closes every other one and builds the sandbox. Returns 0 in the bot's
+ * process; -1 (nothing built, nothing else done) on a malformed request. */
+int sandbox_enter_from(const int *fds) {
+    if (setsid() < 0) return -1;  /* its own session and group, as the exec path's */
+    int control = fds[4];
+    size_t size = read_size(control);
+    char *args = size ? malloc(size) : NULL;
+    if (args == NULL || read_full(control, args, size) != 0) return -1;
+    bot_request_size = read_size(control);
+    bot_request = bot_request_size ? malloc(bot_request_size) : NULL;
+    if (bot_request == NULL || read_full(control, bot_request, bot_request_size) != 0) return -1;
+    /* 0-3 from the five, by way of numbers above any target */
+    int high[4];
+    for (int i = 0; i < 4; i++) {
+        high[i] = fcntl(fds[i], F_DUPFD, 16);
+        if (high[i] < 0) return -1;
+    }
+    for (int i = 0; i < 4; i++)
+        if (dup2(high[i], i) < 0) return -1;
+    if (syscall(SYS_close_range, 4, ~0U, 0) != 0) {
+        for (int fd = 4; fd < 1 << 16; fd++) close(fd);
+    }
+    return sandbox_enter(args, size);
+}
+
+/* The zygote's fork (issue 18): in C, so that the outer process and PID 1 run no Python at all.
+ * Python's os.fork() runs the interpreter's after-fork work in the child (PyOS_AfterFork_Child:
+ * its locks, threads and at-fork callbacks), ~0.8 ms and ~200 copy-on-write faults, for a process
+ * that only runs this file's C code; the zygote runs it in the bot's process instead, where the
+ * interpreter runs on. Returns the child's PID in the zygote (-1: fork failed), 0 in the bot's
+ * process, inside its sandbox; a child whose request is malformed exits with 126. */
+pid_t sandbox_fork_enter(const int *fds) {
+    pid_t pid = fork();
+    if (pid != 0) return pid;
+    if (sandbox_enter_from(fds) != 0) _exit(126);
+    return 0;
+}
+
+/* In the bot's process, after sandbox_enter_from(): its request, and its size. */
+const char *sandbox_request(void) {
+    return bot_request;
+}
+
+size_t sandbox_request_size(void) {
+    return bot_request_size;
 }
 #else
 int main(int argc, char **argv) {

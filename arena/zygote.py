@@ -4,18 +4,27 @@ A bundled Python bot started by exec spends ~50 ms of CPU before it can answer t
 interpreter, ``site``, and the SDK's and engine's modules. The zygote pays that once per referee
 process: it is a fresh interpreter, started by exec (never a fork of the referee or a pool worker,
 whose memory holds the deal key), that imports only the arena's own SDK, engine and bundled bots,
-then forks a child for each bot start. The child builds the bot's sandbox with the launcher's own
-code (``sandbox_launch.c`` built as a library: ``sandbox_enter``), so it gets exactly what the
-exec path gives: namespaces and the allow-list root, the leased uid, the cgroup (joined before
-the fork of PID 1), the rlimits, a fresh working folder, no capability; then, as the bot's user
-inside its root, it runs the bot's code in that same process.
+then forks a child for each bot start. The fork and everything up to the bot's own process are
+the launcher's C code (``sandbox_launch.c`` built as a library: ``sandbox_fork_enter``), so the
+child gets exactly what the exec path gives: namespaces and the allow-list root, the leased uid,
+the cgroup (joined before the fork of PID 1), the rlimits, a fresh working folder, no capability;
+then, as the bot's user inside its root, it runs the bot's code in that same process.
+
+Where a forked start's CPU goes (``scripts/bench_startup.py`` prints the split): copying the
+zygote's page tables (at its fork, and at PID 1's fork of the bot), the new network namespace,
+the root's mounts, and copy-on-write faults: every page of the zygote's that a child writes is
+copied. So no Python runs in the outer process and PID 1 (the fork is C's, not ``os.fork``,
+whose after-fork work alone was ~250 faults), and before its first fork the zygote runs what
+every start runs (``_warm_up``: caches filled, code specialised) and imports what ``runpy``
+would import in each child.
 
 What the zygote is given, and what it is not:
 
 - per start, over its socket (a ``socketpair``: no name any bot could connect to, in its root or
   its network namespace): five descriptors, the bot's three pipe ends, the launcher's status pipe
   and a control socket of that start. No argument passes through the zygote's memory: the child
-  reads its own launcher arguments from the control socket after the fork, so no child ever holds
+  (its C code) reads its own launcher arguments from the control socket after the fork, straight
+  into C memory that the bot's process wipes, so no child ever holds
   another bot's command, folder or uid; the zygote holds none at all, nor any match data.
 - back: the child's PID and a pidfd for it (the referee did not fork it: the pidfd lets it signal
   that very process, never a reused PID); on the control socket, once the zygote has reaped the
@@ -24,7 +33,8 @@ What the zygote is given, and what it is not:
 In the child, before the bot's code runs: descriptors 0-2 are the bot's pipes and nothing else is
 open (the status pipe is closed by ``sandbox_enter`` in the bot's process, the zygote's socket
 before); the environment is the sandbox's minimal one (the zygote was started with it); Python's
-random state is reseeded (``random`` does it at every fork, and again here, inside the sandbox);
+random state is reseeded, inside the sandbox (the fork is C's: no at-fork callback runs, and
+none is needed, the zygote having one thread and holding no lock when it forks);
 SIGPIPE and SIGXFSZ are ignored as a fresh interpreter does; standard streams are new objects on
 the pipes. Memory: fork copies on write, and the zygote maps nothing shared (``MAP_SHARED``), so
 no child shares writable memory with it or with another child.
@@ -41,16 +51,17 @@ start by the ordinary exec path, with the same sandbox, and the log says why onc
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import select
 import signal
 import socket
-import subprocess
 import sys
 import threading
-from typing import IO, Any, Sequence
+from typing import IO, TYPE_CHECKING, Any, Sequence
+
+if TYPE_CHECKING:
+    import subprocess
 
 log = logging.getLogger("arena.zygote")
 
@@ -59,11 +70,13 @@ START_TIMEOUT_S = 20.0          # the zygote's imports, on a loaded machine
 REPLY_TIMEOUT_S = 10.0          # one fork
 _MAX_FDS = 5                    # stdin, stdout, stderr, status, control
 _PREIMPORT = ("protocol", "arena.game", "bots.random_bot", "bots.greedy_bot", "bots.strong",
-              "bots.strong.__main__", "runpy", "traceback", "random", "fcntl", "importlib")
+              "bots.strong.__main__", "runpy", "pkgutil", "traceback", "random", "fcntl",
+              "importlib")  # pkgutil: runpy.run_path imports it (~300 faults in each child)
 # The last argument of the zygote: room in its arguments area, which each child overwrites with
 # its bot's command line (sandbox_launch.c: show_arguments), so that `ps` and the tests' process
 # checks see a forked bot's whole command as they see an exec'ed one's.
 _CMDLINE_ROOM = " " * 4096
+_WARM_RUNS = 16  # more than the calls after which 3.11 specialises a function's code
 # Packages of the arena that a submitted bot's own folder may shadow (exec would import the bot's)
 _OWN_PACKAGES = ("protocol", "arena", "bots")
 
@@ -102,6 +115,7 @@ class ZygoteChild:
         self.stdin, self.stdout, self.stderr = stdin, stdout, stderr
         self.returncode: int | None = None
         self.cpu_s = 0.0  # the whole start and run: launcher, PID 1, bot (the zygote's wait4)
+        self.minflt = 0  # their minor page faults (the benchmark: copy-on-write after the fork)
         self._pidfd = pidfd
         self._control = control
         self._said = b""
@@ -122,6 +136,8 @@ class ZygoteChild:
         if self.returncode is None:
             self._read(timeout)
         if self.returncode is None:
+            import subprocess  # not at the top: the zygote process does without it (~600 KB)
+
             raise subprocess.TimeoutExpired(self.args, timeout or 0)
         return self.returncode
 
@@ -159,8 +175,8 @@ class ZygoteChild:
                 break
             self._said += chunk
             if self._said.endswith(b"\n"):
-                code, cpu, zygote_cpu = self._said.split()
-                self.returncode, self.cpu_s = int(code), float(cpu)
+                code, cpu, zygote_cpu, minflt = self._said.split()
+                self.returncode, self.cpu_s, self.minflt = int(code), float(cpu), int(minflt)
                 _zygote_cpu_s = float(zygote_cpu)
                 _children_cpu_s += self.cpu_s
         self._close()
@@ -176,6 +192,8 @@ class Zygote:
     """The referee's side: starts the zygote process and asks it for children."""
 
     def __init__(self, library: bytes, env: dict[str, str]):
+        import subprocess
+
         # The launcher's library travels as a memfd: a bot's /proc/self/maps then names no path
         # of the machine (the launcher's cache is hidden from bots), and what is loaded is what
         # was checked.
@@ -228,8 +246,10 @@ class Zygote:
                     arg = f"--parent={self.proc.pid}"  # PR_SET_PDEATHSIG: dies with the zygote
                 args.append(arg.encode() + b"\0")
             blob = b"".join(args)
-            bot = {"argv": list(argv), "kind": _kind(argv)}
-            control.sendall(b"%016x" % len(blob) + blob + json.dumps(bot).encode() + b"\n")
+            # The bot's own request: its kind and command, NUL-separated (no parser in the
+            # child: json's cost there ~70 copy-on-write faults), its size first.
+            bot = b"\0".join([(_kind(argv) or "").encode(), *map(os.fsencode, argv)])
+            control.sendall(b"%016x" % len(blob) + blob + b"%016x" % len(bot) + bot)
             with self._lock:
                 if self._broken:
                     raise OSError("the zygote stopped answering")
@@ -263,6 +283,8 @@ class Zygote:
         return not self._broken and self.proc.poll() is None
 
     def close(self) -> None:
+        import subprocess
+
         self._sock.close()  # EOF: the zygote exits
         if self._broken:
             self.proc.kill()
@@ -283,6 +305,8 @@ def get() -> Zygote | None:
     """This process's zygote, started on first use; None when bots must start by exec (asked
     for with ``ARENA_ZYGOTE=0``, or the zygote cannot be had here: logged once, with why)."""
     global _zygote, _zygote_pid, _failed
+    import subprocess
+
     if not enabled():
         return None
     with _start_lock:
@@ -344,24 +368,28 @@ def own_cpu_s() -> float:
 
 # -- the zygote process ---------------------------------------------------------------------------
 
-def _serve(sock: socket.socket) -> tuple[Any, dict[str, Any]]:
-    """Fork a child per request; return only in a child, with its request."""
+def _serve(sock: socket.socket, lib: Any) -> dict[str, Any]:
+    """Fork a child per request; return only in a child (the bot's process, inside its sandbox:
+    ``sandbox_fork_enter`` forks and builds the sandbox in C), with the bot's command."""
+    import ctypes
     import resource
-    import selectors
 
-    sel = selectors.DefaultSelector()
-    sel.register(sock, selectors.EVENT_READ, None)
+    # poll, not a selector: no descriptor of its own to leave behind in a child, and no
+    # system call to watch or forget one
+    watch = select.poll()
+    watch.register(sock.fileno(), select.POLLIN)
+    children: dict[int, tuple[int, int]] = {}  # pidfd: (PID, control socket)
     while True:
-        for key, _ in sel.select():
-            if key.data is not None:  # a child exited: reap it, tell its referee
-                pid, control = key.data
-                sel.unregister(key.fd)
-                os.close(key.fd)
+        for fd, _ in watch.poll():
+            if fd in children:  # a child exited: reap it, tell its referee
+                pid, control = children.pop(fd)
+                watch.unregister(fd)
+                os.close(fd)
                 _, status, usage = os.wait4(pid, 0)
                 own = resource.getrusage(resource.RUSAGE_SELF)
                 said = f"{os.waitstatus_to_exitcode(status)} " \
                        f"{usage.ru_utime + usage.ru_stime:.6f} " \
-                       f"{own.ru_utime + own.ru_stime:.6f}\n"
+                       f"{own.ru_utime + own.ru_stime:.6f} {usage.ru_minflt}\n"
                 try:
                     os.write(control, said.encode())
                 except OSError:
@@ -378,85 +406,58 @@ def _serve(sock: socket.socket) -> tuple[Any, dict[str, Any]]:
                 for fd in fds:
                     os.close(fd)
                 continue
-            pid = os.fork()
+            pid = lib.sandbox_fork_enter((ctypes.c_int * _MAX_FDS)(*fds))
             if pid == 0:
-                # Nothing of the zygote's may stay open in the bot: close the selector and let
-                # go of the socket object without closing a number the bot may reuse later.
-                sel.close()
-                sock.detach()
-                return _become(fds)
+                return _bot_side(sock, lib)
             for fd in fds[:4]:
                 os.close(fd)
+            if pid < 0:  # no fork: the referee is told (no pidfd: it starts this bot by exec)
+                os.close(fds[4])
+                try:
+                    sock.send(b"fork failed")
+                except OSError:
+                    sys.exit(0)
+                continue
             pidfd = os.pidfd_open(pid)
-            sel.register(pidfd, selectors.EVENT_READ, (pid, fds[4]))
+            watch.register(pidfd, select.POLLIN)
+            children[pidfd] = (pid, fds[4])
             try:
                 socket.send_fds(sock, [str(pid).encode()], [pidfd])
             except OSError:
                 sys.exit(0)
 
 
-def _become(fds: list[int]) -> tuple[Any, dict[str, Any]]:
-    """In the freshly forked child: read this start's request (the launcher's arguments straight
-    into a C buffer, never a Python string: they name the bot's host folder, cgroups and uid, and
-    the C code wipes them; then the bot's command), make the pipes 0-2 and the status pipe 3,
-    close every other descriptor."""
-    import ctypes
-    import fcntl
+def _bot_side(sock: socket.socket, lib: Any) -> dict[str, Any]:
+    """In the bot's process, inside its sandbox, back from ``sandbox_fork_enter``: the launcher's
+    C code read this start's request from the control socket after the fork (the launcher's
+    arguments straight into C memory, never a Python string: they name the bot's host folder,
+    cgroups and uid, and it wipes them), made the pipes 0-2, closed every other descriptor and
+    built the sandbox.
 
-    os.setsid()  # its own session and group, as the exec path's start_new_session
-    control = fds[4]
-    size = int(_read_exactly(control, 16), 16)
-    args = ctypes.create_string_buffer(size)
-    view = memoryview(args).cast("B")
-    done = 0
-    while done < size:
-        n = os.readv(control, [view[done:]])
-        if n == 0:
-            os._exit(126)
-        done += n
-    data = b""
-    while not data.endswith(b"\n"):
-        chunk = os.read(control, 1 << 16)
-        if not chunk:
-            os._exit(126)
-        data += chunk
-    bot = json.loads(data)
-    high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 16) for fd in fds[:4]]  # above any target number
-    for target, fd in enumerate(high):
-        os.dup2(fd, target, inheritable=True)
-    os.closerange(4, 1 << 20)
-    return args, bot
-
-
-def _read_exactly(fd: int, size: int) -> bytes:
-    data = b""
-    while len(data) < size:
-        chunk = os.read(fd, size - len(data))
-        if not chunk:
-            os._exit(126)
-        data += chunk
-    return data
-
-
-def _enter(lib: Any, args: Any) -> None:
-    """Build the sandbox with the launcher's own code (``lib``: the launcher's library, loaded by
-    the zygote); returns in the bot's process, inside it."""
+    Not run here: what ``os.fork`` adds in a child (``PyOS_AfterFork_Child``: locks another
+    thread may have held at the fork, the ``threading`` and ``logging`` bookkeeping of other
+    threads, ``random``'s reseeding), ~0.7 ms and ~250 copy-on-write faults per start. The zygote
+    has one thread (``_main`` checks it) that forks from its serve loop, holding no lock, so there
+    is nothing to repair; the random state is reseeded in ``_run_bot``."""
     import ctypes
 
-    if lib.sandbox_enter(args, ctypes.c_size_t(len(args))) != 0:
-        os._exit(126)
+    # The zygote's socket is closed (C closed every descriptor): forget it without closing a
+    # number the bot may have reused by the time the object goes.
+    sock.detach()
+    return _request(ctypes.string_at(lib.sandbox_request(), lib.sandbox_request_size()))
 
 
-def _run_bot(request: dict[str, Any]) -> None:
-    """In the bot's process, inside its sandbox: run the bot as ``python`` would have."""
+def _request(raw: bytes) -> dict[str, Any]:
+    """The bot's request as ``Zygote.spawn`` sent it: its kind, then its command."""
+    kind, *argv = raw.split(b"\0")
+    return {"kind": kind.decode(), "argv": [os.fsdecode(arg) for arg in argv]}
+
+
+def _streams() -> dict[str, Any]:
+    """The standard streams of a fresh interpreter, on descriptors 0-2."""
     import io
-    import random
 
-    # What a fresh interpreter does: a broken pipe is an exception, a too large file an error.
-    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    random.seed()  # fresh, from the bot's own /dev/urandom (also reseeded at the fork)
-    streams = {
+    return {
         "stdin": io.TextIOWrapper(io.open(0, "rb", closefd=False), encoding="utf-8"),
         # unbuffered, as PYTHONUNBUFFERED=1 (minimal_env) makes an exec'ed bot's
         "stdout": io.TextIOWrapper(io.open(1, "wb", buffering=0, closefd=False),
@@ -464,7 +465,17 @@ def _run_bot(request: dict[str, Any]) -> None:
         "stderr": io.TextIOWrapper(io.open(2, "wb", buffering=0, closefd=False),
                                    encoding="utf-8", errors="backslashreplace", write_through=True),
     }
-    for name, stream in streams.items():
+
+
+def _run_bot(request: dict[str, Any]) -> None:
+    """In the bot's process, inside its sandbox: run the bot as ``python`` would have."""
+    import random
+
+    # What a fresh interpreter does: a broken pipe is an exception, a too large file an error.
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    random.seed()  # fresh, from the bot's own /dev/urandom (the fork, in C, did not reseed)
+    for name, stream in _streams().items():
         setattr(sys, name, stream)
         setattr(sys, f"__{name}__", stream)
     argv = request["argv"]
@@ -517,19 +528,24 @@ def _main() -> None:
     sys.path.append(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
     sys.dont_write_bytecode = True
     lib = ctypes.CDLL(f"/proc/self/fd/{code}")  # loaded (and checked to load) once
+    lib.sandbox_request.restype = ctypes.c_void_p
+    lib.sandbox_request_size.restype = ctypes.c_size_t
+    lib.sandbox_fork_enter.restype = ctypes.c_int
     os.close(code)  # the mapping stays; no child inherits the descriptor
     for name in _PREIMPORT:
         importlib.import_module(name)
+    _warm_up()
     # The SDK's hot path run once here, not in every child: each child would otherwise copy the
     # pages that running it for the first time writes (protocol.sdk.warm_up; issue 18).
     importlib.import_module("protocol.sdk").warm_up()
+    # A fork copies only the thread that forks (_bot_side: no after-fork repairs are needed)
+    if threading.active_count() != 1:
+        sys.exit(1)
     # Every object so far is the zygote's: the children's collector leaves them alone, so it
     # does not touch (and copy) every page of them (gc.freeze is for exactly this).
     gc.freeze()
     sock.send(b"ready")
-    args, bot = _serve(sock)
-    _enter(lib, args)
-    del args
+    bot = _serve(sock, lib)
     outcome: object = 0
     try:
         _run_bot(bot)
@@ -545,6 +561,36 @@ def _main() -> None:
         traceback.print_exception(type(err), err, tb)
         outcome = 1
     _exit(outcome)
+
+
+def _warm_up() -> None:
+    """Run, a few times before the first fork, what every bot start runs (issue 18): a child
+    writes to every page of the zygote's that its code changes, each write a copy-on-write fault.
+    Done here, the interpreter's caches are filled (the type attribute cache, interned names,
+    the codecs') and the code is specialised (3.11 quickens a function after a few
+    calls, in place), so the children find them done. No bot code and no match data: the
+    request's decoding, the standard streams, a compile, the SDK's greeting on in-memory
+    streams."""
+    import io
+    import pkgutil
+
+    from protocol import Bot, run
+
+    class Warm(Bot):
+        name = "warm"
+
+        def decide(self, view: Any, legal: Any) -> Any:
+            return legal[0]
+
+    request = b"\0".join([b"script", os.fsencode(sys.executable), os.fsencode(__file__)])
+    for _ in range(_WARM_RUNS):
+        _request(request)
+        _streams()
+        pkgutil.get_importer(__file__)  # runpy.run_path's first step
+        compile("from protocol import Bot, run\n\nclass B(Bot):\n    name = 'b'\n\n"
+                "    def decide(self, view, legal):\n        return legal[-1]\n\n\n"
+                "if __name__ == '__main__':\n    run(B())\n", "<warm>", "exec")
+        run(Warm(), io.BytesIO(b"sixtysix 1\n"), io.StringIO())
 
 
 def _ours(filename: str) -> bool:

@@ -23,8 +23,11 @@ to choose; ``limits`` has no zygote).
 Then whole matches of the minimal and the SDK bot against first-legal-c, CPU per match of every
 process (issue 18: SDK bot <= 1.3x a minimal bot per match), per path.
 
+``--baseline REV`` adds REV's tree (taken with ``git archive``) on the zygote path, as a path
+named REV, rounds interleaved with this tree's: before and after in one run.
+
 Usage: scripts/bench_startup.py [--starts N] [--rounds R] [--matches M] [--bots a,b]
-                                [--paths exec,zygote]
+                                [--paths exec,zygote] [--baseline REV]
 """
 
 from __future__ import annotations
@@ -63,6 +66,10 @@ def _children_cpu() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
+def _children_minflt() -> int:
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_minflt
+
+
 def _self_cpu() -> float:
     ru = resource.getrusage(resource.RUSAGE_SELF)
     return ru.ru_utime + ru.ru_stime
@@ -86,8 +93,10 @@ def measure(bots: list[str], starts: int) -> dict[str, dict[str, list[float]]]:
         cpu: list[float] = []
         wall: list[float] = []
         referee: list[float] = []
+        inside: list[float] = []
+        faults: list[float] = []
         for _ in range(starts):
-            c0, s0 = _children_cpu(), _self_cpu()
+            c0, s0, f0 = _children_cpu(), _self_cpu(), _children_minflt()
             t0 = time.perf_counter()
             proc = BotProcess(argv, Limits())
             proc.start()
@@ -101,10 +110,16 @@ def measure(bots: list[str], starts: int) -> dict[str, dict[str, list[float]]]:
             cpu.append((_children_cpu() - c0 + own + forked) * 1000)
             referee.append(own * 1000)
             wall.append((t1 - t0) * 1000)
+            # The bot's own process (PID 1's wait4, reported in ms), the rest of the processes
+            # being the launcher's (outer process and PID 1); their copy-on-write faults.
+            inside.append((proc.report.cpu_s or 0.0) * 1000 if proc.report else 0.0)
+            faults.append(float(_children_minflt() - f0 + proc.child_minflt()))
         z_share = (zygote.own_cpu_s() - z_before) * 1000 / starts
         out[bot] = {"cpu": [c + z_share for c in cpu], "wall": wall, "referee": referee,
                     "bot": [c - r for c, r in zip(cpu, referee)], "zygote": [z_share],
-                    "path": [1.0 if proc.via_zygote else 0.0]}
+                    "path": [1.0 if proc.via_zygote else 0.0], "inside": inside,
+                    "launch": [c - r - i for c, r, i in zip(cpu, referee, inside)],
+                    "minflt": faults}
     return out
 
 
@@ -149,6 +164,9 @@ def main() -> None:
     parser.add_argument("--isolation", default=None, help="isolated, namespaces or limits")
     parser.add_argument("--matches", type=int, default=4,
                         help="whole matches per bot and round against first-legal-c (0: none)")
+    parser.add_argument("--baseline", default=None, metavar="REV",
+                        help="also run REV's tree (git archive into a temporary folder) on the "
+                             "zygote path, as a path 'REV', rounds interleaved")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     bots = [b for b in args.bots.split(",") if b]
@@ -164,22 +182,38 @@ def main() -> None:
 
     level = args.isolation or best_level()
     paths = [p for p in args.paths.split(",") if p]
+    trees = {p: ROOT for p in paths}
+    if args.baseline:
+        import tempfile
+
+        import atexit
+        import shutil
+
+        old = Path(tempfile.mkdtemp(prefix="bench-startup-"))
+        atexit.register(shutil.rmtree, old, True)
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.baseline],
+                                 check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(old)], input=archive, check=True)
+        paths.insert(0, args.baseline)
+        trees[args.baseline] = old
     runs: dict[str, dict[str, dict[str, list[float]]]] = {
         p: {b: {"cpu": [], "wall": [], "path": [], "referee": [], "bot": [], "zygote": [],
-                "match": []} for b in bots} for p in paths}
+                "match": [], "inside": [], "launch": [], "minflt": []} for b in bots}
+        for p in paths}
     for _ in range(args.rounds):
         for path in paths:
             env = dict(os.environ)
             env.pop("ARENA_SANDBOX", None)
             env["ARENA_ISOLATION"] = level
-            env["ARENA_ZYGOTE"] = "1" if path == "zygote" else "0"
-            out = subprocess.run([sys.executable, __file__, "--child", "--starts",
+            env["ARENA_ZYGOTE"] = "0" if path == "exec" else "1"
+            script = trees[path] / "scripts" / "bench_startup.py"
+            out = subprocess.run([sys.executable, str(script), "--child", "--starts",
                                   str(args.starts), "--matches", str(args.matches), "--bots",
-                                  ",".join(bots)], env=env,
+                                  ",".join(bots)], env=env, cwd=trees[path],
                                  check=True, capture_output=True, text=True).stdout
             for bot, figures in json.loads(out.splitlines()[-1]).items():
                 for key, values in figures.items():
-                    runs[path][bot][key] += values
+                    runs[path][bot].setdefault(key, []).extend(values)
     print(f"bot start-up, isolation {level}: start, greeting, 'ready', close; medians of "
           f"{args.rounds} rounds x {args.starts} starts; CPU of every process of the start")
     head = f"{'bot':<9}" + "".join(f"{p + ' CPU ms':>15}{p + ' wall ms':>15}" for p in paths)
@@ -188,8 +222,8 @@ def main() -> None:
         row = f"{bot:<9}"
         for path in paths:
             r = runs[path][bot]
-            forked = path == "zygote" and any(r["path"])
-            mark = "" if path != "zygote" or forked else "*"
+            forked = path != "exec" and any(r["path"])
+            mark = "" if path == "exec" or forked else "*"
             row += f"{statistics.median(r['cpu']):>14.1f}{mark or ' '}" \
                    f"{statistics.median(r['wall']):>15.1f}"
         if bot == "sdk":
@@ -197,15 +231,29 @@ def main() -> None:
         print(row)
     print("\nwhere the CPU goes (median ms): the referee's side (folder, uid lease, cgroup), the "
           "bot's processes (launcher, PID 1, bot), the zygote's own share per start")
-    print(f"{'bot':<9}" + "".join(f"{p + ' referee':>16}{p + ' bot':>12}" for p in paths)
-          + f"{'zygote share':>14}")
+    print(f"{'bot':<9}" + "".join(f"{p + ' referee':>16}{p + ' bot':>12}"
+                                  + ("" if p == "exec" else f"{p + ' share':>14}")
+                                  for p in paths))
     for bot in bots:
         row = f"{bot:<9}"
         for path in paths:
             r = runs[path][bot]
             row += f"{statistics.median(r['referee']):>16.1f}{statistics.median(r['bot']):>12.1f}"
-        if "zygote" in paths:
-            row += f"{statistics.median(runs['zygote'][bot]['zygote'] or [0.0]):>14.2f}"
+            if path != "exec":
+                row += f"{statistics.median(r['zygote'] or [0.0]):>14.2f}"
+        print(row)
+    print("\nthe bot's processes split (median ms): the launcher (outer process and PID 1: "
+          "namespaces, root, cgroup, fork) and the bot's own process (PID 1's wait4, in whole ms); "
+          "minor page faults of all of them (after a fork: copy-on-write)")
+    print(f"{'bot':<9}" + "".join(f"{p + ' launcher':>17}{p + ' bot':>12}{p + ' faults':>15}"
+                                  for p in paths))
+    for bot in bots:
+        row = f"{bot:<9}"
+        for path in paths:
+            r = runs[path][bot]
+            row += "".join(f"{statistics.median(r[key]) if r[key] else float('nan'):>{w}.{d}f}"
+                           for key, w, d in (("launch", 17, 1), ("inside", 12, 1),
+                                             ("minflt", 15, 0)))
         print(row)
     if "zygote" in paths:
         print("*: this bot starts by exec on the zygote path too (not a Python bot the zygote "
@@ -224,6 +272,18 @@ def main() -> None:
                 minimal = statistics.median(runs[path]["minimal"]["match"])
                 print(f"{path}: minimal {minimal:.1f}, sdk {sdk:.1f}, sdk / minimal = "
                       f"{sdk / minimal:.2f}")
+    if "sdk" in bots and "zygote" in paths:
+        r = runs["zygote"]["sdk"]
+        cpu = statistics.median(r["cpu"])
+        before = [p for p in paths if p != "zygote"]
+        was = "; ".join(f"{statistics.median(runs[p]['sdk']['cpu']):.1f} ms ({p}, same run)"
+                        for p in before)
+        print("\nREADME, Benchmarks, issue 18's table:")
+        print(f"| `bench_startup.py` | CPU to start an SDK bot and read its `ready` (every process) "
+              f"| {was} | {cpu:.1f} ms ({statistics.median(r['bot']):.1f} the bot's processes, "
+              f"{statistics.median(r['referee']):.1f} the referee's side, "
+              f"{statistics.median(r['zygote'] or [0.0]):.1f} the zygote's share) "
+              f"| <= {TARGET_SDK_CPU_MS:g} ms | {'met' if cpu <= TARGET_SDK_CPU_MS else 'not met'} |")
 
 
 if __name__ == "__main__":

@@ -180,6 +180,50 @@ def test_a_zygote_child_is_killed_reaped_and_its_status_reported(tmp_path):
     assert proc.close() == 3  # the bot's own exit status, as the launcher reported it
 
 
+def test_a_malformed_request_ends_its_child_before_any_sandbox_and_the_zygote_serves_on():
+    # The child's C code (sandbox_enter_from) reads its own request after the fork: one it
+    # cannot parse ends that child with 126, nothing built, nothing run; the zygote is unharmed.
+    import socket
+
+    z = zygote.get()
+    assert z is not None
+    pipes = [os.pipe() for _ in range(4)]
+    control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        control.sendall(b"not a size at all\n")
+        with z._lock:
+            socket.send_fds(z._sock, [b"spawn"], [pipes[0][0], pipes[1][1], pipes[2][1],
+                                                   pipes[3][1], theirs.fileno()])
+            msg, fds, _, _ = socket.recv_fds(z._sock, 64, 1)
+        assert int(msg) > 0 and len(fds) == 1
+        os.close(fds[0])
+        theirs.close()
+        control.settimeout(10)
+        said = b""
+        while not said.endswith(b"\n"):
+            chunk = control.recv(256)
+            assert chunk, "the zygote closed the control socket without a status"
+            said += chunk
+        assert said.split()[0] == b"126"
+    finally:
+        control.close()
+        theirs.close()
+        for r, w in pipes:
+            for fd in (r, w):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+    proc = BotProcess(resolve_bot("random").argv, LIMITS)
+    proc.start()
+    try:
+        assert proc.via_zygote
+        proc.send("sixtysix 1")
+        assert proc.read_line(10).startswith(b"ready")
+    finally:
+        proc.close()
+
+
 def test_without_a_zygote_bots_start_by_exec_and_the_log_says_why(monkeypatch, caplog):
     zygote.stop()
 
