@@ -100,6 +100,9 @@ class Pool(Generic[Job, Result]):
     _cores: list[int] = field(default_factory=list)  # worker i keeps to _cores[i]; [] none
 
     def __enter__(self) -> Pool[Job, Result]:
+        atomic = [obj for obj in self.shared if isinstance(obj, _ATOMIC)]
+        if atomic:  # pickle would write them whole, never as a reference (_SharedPickler)
+            raise TypeError(f"a pool's shared objects cannot be of type {type(atomic[0]).__name__}")
         self._context = multiprocessing.get_context("spawn")
         self._cores = cores_for(self.workers)
         try:
@@ -284,33 +287,39 @@ def cores_for(workers: int) -> list[int]:
 
 
 class _SharedPickler(pickle.Pickler):
-    """Writes each of the pool's shared objects as its number (pickle's persistent ids)."""
+    """Writes each of the pool's shared objects as a call that finds it in the worker's copy.
+    ``reducer_override``, not pickle's persistent ids: pickle asks ``persistent_id`` about every
+    object of a job (some 66 per match: each string, number and tuple), a Python call each, and
+    ``reducer_override`` only about objects of other types (a match job's dataclasses and paths,
+    about 8): that hook was the largest part of the coordinator's CPU per match (issue 18). So a
+    shared object must not be a str, bytes, int, float, tuple, list, dict, set or None (Pool
+    checks)."""
 
     def __init__(self, file: io.BytesIO, shared: tuple[Any, ...]):
         super().__init__(file, pickle.HIGHEST_PROTOCOL)
         self.numbers = {id(obj): n for n, obj in enumerate(shared)}  # shared lives as long
 
-    def persistent_id(self, obj: Any) -> int | None:
-        return self.numbers.get(id(obj))
+    def reducer_override(self, obj: Any) -> Any:
+        number = self.numbers.get(id(obj))
+        if number is None:
+            return NotImplemented
+        return _shared_object, (number,)
 
 
-class _SharedUnpickler(pickle.Unpickler):
-    def __init__(self, file: io.BytesIO, shared: tuple[Any, ...]):
-        super().__init__(file)
-        self.shared = shared
+_SHARED: tuple[Any, ...] = ()  # in a worker: the pool's shared objects, set as it starts
 
-    def persistent_load(self, pid: Any) -> Any:
-        return self.shared[pid]
+# Types pickle writes without asking reducer_override (the pickle module's documentation).
+_ATOMIC = (str, bytes, int, float, tuple, list, dict, set, frozenset, type(None))
+
+
+def _shared_object(number: int) -> Any:
+    return _SHARED[number]
 
 
 def _dumps(obj: Any, shared: tuple[Any, ...]) -> bytes:
     buffer = io.BytesIO()
     _SharedPickler(buffer, shared).dump(obj)
     return buffer.getvalue()
-
-
-def _loads(data: bytes, shared: tuple[Any, ...]) -> Any:
-    return _SharedUnpickler(io.BytesIO(data), shared).load()
 
 
 def _signal(process: BaseProcess, signum: int) -> None:
@@ -352,6 +361,8 @@ def _worker_main(play: Callable[[Any], Any], conn: Connection, watch: Connection
         root.removeHandler(handler)
     root.addHandler(_SendHandler(conn, lock))
     root.setLevel(level)
+    global _SHARED
+    _SHARED = shared  # what a job's references to shared objects find (_SharedPickler)
     if on_start is not None:
         try:
             on_start()
@@ -359,7 +370,7 @@ def _worker_main(play: Callable[[Any], Any], conn: Connection, watch: Connection
             pass
     while True:
         try:
-            job = _loads(conn.recv_bytes(), shared)
+            job = pickle.loads(conn.recv_bytes())
         except (EOFError, OSError):
             return
         if job is None:

@@ -6,6 +6,7 @@ Real spawned worker processes: one pool of two for every case, as starting worke
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
@@ -64,15 +65,36 @@ def test_the_pool_pulls_lazily_and_replays_a_job_whose_worker_died(tmp_path: Pat
         assert pulled == [0, 1, 2, 3]
 
 
-def test_shared_objects_travel_once_and_jobs_refer_to_them():
+@dataclass(frozen=True)
+class _Settings:  # shared objects are a tournament's dataclasses: rules, limits, bot specs
+    values: tuple[int, ...]
+
+
+def test_shared_objects_travel_once_and_jobs_refer_to_them(monkeypatch):
     """The pool's shared objects (a tournament's rules, limits, bots) are sent to each worker when
     it starts; a job's pickle names them by number and unpickles to the worker's copy."""
-    from arena.pool import _dumps, _loads
+    import pickle
 
-    rules = {"flag": list(range(500))}
-    job = (rules, 7)
-    alone, with_shared = _dumps(job, ()), _dumps(job, (rules,))
-    assert len(with_shared) < 40 < len(alone)
-    worker_copy = {"flag": list(range(500))}
-    loaded = _loads(with_shared, (worker_copy,))
-    assert loaded == job and loaded[0] is worker_copy
+    from arena import pool
+    from arena.pool import _dumps
+
+    rules = _Settings(tuple(range(500)))
+    job = (rules, "a path", rules, 7)
+    alone, with_shared = _dumps(job, ()), _dumps(job, (_Settings(()), rules))
+    assert len(with_shared) < 80 < len(alone)
+    worker_copy = _Settings(tuple(range(500)))
+    monkeypatch.setattr(pool, "_SHARED", (_Settings(()), worker_copy))  # as a worker sets it
+    loaded = pickle.loads(with_shared)
+    assert loaded == job and loaded[0] is worker_copy and loaded[2] is worker_copy
+
+
+def test_a_shared_object_of_a_type_pickle_writes_whole_is_refused():
+    """pickle never asks about a str, a tuple or a dict: such a shared object would be sent with
+    every job, so the pool says so instead."""
+    import pytest
+
+    from arena.pool import Pool
+
+    with pytest.raises(TypeError, match="shared objects cannot be of type dict"):
+        with Pool(len, 1, shared=({"flag": 1},)):
+            pass
