@@ -282,21 +282,32 @@ def test_a_worker_killed_mid_run_has_its_batches_played_again_elsewhere(tmp_path
     flags = ["--name", "k", "-b", "greedy", "-b", "c-counter", "-b", "random", "-n", "6",
              "--seed", "4"]
     reference = tmp_path / "reference"
-    subprocess.run(ARENA + ["tournament", "--no-report", *flags, "-w", "2", "-o", str(reference)], check=True,
-                   capture_output=True, timeout=RUN_TIMEOUT_S)
+    # The uninterrupted local run plays while the cluster starts and plays (it waits on the
+    # cluster's processes more than it uses the CPU), not before it.
+    ref = subprocess.Popen(ARENA + ["tournament", "--no-report", *flags, "-w", "2", "-o",
+                                    str(reference)], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, start_new_session=True)
     out = tmp_path / "killed"
-    with local_dask(tmp_path / "dask", workers=2) as (dask, workers):
-        with open(tmp_path / "arena.log", "wb") as arena_log:
-            proc = subprocess.Popen(ARENA + ["tournament", "--no-report", *flags, "-o", str(out), "--cluster",
-                                             dask.address], stdout=arena_log,
-                                    stderr=subprocess.STDOUT, start_new_session=True)
-            try:
-                lost = _kill_mid_batch(dask, "w1", workers["w1"], out / "results.sqlite")
-                assert proc.wait(timeout=RUN_TIMEOUT_S) == 0, (tmp_path / "arena.log").read_text()
-            finally:
-                if proc.poll() is None:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait()
+    try:
+        with local_dask(tmp_path / "dask", workers=2) as (dask, workers):
+            with open(tmp_path / "arena.log", "wb") as arena_log:
+                proc = subprocess.Popen(ARENA + ["tournament", "--no-report", *flags, "-o", str(out),
+                                                 "--cluster", dask.address], stdout=arena_log,
+                                        stderr=subprocess.STDOUT, start_new_session=True)
+                try:
+                    lost = _kill_mid_batch(dask, "w1", workers["w1"], out / "results.sqlite")
+                    assert proc.wait(timeout=RUN_TIMEOUT_S) == 0, \
+                        (tmp_path / "arena.log").read_text()
+                finally:
+                    if proc.poll() is None:
+                        os.killpg(proc.pid, signal.SIGKILL)
+                        proc.wait()
+        _, ref_err = ref.communicate(timeout=RUN_TIMEOUT_S)
+        assert ref.returncode == 0, ref_err.decode()
+    finally:
+        if ref.poll() is None:
+            os.killpg(ref.pid, signal.SIGKILL)
+            ref.communicate()
     assert outcome(out / "results.sqlite") == outcome(reference / "results.sqlite")
     scheduled = [m.match_id for m in round_robin("k", ["greedy", "c-counter", "random"], 3)]
     stored = [row[0] for row in outcome(out / "results.sqlite")["matches"]]

@@ -423,10 +423,12 @@ def test_an_eavesdropper_in_arena_play_cannot_compute_a_hidden_card(where, open_
 
 @pytest.mark.slow
 def test_an_eavesdropper_in_a_tournament_cannot_compute_a_hidden_card(open_folder, tmp_path):
-    # Run from elsewhere: the data folder was hidden by a relative path (issue 13).
+    # Run from elsewhere: the data folder was hidden by a relative path (issue 13). Two workers:
+    # the two matches (one per seat) start their slow-starting eavesdroppers side by side, and
+    # each may look at the other's files while it plays.
     out = open_folder / "t"
     done = subprocess.run(ARENA + ["tournament", "--no-report", "-b", EAVES_CMD, "-b", "greedy", "-n", "2",
-                                   "-w", "1", *SLOW_START, "-o", str(out)],
+                                   "-w", "2", *SLOW_START, "-o", str(out)],
                           capture_output=True, text=True, cwd=tmp_path, timeout=RUN_TIMEOUT_S)
     assert done.returncode == 0, done.stderr
     _check_tournament(out, "eavesdropper", open_folder)
