@@ -96,13 +96,11 @@ class _Match:
         """Queue a line for ``seat``. Queued lines go out in one write with the seat's next request
         (or at the end of the match): each write wakes the bot, and wake-ups are what cost
         (PROTOCOL.md §4.2: events arrive in order, at the latest with the next request)."""
-        line = encode(message)
-        if self.writer is not None:
-            self.writer.msg(self._ms(), seat, "out", line)
-        self.procs[seat].queue(line)
+        self._send_line(seat, encode(message))
 
     def _send_line(self, seat: int, line: str) -> None:
-        """``_send`` of a line ``protocol.from_engine`` built directly (the per-move lines)."""
+        """``_send`` of a line already made (``protocol.from_engine`` builds the per-move lines
+        directly)."""
         if self.writer is not None:
             self.writer.msg(self._ms(), seat, "out", line)
         self.procs[seat].queue(line)

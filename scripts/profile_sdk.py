@@ -6,7 +6,7 @@ What a bot process reads in a real match is recorded once (``protocol.local`` pl
 exactly as the referee writes them), then replayed in this process through
 
 - ``sdk``: ``protocol.run`` with a first-legal ``Bot`` (``legal[0]``), and
-- ``minimal``: the loop of ``bots/minimal/first_legal.py``, the stdlib-only bot,
+- ``minimal``: ``bots/minimal/first_legal.py`` itself, the stdlib-only bot,
 
 each reading the recorded bytes from a pipe-less buffer and writing its answers to ``/dev/null``
 (a real write and flush per answer, as on a pipe). Both answer the same; the difference is the
@@ -60,29 +60,18 @@ def record(matches: int) -> list[bytes]:
     return inputs
 
 
+MINIMAL_BOT = ROOT / "bots" / "minimal" / "first_legal.py"
+_MINIMAL_CODE = compile(MINIMAL_BOT.read_text(), str(MINIMAL_BOT), "exec")
+
+
 def minimal(infile: io.BufferedIOBase, outfile: io.TextIOBase) -> None:
-    """bots/minimal/first_legal.py's loop, on the given streams."""
-    r = infile.readline
-    w = outfile.write
-    f = outfile.flush
-    while True:
-        line = r()
-        if not line:
-            break
-        p = line.split()
-        if not p:
-            continue
-        h = p[0]
-        if h[-1:] == b"?":
-            w(p[1].decode() + "\n")
-            f()
-        elif h == b"sixtysix":
-            if p[1:2] != [b"1"]:
-                break
-            w("ready first-legal\n")
-            f()
-        elif h == b"match_end":
-            break
+    """bots/minimal/first_legal.py itself (compiled once), its standard streams the given ones."""
+    saved = sys.stdin, sys.stdout
+    sys.stdin, sys.stdout = io.TextIOWrapper(infile), outfile  # type: ignore[arg-type]
+    try:
+        exec(_MINIMAL_CODE, {"__name__": "__main__"})
+    finally:
+        sys.stdin, sys.stdout = saved
 
 
 def replay(kind: str, inputs: list[bytes]) -> float:
@@ -112,13 +101,16 @@ if kind == "sdk":
         def decide(self, view, legal):
             return legal[0]
 
+else:
+    code = compile(open({bot!r}).read(), {bot!r}, "exec")  # compiled before the clock starts
 sink = open(os.devnull, "w")
 start = time.process_time()
 if kind == "sdk":
     run(FirstLegal(), io.BytesIO(data), sink)
 else:
-    exec({minimal!r})
-    minimal(io.BytesIO(data), sink)
+    sys.stdin, sys.stdout = io.TextIOWrapper(io.BytesIO(data)), sink
+    exec(code, {{"__name__": "__main__"}})
+    sys.stdout = sys.__stdout__
 print(time.process_time() - start)
 """
 
@@ -126,8 +118,7 @@ print(time.process_time() - start)
 def replay_cold(kind: str, inputs: list[bytes], root: Path = ROOT) -> float:
     """As ``replay``, but each input in a fresh interpreter, as a bot process plays one match:
     nothing is warm (the specialising interpreter, caches). Start-up and imports are left out."""
-    import inspect
-    child = CHILD.format(root=str(root), minimal=inspect.getsource(minimal))
+    child = CHILD.format(root=str(root), bot=str(MINIMAL_BOT))
     total = 0.0
     for data in inputs:
         out = subprocess.run([sys.executable, "-c", child, kind], input=data, check=True,

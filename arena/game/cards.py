@@ -232,7 +232,8 @@ class Pack:
     sets of cards are counted masks (``LOW_MASK``).
     """
 
-    __slots__ = ("size", "ranks", "exchange_rank", "cards", "mask", "copies", "sorted_indices")
+    __slots__ = ("size", "ranks", "exchange_rank", "exchange_indices", "cards", "mask", "copies",
+                 "sorted_indices")
 
     def __init__(self, size: int, ranks: tuple[Rank, ...], copies: int = 1):
         self.size = size
@@ -246,6 +247,10 @@ class Pack:
         self.cards = tuple(Card(suit, rank) for suit in Suit for rank in ranks) * copies
         self.mask = mask_of(self.cards)  # the distinct cards
         self.sorted_indices = sorted(card.index for card in self.cards)
+        # The exchange card's index for each trump suit (by the suit's number): DealState.new
+        # looks it up once a deal, where building the card cost an enum call and a lookup.
+        self.exchange_indices = tuple(Card(Suit(number), self.exchange_rank).index
+                                      for number in range(len(Suit)))
 
     def exchange_card(self, trump: Suit) -> Card:
         return Card(trump, self.exchange_rank)

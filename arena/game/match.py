@@ -140,12 +140,8 @@ class MatchState:
 
     def _after(self, deal: DealState) -> MatchState:
         settlement = deal.settlement
-        if settlement is None:  # the common move: _moved(deal=deal), inlined
-            moved = object.__new__(MatchState)
-            fields = moved.__dict__
-            fields.update(self.__dict__)
-            fields["deal"] = deal
-            return moved
+        if settlement is None:
+            return self._moved(deal=deal)
         # RULES.md §7.6: the pot goes to whoever scores next, whatever the reason, then resets.
         rules = self.rules
         points = list(self.game_points)

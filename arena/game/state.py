@@ -167,7 +167,7 @@ class DealState(_Fields):
         n.rules = rules
         pack = rules.pack
         n.trump = layout.up_card >> 3
-        n.xcard = n.trump * 8 + pack.exchange_rank  # pack.exchange_card(trump).index, no enum call
+        n.xcard = pack.exchange_indices[n.trump]
         n.dealer = dealer
         first = (-dealer - 1) % players  # the hand of seat 0 (layout.hands begins left of the dealer)
         n.hands = layout.hands[first:] + layout.hands[:first]
@@ -294,13 +294,7 @@ class DealState(_Fields):
         return scoring.total(self, side)
 
     def events(self) -> list[Event]:
-        out = []
-        node = self.log
-        while node is not None:
-            node, event = node
-            out.append(event)
-        out.reverse()
-        return out
+        return self.events_after(None)
 
     def events_after(self, earlier: DealState | None) -> list[Event]:
         """The events since ``earlier``, a state this one was reached from in the same deal (None:
