@@ -18,11 +18,14 @@ small enough to hold every guarantee itself:
 - **Logging** travels on the worker's own connection to the coordinator, which hands each record
   to its loggers: no queue thread, no shared lock.
 - A worker that dies mid-match is replaced and its match played again, once; twice is an error.
-- **One core per worker** when there are two workers or more, one per core: a worker, its
-  zygote and its bots keep to that core (``PIN_ENV`` says otherwise). A match of cheap bots is a
-  ping-pong of wake-ups between the referee and a bot; spread over the cores, with a second
-  match beside it, each wake-up often crossed to the other core, and a match of greedy vs random
-  took ~1.4x as long with 2 workers as with 1 at the same CPU (issue 18, scripts/match_timeline.py).
+- **One core per worker, when asked** (``ARENA_PIN_WORKERS=1``, as fastchess's
+  ``-use-affinity``): a worker, its zygote and its bots keep to a core of their own. A match of
+  cheap bots is a ping-pong of wake-ups between the referee and a bot; spread over the cores, with
+  a second match beside it, each wake-up often crossed to the other core, and a match of greedy
+  vs random took ~1.4x as long with 2 workers as with 1 at the same CPU (issue 18,
+  scripts/match_timeline.py). Not by default: kept to a core, a bot cannot move away from
+  another busy program there, and a bot waiting behind it loses its decision time (the suite,
+  run beside itself, saw the strong bot forfeit on time).
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ STOP_GRACE_S = 0.2      # after SIGTERM, a worker has this long to kill its bots
 _PR_SET_PDEATHSIG = 1   # <linux/prctl.h>
 MAX_DEATHS_PER_JOB = 2  # a match whose worker died this many times is an error, not a retry
 _STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
-PIN_ENV = "ARENA_PIN_WORKERS"  # "0": workers never keep to a core; "1": always (one worker too)
+PIN_ENV = "ARENA_PIN_WORKERS"  # "1": each worker keeps to a core of its own (cores_for)
 
 
 class WorkerError(RuntimeError):
@@ -269,21 +272,17 @@ class Pool(Generic[Job, Result]):
 
 
 def cores_for(workers: int) -> list[int]:
-    """The core each worker keeps to (worker i: the i-th), or [] when they are not pinned: by
-    default pinned when there are two workers or more and exactly as many as this process's
-    cores. One worker is left free (both bots of its match start at once, on two cores), and so
-    are fewer workers than cores: pinned, every run on the machine would crowd its first cores
-    while the others idled (two test runs at once, a league beside a tournament)."""
+    """The core each worker keeps to (worker i: the i-th), or [] when they are not pinned: only
+    when ``ARENA_PIN_WORKERS=1`` asks for it and there are no more workers than this process's
+    cores (more would share cores: left to the kernel). The module's docstring says why it is
+    not the default."""
     try:
         cores = sorted(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         return []  # not Linux
-    wanted = os.environ.get(PIN_ENV)
-    if wanted == "0" or workers > len(cores):
+    if os.environ.get(PIN_ENV) != "1" or workers > len(cores):
         return []
-    if wanted == "1" or 2 <= workers == len(cores):
-        return cores[:workers]
-    return []
+    return cores[:workers]
 
 
 class _SharedPickler(pickle.Pickler):

@@ -19,9 +19,9 @@ that think little, like ``--bots greedy,c-counter,random``, spend most of a matc
 and both bots of a match start at once: one worker then keeps ~1.2 cores busy, which caps the
 speed-up near 1.7 on 2 cores whatever the scheduler does (the "cores busy" lines show it).
 
-Each round also runs the 2 workers free to use any core (``ARENA_PIN_WORKERS=0``, the pool
-before issue 18's fix: now each of 2 workers keeps to a core), and 1 worker kept to a core
-(``ARENA_PIN_WORKERS=1``: by default one worker is free), and prints, for each run, the split
+The 2-worker figure is taken with each worker kept to a core (``ARENA_PIN_WORKERS=1``, which a
+run must ask for: pool.py says why it is not the default); each round also runs the 2 workers
+free to use any core (the default) and 1 worker kept to a core, and prints, for each run, the split
 that explains the speed-up: the seconds to the first result (pre-flight, the workers' start, their
 first match: fixed, a second worker cannot shorten them), then a match's wall in a worker (the
 time between results times the workers), with the referee's play time in it.
@@ -321,19 +321,17 @@ def main() -> None:
             c1, own1 = cpu_seconds(), own_cpu_seconds()
             r1 = tournament(config, base / "w1", 1)
             c2, own2 = cpu_seconds(), own_cpu_seconds()
-            # 2 workers as the pool runs them (each keeps to a core) and, in turn, free to use
-            # any core (ARENA_PIN_WORKERS=0, the pool before issue 18's fix): before and after
-            # in the same round, the order alternating.
+            # 2 workers each kept to a core (ARENA_PIN_WORKERS=1) and, in turn, free to use any
+            # core (the default): both in the same round, the order alternating.
             runs = {}
             for label in (("kept", "free") if r % 2 == 0 else ("free", "kept")):
                 c_before = cpu_seconds()
                 runs[label] = tournament(config, base / f"w2-{label}", 2,
-                                         None if label == "kept" else "0")
+                                         "1" if label == "kept" else "0")
                 runs[label]["cpu"] = cpu_seconds() - c_before
             c3 = c2 + runs["kept"]["cpu"]
-            # And one worker kept to a core too (ARENA_PIN_WORKERS=1; by default one worker is
-            # free, as both bots of its match start at once): were that faster, the speed-up
-            # should be measured against it.
+            # And one worker kept to a core too: were that faster, the speed-up should be
+            # measured against it.
             c_before = cpu_seconds()
             r1_kept = tournament(config, base / "w1-kept", 1, "1")
             r1_kept["cpu"] = cpu_seconds() - c_before
