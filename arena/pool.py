@@ -154,13 +154,16 @@ class Pool(Generic[Job, Result]):
             signal.raise_signal(signum)  # now the run's own handler sees it
         return worker
 
-    def run(self, jobs: Iterable[Job]) -> Generator[tuple[Job, Result], None, None]:
+    def run(self, jobs: Iterable[Job], idle: Callable[[], float | None] | None = None
+            ) -> Generator[tuple[Job, Result], None, None]:
         """Yield ``(job, result)`` in the order jobs finish, pulling ``jobs`` lazily: one job per
         idle worker at the start, then the next only once a finished job's result has been
         yielded and the generator resumed. A caller can therefore choose each next job from every
         result seen so far (stop when a test concludes, pick the next pairing), and a long
         schedule is never held in memory (issue 18). A job whose worker died is played again
-        before any new one is pulled."""
+        before any new one is pulled. ``idle``, if given, is called before each wait: it may do
+        work (a tournament commits the results it holds) and returns how many seconds the pool may
+        wait before it calls it again (None: until something happens)."""
         source = iter(jobs)
         retry: deque[_Pending[Job]] = deque()
 
@@ -185,7 +188,8 @@ class Pool(Generic[Job, Result]):
             for fd in busy - watched:
                 poller.register(fd, select.POLLIN)
             watched = busy
-            ready = {fd for fd, _ in poller.poll()}
+            timeout = idle() if idle is not None else None
+            ready = {fd for fd, _ in poller.poll(None if timeout is None else 1000 * timeout)}
             for index, worker in enumerate(self._workers):
                 if not worker.busy or not ready & {worker.conn.fileno(), worker.process.sentinel}:
                     continue

@@ -439,6 +439,18 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
                 yield _Job(m, deal_secret(key, m.deal_set), tuple(by_name[bot] for bot in m.seats),
                            rules, limits, config.max_deals, records / f"{m.match_id}.jsonl", logs)
 
+        def stored_now(job: _Job, result: MatchResult) -> None:
+            log_result(job.entry, result)
+            progress.done += 1
+            progress.last = result
+            progress.last_entry = job.entry
+            if on_progress:
+                on_progress(progress)
+
+        # A run that asks should_stop after each match (arena sprt reads the store for it) commits
+        # each match at once; others commit the matches of a fraction of a second together.
+        commits = _Commits(store, stop, stored_now,
+                           hold_s=0.0 if should_stop is not None or cluster else HOLD_S)
         try:
             # A cluster sizes its batches from the whole list up front (cluster.py): it gets one,
             # and should_stop is asked only while that list is made.
@@ -447,26 +459,27 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
             cleanup.enter_context(early.pop_all())
             finished = cleanup.enter_context(closing(
                 cluster.play(list(jobs()), out) if cluster
-                else pool.run(jobs()) if pool is not None and todo > 0 else _nothing()))
+                else pool.run(jobs(), idle=commits.due) if pool is not None and todo > 0
+                else _nothing()))
             for job, result in finished:
                 if stored[job.entry.order]:
                     continue  # a match played twice (a cluster's retried batch) is stored once
-                store.record_match(job.entry, result, record=f"records/{job.record.name}")
-                stored[job.entry.order] = 1
-                log_result(job.entry, result)
-                progress.done += 1
-                progress.last = result
-                progress.last_entry = job.entry
-                if on_progress:
-                    on_progress(progress)
+                stored[job.entry.order] = 1  # or about to be: it waits for its commit
+                commits.add(job, result)
                 if should_stop is not None and should_stop():
                     break  # closing the pool ends its workers and their bots
+            commits.flush()
+        except Stopped as stopped:
+            commits.flush()  # the matches that finished are whole: kept, not played again
+            stopped.done = progress.done
+            raise
         except DiskFullError as err:
             raise _disk_full(out, progress, str(err)) from None
         except WorkerError as err:
             if err.errno is not None and is_disk_full(OSError(err.errno, "")):
                 raise _disk_full(out, progress, str(err).splitlines()[0]) from None
             log.error("a worker failed: %s", err)
+            commits.flush()
             raise TournamentError(f"{str(err).splitlines()[0]}; {progress.done} of "
                                   f"{progress.total} matches stored; see {out / LOG_NAME}, then: "
                                   f"arena tournament --resume {out}") from None
@@ -495,12 +508,83 @@ def _disk_full(out: Path, progress: Progress, detail: str) -> TournamentError:
                            f"then: arena tournament --resume {out}")
 
 
+# A finished match waits at most this long for others to share its commit. A kill -9 loses the
+# matches waiting (--resume plays them again), a stop or an error commits them first.
+HOLD_S = 0.25
+HOLD_MAX = 256  # matches: a commit's size stays small whatever the rate
+
+
+class _Commits:
+    """Finished matches waiting for their commit, and the commit of them all in one transaction
+    (``Store.record_matches``). One commit per match cost the coordinator more than anything else
+    it does for a match of cheap bots (issue 18). ``stored_now`` is called for each match once its
+    commit is done: the progress, the log line and ``arena sprt``'s reading of the store only ever
+    see stored matches."""
+
+    def __init__(self, store: Store, stop: _StopState,
+                 stored_now: Callable[[_Job, MatchResult], None], hold_s: float):
+        self.store, self.stop, self.stored_now, self.hold_s = store, stop, stored_now, hold_s
+        self.waiting: list[tuple[_Job, MatchResult]] = []
+        self.since = 0.0  # when the oldest waiting match finished
+
+    def add(self, job: _Job, result: MatchResult) -> None:
+        if not self.waiting:
+            self.since = time.monotonic()
+        self.waiting.append((job, result))
+        if len(self.waiting) >= HOLD_MAX or time.monotonic() - self.since >= self.hold_s:
+            self.flush()
+
+    def due(self) -> float | None:
+        """Commits the waiting matches if it is time; else how long the caller may wait before it
+        asks again (None: nothing waits). The pool asks before each wait (``Pool.run(idle=)``)."""
+        if not self.waiting:
+            return None
+        left = self.since + self.hold_s - time.monotonic()
+        if left > 0:
+            return left
+        self.flush()
+        return None
+
+    def flush(self) -> None:
+        if not self.waiting:
+            return
+        # A stop signal waits until the commit is done, the matches are off the list and counted:
+        # raised between those, it would have them committed a second time, or not counted.
+        with self.stop.held_off():
+            self.store.record_matches([(job.entry, result, f"records/{job.record.name}")
+                                       for job, result in self.waiting])
+            done, self.waiting = self.waiting, []
+            for job, result in done:
+                self.stored_now(job, result)
+
+
 class _StopState:
     """What the signal handler reports: the run's progress, once there is one."""
 
     progress: Progress | None = None
     out: Path | None = None
     fired = False
+    holding = False         # in a held_off() block: a signal waits for its end
+    held: int | None = None  # the signal that waits
+
+    @contextmanager
+    def held_off(self) -> Iterator[None]:
+        """A block that a stop signal does not cut in two: the signal takes effect at its end."""
+        if self.holding:
+            yield
+            return
+        self.holding = True
+        try:
+            yield
+        finally:
+            self.holding = False
+        if self.held is not None:
+            signum, self.held = self.held, None
+            self.raise_stopped(signum)
+
+    def raise_stopped(self, signum: int) -> None:
+        p = self.progress
+        raise Stopped(signum, p.done if p else 0, p.total if p else 0, self.out)
 
 
 @contextmanager
@@ -518,8 +602,10 @@ def stop_on_signals() -> Iterator[_StopState]:
         if state.fired:
             return
         state.fired = True
-        p = state.progress
-        raise Stopped(signum, p.done if p else 0, p.total if p else 0, state.out)
+        if state.holding:
+            state.held = signum
+            return
+        state.raise_stopped(signum)
 
     previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
