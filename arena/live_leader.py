@@ -25,7 +25,7 @@ from typing import Sequence
 import trueskill
 
 from arena.ratings import ENV, Teams, ranks_of, side_of, store_players
-from arena.store import connect_read_only
+from arena.store import MatchRows, connect_read_only
 from arena.types import MatchEnding, MatchResult
 from arena.schedule import ScheduledMatch
 
@@ -83,7 +83,7 @@ class LiveLeader:
         live._advance()
         return live
 
-    def add(self, entry: ScheduledMatch, result: MatchResult) -> None:
+    def add(self, entry: ScheduledMatch, result: MatchResult | MatchRows) -> None:
         """Rate a match just stored (or hold it until the schedule's earlier matches are in)."""
         self._waiting[entry.order] = match_outcome(
             self.players, entry.seats, result.game_points, result.winner, result.offender,

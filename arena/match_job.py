@@ -17,6 +17,7 @@ from arena.bot_process import Limits
 from arena.game import Rules
 from arena.referee import MatchConfig, run_match
 from arena.schedule import ScheduledMatch
+from arena.store import MatchRows, match_rows
 from arena.types import BotSpec, MatchResult
 
 # The tournament's logger: a match's line in tournament.log reads as it did before the move.
@@ -35,16 +36,16 @@ class MatchJob:
     log_dir: Path
 
 
-def log_result(entry: ScheduledMatch, result: MatchResult) -> None:
+def log_result(entry: ScheduledMatch, match: MatchRows) -> None:
     """The match's line in tournament.log (written where the result is stored)."""
     if not log.isEnabledFor(logging.INFO):
         return
     if len(entry.seats) == 2:
         log.info("match %s %s vs %s: %s, winner seat %s", entry.match_id, entry.seat0, entry.seat1,
-                 result.reason, result.winner)
+                 match.reason, match.winner)
     else:
         log.info("match %s %s: %s, winner side %s", entry.match_id, " | ".join(entry.seats),
-                 result.reason, result.winner)
+                 match.reason, match.winner)
 
 
 def prepare_worker(bots: tuple[BotSpec, ...]) -> None:
@@ -57,14 +58,25 @@ def prepare_worker(bots: tuple[BotSpec, ...]) -> None:
 
 def play_job(job: MatchJob) -> MatchResult:
     """Runs in a worker process: one match, its record written by the referee as it goes."""
-    entry = job.entry
-    config = MatchConfig(rules=job.rules, seed=job.deal_secret, first_dealer=entry.first_dealer,
-                         match_id=entry.match_id, limits=job.limits, max_deals=job.max_deals,
-                         private=(job.log_dir.parent,))  # the tournament's folder: its database
-    result = run_match(job.bots, config, record_path=job.record, log_dir=job.log_dir)
+    result = _run(job)
     # The match's line in tournament.log is written by the coordinator as it stores the result
     # (log_result): sent from here it cost a second message per match (issue 18).
     # The coordinator stores settlements: the final states, each deal's event log and its pack
     # order would only cost pickling (the record on disk keeps every event and every order).
     return replace(result, state=None,
                    deals=tuple(replace(d, final=None, order=()) for d in result.deals))
+
+
+def play_for_store(job: MatchJob) -> MatchRows:
+    """Runs in a worker process: one match, returned as the store's rows (``store.match_rows``),
+    which the coordinator inserts as they are: it unpickles a few tuples instead of a result's
+    objects (issue 18). The record's path is relative to the tournament's folder."""
+    return match_rows(job.entry, _run(job), record=f"records/{job.record.name}")
+
+
+def _run(job: MatchJob) -> MatchResult:
+    entry = job.entry
+    config = MatchConfig(rules=job.rules, seed=job.deal_secret, first_dealer=entry.first_dealer,
+                         match_id=entry.match_id, limits=job.limits, max_deals=job.max_deals,
+                         private=(job.log_dir.parent,))  # the tournament's folder: its database
+    return run_match(job.bots, config, record_path=job.record, log_dir=job.log_dir)

@@ -55,6 +55,7 @@ Result = TypeVar("Result")
 STOP_GRACE_S = 0.2      # after SIGTERM, a worker has this long to kill its bots and exit
 _PR_SET_PDEATHSIG = 1   # <linux/prctl.h>
 MAX_DEATHS_PER_JOB = 2  # a match whose worker died this many times is an error, not a retry
+MAX_AHEAD = 32          # jobs a worker may hold beyond the one it plays (Pool.ahead_s)
 _STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 PIN_ENV = "ARENA_PIN_WORKERS"  # "1": each worker keeps to a core of its own (cores_for)
 
@@ -73,8 +74,15 @@ class _Worker:
     process: BaseProcess
     conn: Connection
     lifeline: Connection          # the writing end the worker watches; never written
-    job: Any = None
-    busy: bool = False
+    # The jobs it holds, oldest first: those it played but has not reported yet, the one it plays,
+    # those waiting their turn (Pool.ahead_s).
+    jobs: deque[Any] = field(default_factory=deque)
+    reported: float = 0.0           # when it last reported (or was given work while idle)
+    match_s: float | None = None    # how long a job takes it, as measured (a running mean)
+
+    @property
+    def busy(self) -> bool:
+        return bool(self.jobs)
 
 
 @dataclass
@@ -98,9 +106,17 @@ class Pool(Generic[Job, Result]):
     # Called in each worker as it starts, before its first job (a tournament boots the worker's
     # zygote there: beside the pre-flight, not before the first match). Its errors are ignored.
     on_start: Callable[[], object] | None = None
+    # How many seconds of jobs a worker may hold beyond the one it plays, and play before it
+    # reports their results together. 0: one job at a time, each result reported at once (a
+    # caller choosing each next job from every result so far needs that). A tournament of cheap
+    # matches sets it: each job and each result was a message and a wake-up of the coordinator,
+    # most of its CPU per match at some 80 matches a second (issue 18). A stop drops what a worker
+    # holds, up to that much play per worker, which --resume plays again.
+    ahead_s: float = 0.0
     _workers: list[_Worker] = field(default_factory=list)
     _context: Any = None
     _cores: list[int] = field(default_factory=list)  # worker i keeps to _cores[i]; [] none
+    _left: int | None = None  # jobs the running source has yet to give, when known
 
     def __enter__(self) -> Pool[Job, Result]:
         atomic = [obj for obj in self.shared if isinstance(obj, _ATOMIC)]
@@ -154,28 +170,34 @@ class Pool(Generic[Job, Result]):
             signal.raise_signal(signum)  # now the run's own handler sees it
         return worker
 
-    def run(self, jobs: Iterable[Job], idle: Callable[[], float | None] | None = None
-            ) -> Generator[tuple[Job, Result], None, None]:
+    def run(self, jobs: Iterable[Job], idle: Callable[[], float | None] | None = None,
+            total: int | None = None) -> Generator[tuple[Job, Result], None, None]:
         """Yield ``(job, result)`` in the order jobs finish, pulling ``jobs`` lazily: one job per
         idle worker at the start, then the next only once a finished job's result has been
         yielded and the generator resumed. A caller can therefore choose each next job from every
         result seen so far (stop when a test concludes, pick the next pairing), and a long
-        schedule is never held in memory (issue 18). A job whose worker died is played again
-        before any new one is pulled. ``idle``, if given, is called before each wait: it may do
-        work (a tournament commits the results it holds) and returns how many seconds the pool may
-        wait before it calls it again (None: until something happens)."""
+        schedule is never held in memory (issue 18). With ``ahead_s``, a worker that reports is
+        given as many jobs as fill that much of its time. A job whose worker died is played again
+        (alone) before any new one is pulled. ``idle``, if given, is called before each wait: it
+        may do work (a tournament commits the results it holds) and returns how many seconds the
+        pool may wait before it calls it again (None: until something happens). ``total``, the
+        number of jobs ``jobs`` gives if known, lets the jobs handed out at once shrink toward the
+        end, so that the workers finish together."""
         source = iter(jobs)
         retry: deque[_Pending[Job]] = deque()
+        self._left = total
 
         def pull() -> _Pending[Job] | None:
             if retry:
                 return retry.popleft()
             for job in source:
+                if self._left is not None:
+                    self._left -= 1
                 return _Pending(job)
             return None
 
         for worker in self._workers:
-            self._give(worker, pull())
+            self._give(worker, pull)
         # One poll set for the whole run, changed only as workers start and finish jobs:
         # multiprocessing's wait() built a selector on every call, several times per match.
         poller = select.poll()
@@ -195,21 +217,22 @@ class Pool(Generic[Job, Result]):
                     continue
                 # One message per wake-up (a whole one: a worker writes each at once); another
                 # waiting wakes the next poll. conn.poll() built a selector each time it looked.
-                outcome = None
+                outcomes = None
                 if worker.conn.fileno() in ready:
                     try:
-                        outcome = self._receive(worker)
+                        outcomes = self._receive(worker)
                     except (EOFError, OSError):
                         pass  # it died: its connection ended
-                if outcome is not None:
-                    yield outcome
-                    self._give(worker, pull())  # outside the try: the caller's errors are its own
+                if outcomes is not None:
+                    yield from outcomes
+                    self._give(worker, pull)  # outside the try: the caller's errors are its own
                 elif worker.busy and worker.process.sentinel in ready \
                         and not worker.process.is_alive():
-                    retry.appendleft(self._replace_dead(index))
-                    self._give(self._workers[index], pull())
+                    retry.extendleft(reversed(self._replace_dead(index)))
+                    self._give(self._workers[index], pull)
 
-    def _receive(self, worker: _Worker) -> tuple[Job, Result] | None:
+    def _receive(self, worker: _Worker) -> list[tuple[Job, Result]] | None:
+        """The jobs a worker reports finished, with their results, in the order it played them."""
         kind, payload = worker.conn.recv()
         if kind == "log":
             record: logging.LogRecord = payload
@@ -217,39 +240,64 @@ class Pool(Generic[Job, Result]):
             if logger.isEnabledFor(record.levelno):
                 logger.handle(record)
             return None
-        pending: _Pending[Job] = worker.job
-        worker.job, worker.busy = None, False
         if kind == "error":
+            worker.jobs.clear()
             message, errno = payload
             raise WorkerError(message, errno)
-        return pending.job, payload
+        now = time.monotonic()
+        if payload:  # a running mean of its time per job: how many jobs fill ahead_s
+            took = (now - worker.reported) / len(payload)
+            worker.match_s = took if worker.match_s is None else (worker.match_s + took) / 2
+        worker.reported = now
+        return [(worker.jobs.popleft().job, result) for result in payload]
 
-    def _give(self, worker: _Worker, pending: _Pending[Job] | None) -> None:
-        if pending is not None:
-            worker.job, worker.busy = pending, True
-            try:
-                worker.conn.send_bytes(_dumps(pending.job, self.shared))
-            except OSError:
-                pass  # it died: run() sees its sentinel and plays the job elsewhere
+    def _give(self, worker: _Worker, pull: Callable[[], _Pending[Job] | None]) -> None:
+        """Tops the worker's jobs up: to one, or with ``ahead_s`` to as many as fill that much of
+        its time (at most 1 + ``MAX_AHEAD``), in one message. A job played again after its worker
+        died goes alone, so that a second death is its own."""
+        room = 1 - len(worker.jobs)
+        if self.ahead_s > 0 and worker.match_s is not None:
+            room += min(MAX_AHEAD, int(self.ahead_s / max(worker.match_s, 1e-3)))
+            if self._left is not None:  # near the end, a share of what is left (guided)
+                room = min(room, max(1, -(-self._left // (2 * len(self._workers)))))
+        given: list[_Pending[Job]] = []
+        while len(given) < room:
+            pending = pull()
+            if pending is None:
+                break
+            given.append(pending)
+            if pending.deaths:
+                break
+        if not given:
+            return
+        if not worker.jobs:
+            worker.reported = time.monotonic()  # it was idle: its time starts now
+        worker.jobs.extend(given)
+        try:
+            worker.conn.send_bytes(_dumps([p.job for p in given], self.shared))
+        except OSError:
+            pass  # it died: run() sees its sentinel and plays its jobs elsewhere
 
-    def _replace_dead(self, index: int) -> _Pending[Job]:
-        """Replace the worker at ``index``, which died mid-job; returns that job, to play again."""
+    def _replace_dead(self, index: int) -> list[_Pending[Job]]:
+        """Replace the worker at ``index``, which died while it held jobs; returns them, to play
+        again. Each counts the death: a worker holding several may have died of any of them."""
         worker = self._workers[index]
         worker.process.join(STOP_GRACE_S)
         code = worker.process.exitcode
         how = f"signal {signal.Signals(-code).name}" if code is not None and code < 0 \
             else f"exit status {code}"
-        pending: _Pending[Job] = worker.job
-        pending.deaths += 1
+        held = list(worker.jobs)
+        for pending in held:
+            pending.deaths += 1
         log.error("%s died (%s) while playing %s", worker.process.name, how,
-                  self.name_of(pending.job))
+                  " or ".join(self.name_of(p.job) for p in held))
         _end(worker)
-        if pending.deaths >= MAX_DEATHS_PER_JOB:
+        if any(p.deaths >= MAX_DEATHS_PER_JOB for p in held):
             del self._workers[index]  # ended: close() must not touch it
             raise WorkerError(f"a worker process died twice playing the same match ({how}); "
                               "see tournament.log")
         self._start(index)
-        return pending
+        return held
 
     def close(self, graceful: bool = True) -> None:
         """End every worker now (matches in flight are dropped) and wait for them. ``graceful``:
@@ -371,20 +419,55 @@ def _worker_main(play: Callable[[Any], Any], conn: Connection, watch: Connection
             on_start()
         except Exception:  # what it prepares, the first job does again (and reports)
             pass
-    while True:
+    _play_jobs(play, conn, lock)
+
+
+def _play_jobs(play: Callable[[Any], Any], conn: Connection, lock: threading.Lock) -> None:
+    """Play the jobs the coordinator sends (a list per message; None: exit), in order. Results go
+    back together, when at most one job is left to play and no new ones came meanwhile: the
+    coordinator's answer (more jobs) then arrives while the last one plays. Holding one job at a
+    time (``Pool.ahead_s`` 0), each result goes back at once."""
+    queue: deque[Any] = deque()
+    done: list[Any] = []
+    waiting = select.poll()
+    waiting.register(conn.fileno(), select.POLLIN)
+    asked = False  # results were sent and no jobs came since: the coordinator is answering
+
+    def receive() -> bool:
         try:
-            job = pickle.loads(conn.recv_bytes())
+            jobs = pickle.loads(conn.recv_bytes())
         except (EOFError, OSError):
-            return
-        if job is None:
-            return
+            return False
+        if jobs is None:
+            return False
+        queue.extend(jobs)
+        return True
+
+    while True:
+        while not queue or waiting.poll(0):
+            if not receive():
+                return
+            asked = False
+        job = queue.popleft()
         try:
-            result = ("done", play(job))
+            done.append(play(job))
         except Exception as err:  # the referee never raises for a bot; this is the arena's fault
-            result = ("error", (f"{type(err).__name__}: {err}\n{traceback.format_exc()}",
-                                err.errno if isinstance(err, OSError) else None))
-        with lock:
-            conn.send(result)
+            with lock:
+                if done:
+                    conn.send(("done", done))
+                conn.send(("error", (f"{type(err).__name__}: {err}\n{traceback.format_exc()}",
+                                     err.errno if isinstance(err, OSError) else None)))
+            done = []
+            continue
+        while queue and waiting.poll(0):  # jobs that came while it played
+            if not receive():
+                return
+            asked = False
+        if not queue or len(queue) == 1 and not asked:
+            with lock:
+                conn.send(("done", done))
+            done = []
+            asked = bool(queue)
 
 
 def _die_with_parent(parent: int) -> None:

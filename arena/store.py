@@ -1,7 +1,7 @@
 """The tournament's results in one SQLite file (standard library), written by the coordinator only.
 
 Each finished match goes in with its deals and per-seat figures in **one transaction** (or several
-matches together in one, ``record_matches``): a ``kill -9`` at any moment leaves either the whole
+matches together in one, ``Store.insert``): a ``kill -9`` at any moment leaves either the whole
 match or none of it. The match id is the primary key, so a
 match can never be stored twice; ``finished_ids()`` tells a resumed run what is left to play. The
 store holds derived data; the JSON Lines records it points to remain the raw truth.
@@ -16,7 +16,7 @@ import sqlite3
 import time
 import urllib.parse
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from arena.deal_keys import check_key
 from arena.game import DealResult
@@ -330,60 +330,107 @@ class Store:
                      record: str | None = None) -> None:
         """Store a finished match, its deals and every seat's figures, all or nothing. With three
         or four players, every side's points go in ``sides`` and ``deal_sides`` as well."""
-        self.record_matches([(scheduled, result, record)])
+        self.insert([match_rows(scheduled, result, record)])
 
-    def record_matches(self, matches: Sequence[tuple[ScheduledMatch, MatchResult, str | None]]
-                       ) -> None:
-        """Store several finished matches (each with its record's path) in one transaction: all of
-        them or none. A tournament commits the matches that finished within a fraction of a second
-        together (tournament.py): one commit per match was the largest part of the coordinator's
-        CPU in a tournament of cheap bots (issue 18)."""
-        now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        rows: tuple[list[tuple[Any, ...]], ...] = ([], [], [], [], [])
-        match_rows, deal_rows, seat_rows, side_rows, deal_side_rows = rows
-        for scheduled, result, record in matches:
-            names = scheduled.seats
-            players = len(names)
-            if len(result.seats) != players:
-                raise StoreError(f"match {scheduled.match_id}: {players} seats scheduled but "
-                                 f"{len(result.seats)} in the result")
-            match_id = scheduled.match_id
-            match_rows.append(
-                (match_id, scheduled.order, names[0], names[1], scheduled.deal_set,
-                 scheduled.first_dealer, scheduled.pair_index,
-                 scheduled.seating if players > 2 else int(scheduled.swapped), result.winner,
-                 result.reason, result.game_points[0], result.game_points[1], result.offender,
-                 result.fault, result.detail, record, result.play_ms, now, players))
-            deal_rows += [(match_id, d.deal_no, d.dealer, str(d.settlement.reason),
-                           d.settlement.winner, d.settlement.game_points, d.awarded,
-                           d.settlement.totals[0], d.settlement.totals[1], d.settlement.tricks[0],
-                           d.settlement.tricks[1], d.settlement.claimant, d.settlement.closer)
-                          for d in result.deals]
-            declined = result.declined
-            seat_rows += [(match_id, seat, names[seat], s.correct_claims, s.wrong_claims,
-                           s.missed_claims, t["decisions"], t.get("median_ms"), t.get("p99_ms"),
-                           t.get("max_ms"), int(seat in declined))
-                          for seat, s in enumerate(result.seats) for t in [s.timing()]]
-            if players > 2:
-                side_rows += [(match_id, side, points)
-                              for side, points in enumerate(result.game_points)]
-                deal_side_rows += [(match_id, d.deal_no, side, award, d.settlement.totals[side],
-                                    d.settlement.tricks[side])
-                                   for d in result.deals for side, award in enumerate(deal_awards(d))]
+    def insert(self, matches: Sequence[MatchRows]) -> None:
+        """Store several finished matches, as ``match_rows`` made them, in one transaction: all
+        of them or none. A tournament commits the matches that finished within a fraction of a
+        second together (tournament.py): one commit per match was the largest part of the
+        coordinator's CPU in a tournament of cheap bots (issue 18)."""
         with self._transaction():
             self.db.executemany(
                 "INSERT INTO matches (match_id, sched_order, seat0, seat1, deal_set, first_dealer, "
                 "pair_index, swapped, winner, reason, points0, points1, offender, fault, detail, "
                 "record, play_ms, finished, players) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                match_rows)
-            self.db.executemany("INSERT INTO deals VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", deal_rows)
-            self.db.executemany("INSERT INTO seats VALUES (?,?,?,?,?,?,?,?,?,?,?)", seat_rows)
-            if side_rows:
-                self.db.executemany("INSERT INTO sides VALUES (?,?,?)", side_rows)
-                self.db.executemany("INSERT INTO deal_sides VALUES (?,?,?,?,?,?)", deal_side_rows)
+                [m.match for m in matches])
+            self.db.executemany("INSERT INTO deals VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                                [row for m in matches for row in m.deals])
+            self.db.executemany("INSERT INTO seats VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                                [row for m in matches for row in m.seats])
+            if any(m.sides for m in matches):
+                self.db.executemany("INSERT INTO sides VALUES (?,?,?)",
+                                    [row for m in matches for row in m.sides])
+                self.db.executemany("INSERT INTO deal_sides VALUES (?,?,?,?,?,?)",
+                                    [row for m in matches for row in m.deal_sides])
 
     def _transaction(self) -> "_Transaction":
         return _Transaction(self.db)
+
+
+class MatchRows(NamedTuple):
+    """One finished match as the store's rows (``match_rows``): what a tournament's worker sends
+    its coordinator. Plain tuples of numbers and strings: unpickling a whole ``MatchResult`` (its
+    deals, settlements, enums and every decision's time) was most of the coordinator's cost of
+    receiving a match (issue 18)."""
+
+    match: tuple[Any, ...]                 # the matches table's row
+    deals: list[tuple[Any, ...]]
+    seats: list[tuple[Any, ...]]
+    sides: list[tuple[Any, ...]]           # three or four players only
+    deal_sides: list[tuple[Any, ...]]
+
+    # What the progress line and the log read of a match (the columns of the matches table).
+    @property
+    def match_id(self) -> str:
+        return str(self.match[0])
+
+    @property
+    def winner(self) -> int | None:
+        return self.match[8]
+
+    @property
+    def reason(self) -> str:
+        return str(self.match[9])
+
+    @property
+    def offender(self) -> int | None:
+        return self.match[12]
+
+    @property
+    def play_ms(self) -> float:
+        return float(self.match[16])
+
+    @property
+    def game_points(self) -> tuple[int, ...]:
+        """Per side: two players' from the match row, more from the sides rows."""
+        if self.sides:
+            return tuple(points for _, _, points in self.sides)
+        return self.match[10], self.match[11]
+
+
+def match_rows(scheduled: ScheduledMatch, result: MatchResult, record: str | None = None,
+               finished: str | None = None) -> MatchRows:
+    """The rows that store a finished match (``Store.insert``); ``record`` is its record's path
+    in the tournament's folder, ``finished`` when it ended (default: now)."""
+    names = scheduled.seats
+    players = len(names)
+    if len(result.seats) != players:
+        raise StoreError(f"match {scheduled.match_id}: {players} seats scheduled but "
+                         f"{len(result.seats)} in the result")
+    match_id = scheduled.match_id
+    match = (match_id, scheduled.order, names[0], names[1], scheduled.deal_set,
+             scheduled.first_dealer, scheduled.pair_index,
+             scheduled.seating if players > 2 else int(scheduled.swapped), result.winner,
+             str(result.reason), result.game_points[0], result.game_points[1], result.offender,
+             None if result.fault is None else str(result.fault), result.detail, record,
+             result.play_ms, finished or time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+             players)
+    deals = [(match_id, d.deal_no, d.dealer, str(d.settlement.reason), d.settlement.winner,
+              d.settlement.game_points, d.awarded, d.settlement.totals[0], d.settlement.totals[1],
+              d.settlement.tricks[0], d.settlement.tricks[1], d.settlement.claimant,
+              d.settlement.closer) for d in result.deals]
+    seats = [(match_id, seat, names[seat], s.correct_claims, s.wrong_claims, s.missed_claims,
+              t["decisions"], t.get("median_ms"), t.get("p99_ms"), t.get("max_ms"),
+              int(seat in result.declined))
+             for seat, s in enumerate(result.seats) for t in [s.timing()]]
+    sides: list[tuple[Any, ...]] = []
+    deal_sides: list[tuple[Any, ...]] = []
+    if players > 2:
+        sides = [(match_id, side, points) for side, points in enumerate(result.game_points)]
+        deal_sides = [(match_id, d.deal_no, side, award, d.settlement.totals[side],
+                       d.settlement.tricks[side])
+                      for d in result.deals for side, award in enumerate(deal_awards(d))]
+    return MatchRows(match, deals, seats, sides, deal_sides)
 
 
 def deal_awards(deal: DealResult) -> tuple[int, ...]:

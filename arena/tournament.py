@@ -31,11 +31,12 @@ from arena.pool import Pool, WorkerError
 from arena.preflight import PreflightError, preflight
 from arena.registry import data_dir
 # One match job, played here or on a cluster, lives in match_job.py (below cluster.py).
-from arena.match_job import MatchJob as _Job, log_result, play_job as _play, prepare_worker
+from arena.match_job import MatchJob as _Job, log_result, play_for_store, prepare_worker
 from arena.types import BotSpec, ConfigError, MatchResult
 from arena.sandbox import SandboxLimits, check_level, data_folders, describe as describe_sandbox
 from arena.schedule import ScheduledMatch, partnership_groups, round_robin, three_player_sets
-from arena.store import DB_NAME, DiskFullError, Store, StoreError, connect_read_only, is_disk_full
+from arena.store import DB_NAME, DiskFullError, MatchRows, Store, StoreError, connect_read_only, \
+    is_disk_full, match_rows
 
 log = logging.getLogger("arena.tournament")
 
@@ -321,7 +322,7 @@ class Progress:
     done: int
     total: int
     started: float
-    last: MatchResult | None = None
+    last: MatchRows | None = None  # the match last stored, as the store's rows
     last_entry: ScheduledMatch | None = None  # the scheduled match ``last`` is the result of
 
 
@@ -366,19 +367,22 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
             from arena.cluster import Cluster
             cluster = cleanup.enter_context(Cluster.connect(config.cluster,
                                                             list(zip(config.bots, specs))))
-        pool: Pool[_Job, MatchResult] | None = None
+        pool: Pool[_Job, MatchRows] | None = None
         early = cleanup.enter_context(ExitStack())  # the pool, until it takes its place below
         workers = min(config.worker_count(), len(schedule) - progress.done)
         if cluster is None and workers > 0:
             # Started now, beside the pre-flight: each worker is a fresh interpreter that imports
             # the arena, probes the sandbox and boots its zygote (prepare_worker), ~0.5 s that
             # came before every first match and that a second worker cannot shorten (issue 18).
-            # Each worker holds one match at a time: a stop or a kill loses at most one per
-            # worker, and a stopped run has played the schedule's early matches.
+            # A worker holds a quarter of a second of matches and reports them together (one
+            # at a time when should_stop must see each result first: arena sprt): a stop or a
+            # kill loses at most that much per worker, and a stopped run has played the
+            # schedule's early matches.
             pool = early.enter_context(
-                Pool(_play, workers, name_of=lambda job: job.entry.match_id,
+                Pool(play_for_store, workers, name_of=lambda job: job.entry.match_id,
                      shared=(rules, limits, *specs),
-                     on_start=functools.partial(prepare_worker, tuple(specs))))
+                     on_start=functools.partial(prepare_worker, tuple(specs)),
+                     ahead_s=0.0 if should_stop is not None else HOLD_S))
         if cluster is None:  # a cluster's workers are checked where they run (cluster.py)
             try:
                 preflight(specs, limits, hide=[out, *map(Path, data_folders())], rules=rules)
@@ -395,7 +399,7 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
         if db_path.exists() and not resume:  # another run made it since the check above
             raise ConfigError(f"{out} already holds a tournament; resume it with --resume {out}")
         try:
-            cleanup.enter_context(run_log(out / LOG_NAME))
+            log_file = cleanup.enter_context(run_log(out / LOG_NAME))
         except OSError as err:
             raise ConfigError(f"cannot write {out / LOG_NAME}: {err.strerror or err}") from None
         store = Store.open(db_path, create=not resume)
@@ -439,17 +443,17 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
                 yield _Job(m, deal_secret(key, m.deal_set), tuple(by_name[bot] for bot in m.seats),
                            rules, limits, config.max_deals, records / f"{m.match_id}.jsonl", logs)
 
-        def stored_now(job: _Job, result: MatchResult) -> None:
-            log_result(job.entry, result)
+        def stored_now(job: _Job, match: MatchRows) -> None:
+            log_result(job.entry, match)
             progress.done += 1
-            progress.last = result
+            progress.last = match
             progress.last_entry = job.entry
             if on_progress:
                 on_progress(progress)
 
         # A run that asks should_stop after each match (arena sprt reads the store for it) commits
         # each match at once; others commit the matches of a fraction of a second together.
-        commits = _Commits(store, stop, stored_now,
+        commits = _Commits(store, stop, stored_now, log_file,
                            hold_s=0.0 if should_stop is not None or cluster else HOLD_S)
         try:
             # A cluster sizes its batches from the whole list up front (cluster.py): it gets one,
@@ -458,14 +462,14 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
             # this run writes in the folder once another run may have it.
             cleanup.enter_context(early.pop_all())
             finished = cleanup.enter_context(closing(
-                cluster.play(list(jobs()), out) if cluster
-                else pool.run(jobs(), idle=commits.due) if pool is not None and todo > 0
+                _as_rows(cluster.play(list(jobs()), out)) if cluster
+                else pool.run(jobs(), idle=commits.due, total=todo) if pool is not None and todo > 0
                 else _nothing()))
-            for job, result in finished:
+            for job, match in finished:
                 if stored[job.entry.order]:
                     continue  # a match played twice (a cluster's retried batch) is stored once
                 stored[job.entry.order] = 1  # or about to be: it waits for its commit
-                commits.add(job, result)
+                commits.add(job, match)
                 if should_stop is not None and should_stop():
                     break  # closing the pool ends its workers and their bots
             commits.flush()
@@ -516,21 +520,23 @@ HOLD_MAX = 256  # matches: a commit's size stays small whatever the rate
 
 class _Commits:
     """Finished matches waiting for their commit, and the commit of them all in one transaction
-    (``Store.record_matches``). One commit per match cost the coordinator more than anything else
+    (``Store.insert``). One commit per match cost the coordinator more than anything else
     it does for a match of cheap bots (issue 18). ``stored_now`` is called for each match once its
     commit is done: the progress, the log line and ``arena sprt``'s reading of the store only ever
     see stored matches."""
 
     def __init__(self, store: Store, stop: _StopState,
-                 stored_now: Callable[[_Job, MatchResult], None], hold_s: float):
+                 stored_now: Callable[[_Job, MatchRows], None], log_file: _QuietFileHandler,
+                 hold_s: float):
         self.store, self.stop, self.stored_now, self.hold_s = store, stop, stored_now, hold_s
-        self.waiting: list[tuple[_Job, MatchResult]] = []
+        self.log_file = log_file
+        self.waiting: list[tuple[_Job, MatchRows]] = []
         self.since = 0.0  # when the oldest waiting match finished
 
-    def add(self, job: _Job, result: MatchResult) -> None:
+    def add(self, job: _Job, match: MatchRows) -> None:
         if not self.waiting:
             self.since = time.monotonic()
-        self.waiting.append((job, result))
+        self.waiting.append((job, match))
         if len(self.waiting) >= HOLD_MAX or time.monotonic() - self.since >= self.hold_s:
             self.flush()
 
@@ -551,11 +557,11 @@ class _Commits:
         # A stop signal waits until the commit is done, the matches are off the list and counted:
         # raised between those, it would have them committed a second time, or not counted.
         with self.stop.held_off():
-            self.store.record_matches([(job.entry, result, f"records/{job.record.name}")
-                                       for job, result in self.waiting])
+            self.store.insert([match for _, match in self.waiting])
             done, self.waiting = self.waiting, []
-            for job, result in done:
-                self.stored_now(job, result)
+            with self.log_file.held():
+                for job, match in done:
+                    self.stored_now(job, match)
 
 
 class _StopState:
@@ -616,7 +622,7 @@ def stop_on_signals() -> Iterator[_StopState]:
 
 
 @contextmanager
-def run_log(path: Path) -> Iterator[None]:
+def run_log(path: Path) -> Iterator[_QuietFileHandler]:
     """A run's log file (a tournament's, a league's), for the coordinator and (through
     ``pool.py``) every worker. A log that cannot be written (a full disk) never ends the run: its
     records are dropped."""
@@ -627,18 +633,46 @@ def run_log(path: Path) -> Iterator[None]:
     root.addHandler(handler)
     root.setLevel(min(old_level or logging.INFO, logging.INFO))
     try:
-        yield
+        yield handler
     finally:
         root.removeHandler(handler)
         root.setLevel(old_level)
         handler.close()
 
 
-def _nothing() -> Generator[tuple[_Job, MatchResult], None, None]:
+def _as_rows(finished: Iterator[tuple[_Job, MatchResult]]
+             ) -> Generator[tuple[_Job, MatchRows], None, None]:
+    """A cluster's finished matches as the store's rows (a local worker sends them so)."""
+    try:
+        for job, result in finished:
+            yield job, match_rows(job.entry, result, record=f"records/{job.record.name}")
+    finally:
+        close = getattr(finished, "close", None)
+        if close is not None:
+            close()
+
+
+def _nothing() -> Generator[tuple[_Job, MatchRows], None, None]:
     """No finished matches: nothing was left to play, so no worker was started."""
     yield from ()
 
 
 class _QuietFileHandler(logging.FileHandler):
+    holding = False  # in held(): records are written, the file flushed at the end
+
     def handleError(self, record: logging.LogRecord) -> None:
         pass  # logging's default prints a traceback to stderr: a full disk is reported once, plainly
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """The lines of a group of stored matches go to the file in one write, not one each."""
+        self.holding = True
+        try:
+            yield
+        finally:
+            self.holding = False
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.holding:
+            super().flush()

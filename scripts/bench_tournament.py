@@ -162,7 +162,9 @@ def tournament(config, folder: Path, workers: int, pin: str | None = None) -> di
         stamps.append(time.perf_counter())
         if progress.last is not None:
             play_ms.append(progress.last.play_ms)
-            answer_ms.append(sum(sum(seat.decision_ms) for seat in progress.last.seats))
+            # The store's seats rows (progress.last is the match as the store's rows): each
+            # seat's decisions times its median answer time.
+            answer_ms.append(sum(seat[6] * (seat[7] or 0.0) for seat in progress.last.seats))
 
     before = os.environ.pop(PIN_ENV, None)
     if pin is not None:
@@ -388,7 +390,7 @@ def main() -> None:
                     run["match wall ms"])
                 rows.setdefault(f"split, {label}: ms of play per match (median)", []).append(
                     run["play ms"])
-                rows.setdefault(f"split, {label}: ms of bots' answers per match (median)",
+                rows.setdefault(f"split, {label}: ms of bots' answers per match (decisions x median answer; median)",
                                 []).append(run["answers ms"])
     for key, values in rows.items():
         print(f"{key}: {statistics.median(values):.2f}  (rounds: "

@@ -16,3 +16,14 @@ def play(job: int | tuple[str, int]) -> int:
         open(marker, "w").close()
         os._exit(9)
     return value
+
+
+def play_or_die(job: tuple[str | None, int, int]) -> int:
+    """(marker, value, poison): value, but the job whose value is ``poison`` kills its worker: the
+    first time only with a marker file, every time without one (marker None)."""
+    marker, value, poison = job
+    if value == poison and (marker is None or not os.path.exists(marker)):
+        if marker is not None:
+            open(marker, "w").close()
+        os._exit(9)
+    return value

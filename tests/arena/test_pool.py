@@ -10,8 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from arena.pool import Pool
-from pool_jobs import play
+import pytest
+
+from arena.pool import MAX_AHEAD, Pool, WorkerError
+from pool_jobs import play, play_or_die
 
 
 def test_the_pool_pulls_lazily_and_replays_a_job_whose_worker_died(tmp_path: Path):
@@ -63,6 +65,46 @@ def test_the_pool_pulls_lazily_and_replays_a_job_whose_worker_died(tmp_path: Pat
         got = [result for _, result in pool.run(dying())]
         assert sorted(got) == [0, 1, 2, 3] and len(got) == 4  # each played and yielded once
         assert pulled == [0, 1, 2, 3]
+
+
+def test_workers_given_time_ahead_hold_several_jobs_report_them_together_and_end_together():
+    """With ``ahead_s`` (a tournament of cheap matches) a worker that reports gets as many jobs as
+    fill that much of its time, up to 1 + MAX_AHEAD, and reports their results in one message;
+    knowing the total, the pool hands out smaller shares toward the end (issue 18)."""
+    with Pool(play, 2, ahead_s=10.0) as pool:
+        seen: list[int] = []
+        pulled_after: list[int] = []
+
+        def jobs() -> Iterator[int]:
+            for job in range(300):
+                pulled_after.append(len(seen))
+                yield job
+
+        for job, result in pool.run(jobs(), total=300):
+            assert result == job * 2
+            seen.append(job)
+        assert sorted(seen) == list(range(300))  # each played and yielded once
+        handed = [pulled_after.count(n) for n in sorted(set(pulled_after))]
+        # One job per worker at first, then shares of several jobs: a worker reported many at
+        # once (else a share would be pulled after each single result).
+        assert handed[0] == 2 and max(handed) > 2
+        assert max(handed) <= 2 * (1 + MAX_AHEAD)
+        # Toward the end the shares shrink: the last handed-out ones are small.
+        assert handed[-1] <= 2
+
+
+def test_jobs_held_by_a_worker_that_died_are_played_again_and_a_job_that_kills_twice_ends_it(
+        tmp_path):
+    with Pool(play_or_die, 2, ahead_s=10.0) as pool:
+        # Job 40 kills its worker once, in the middle of a share of several jobs: every job that
+        # worker held is played again (alone), and each result is yielded exactly once.
+        marker = str(tmp_path / "died-once")
+        got = [result for _, result in pool.run(((marker, v, 40) for v in range(120)), total=120)]
+        assert sorted(got) == list(range(120))
+        # Job 40 kills its worker every time: played again alone, it kills the next one too.
+        with pytest.raises(WorkerError, match="died twice"):
+            for _ in pool.run(((None, v, 40) for v in range(120)), total=120):
+                pass
 
 
 @dataclass(frozen=True)

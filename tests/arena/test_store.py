@@ -14,7 +14,7 @@ from arena.deal_keys import deal_secret, new_key
 from arena.game import profile
 from arena.referee import MatchConfig, run_match
 from arena.schedule import round_robin
-from arena.store import Store, StoreError
+from arena.store import MatchRows, Store, StoreError, match_rows
 
 
 @pytest.fixture(scope="module")
@@ -61,6 +61,56 @@ def test_a_match_cannot_be_stored_twice_and_the_failed_attempt_leaves_nothing(tm
     with pytest.raises(sqlite3.IntegrityError):
         store.record_match(entry, result)
     assert store.db.execute("SELECT COUNT(*) FROM deals").fetchone()[0] == len(result.deals)
+
+
+def _tables(store: Store) -> dict[str, list[tuple]]:
+    """Every match table's rows, the matches table without its commit time."""
+    db = store.db
+    tables = {t: sorted(db.execute(f"SELECT * FROM {t}").fetchall(), key=repr)
+              for t in ("deals", "seats", "sides", "deal_sides")}
+    columns = [row[1] for row in db.execute("PRAGMA table_info(matches)")]
+    tables["matches"] = sorted((tuple(v for c, v in zip(columns, row) if c != "finished")
+                                for row in db.execute("SELECT * FROM matches")), key=repr)
+    return tables
+
+
+def test_matches_stored_together_are_the_rows_of_each_stored_alone(tmp_path, played):
+    """A tournament's worker sends a match as the store's rows (match_rows) and the coordinator
+    inserts a group of them in one transaction (issue 18): the same rows as record_match's."""
+    alone, together = open_store(tmp_path / "alone"), open_store(tmp_path / "together")
+    for entry, result in played:
+        alone.record_match(entry, result, record=f"records/{entry.match_id}.jsonl")
+    rows = [match_rows(entry, result, record=f"records/{entry.match_id}.jsonl")
+            for entry, result in played]
+    together.insert(rows)
+    assert _tables(together) == _tables(alone)
+    assert len(_tables(together)["matches"]) == 2 and _tables(together)["deals"]
+
+
+def test_a_group_with_one_bad_match_stores_none_of_them(tmp_path, played):
+    store = open_store(tmp_path)
+    (entry, result), _ = played
+    rows = match_rows(entry, result)
+    with pytest.raises(sqlite3.IntegrityError):
+        store.insert([rows, match_rows(played[1][0], played[1][1]), rows])  # the first twice
+    assert store.finished_ids() == set()
+    assert store.db.execute("SELECT COUNT(*) FROM deals").fetchone()[0] == 0
+
+
+def test_match_rows_hold_plain_values_and_read_like_the_result(played):
+    """What travels from a worker is tuples of numbers, strings and None (cheap to unpickle: no
+    enum, no dataclass), and what the progress line reads of it is the result's."""
+    import pickle
+
+    for entry, result in played:
+        rows = match_rows(entry, result, record="records/x.jsonl")
+        values = [v for table in (rows.deals, rows.seats, rows.sides, rows.deal_sides)
+                  for row in table for v in row] + list(rows.match)
+        assert {type(v) for v in values} <= {str, int, float, type(None)}
+        assert (rows.match_id, rows.winner, rows.reason, rows.offender, rows.play_ms,
+                rows.game_points) == (result.match_id, result.winner, result.reason,
+                                      result.offender, result.play_ms, result.game_points)
+        assert pickle.loads(pickle.dumps(rows)) == rows and isinstance(rows, MatchRows)
 
 
 def test_resume_with_other_settings_is_refused(tmp_path):
