@@ -1,9 +1,12 @@
 """Running a tournament: settings, a pool of worker processes, one coordinator that stores results.
 
-The schedule (``schedule.py``) says who plays whom; this module says when and where. Workers each
-run one match at a time through the referee and send the result back; only this process writes the
-SQLite store, one transaction per finished match, so a ``kill -9`` loses at most the matches in
-flight. Resuming reruns exactly the scheduled matches the store does not hold. With ``cluster`` set,
+The schedule (``schedule.py``) says who plays whom; this module says when and where. Workers run
+matches through the referee and send back each match as the store's rows: a quarter of a second of
+matches at a time (``Pool(ahead_s=)``), or one at a time when ``should_stop`` must see each result.
+Only this process writes the SQLite store, committing the matches that finished within a quarter of
+a second in one transaction (``_Commits``): a ``kill -9`` loses at most the matches in flight and
+those waiting for their commit, about half a second of play per worker; a stop or an error commits
+the waiting ones first. Resuming reruns exactly the scheduled matches the store does not hold. With ``cluster`` set,
 the matches run on a Dask cluster instead (``cluster.py``); the coordinator's part is the same.
 """
 
