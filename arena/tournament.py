@@ -34,7 +34,7 @@ from arena.pool import Pool, WorkerError
 from arena.preflight import PreflightError, preflight
 from arena.registry import data_dir
 # One match job, played here or on a cluster, lives in match_job.py (below cluster.py).
-from arena.match_job import MatchJob as _Job, log_result, play_for_store, prepare_worker
+from arena.match_job import MatchJob as _Job, log_stored, play_for_store, prepare_worker
 from arena.types import BotSpec, ConfigError, MatchResult
 from arena.sandbox import SandboxLimits, check_level, data_folders, describe as describe_sandbox
 from arena.schedule import ScheduledMatch, partnership_groups, round_robin, three_player_sets
@@ -402,7 +402,7 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
         if db_path.exists() and not resume:  # another run made it since the check above
             raise ConfigError(f"{out} already holds a tournament; resume it with --resume {out}")
         try:
-            log_file = cleanup.enter_context(run_log(out / LOG_NAME))
+            cleanup.enter_context(run_log(out / LOG_NAME))
         except OSError as err:
             raise ConfigError(f"cannot write {out / LOG_NAME}: {err.strerror or err}") from None
         store = Store.open(db_path, create=not resume)
@@ -438,16 +438,18 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
         def jobs() -> Iterator[_Job]:
             """The matches left, built one at a time as a worker asks (a 10,000-match schedule
             was 10,000 jobs held from the start), until ``should_stop`` says enough."""
+            secret = ("", "")  # the last deal set's: the matches of a deal set come together
             for m in schedule:
                 if stored[m.order]:
                     continue
                 if should_stop is not None and should_stop():
                     return
-                yield _Job(m, deal_secret(key, m.deal_set), tuple(by_name[bot] for bot in m.seats),
-                           rules, limits, config.max_deals, records / f"{m.match_id}.jsonl", logs)
+                if secret[0] != m.deal_set:
+                    secret = (m.deal_set, deal_secret(key, m.deal_set))
+                yield _Job(m, secret[1], tuple(by_name[bot] for bot in m.seats), rules, limits,
+                           config.max_deals, records / f"{m.match_id}.jsonl", logs)
 
         def stored_now(job: _Job, match: MatchRows) -> None:
-            log_result(job.entry, match)
             progress.done += 1
             progress.last = match
             progress.last_entry = job.entry
@@ -456,7 +458,7 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
 
         # A run that asks should_stop after each match (arena sprt reads the store for it) commits
         # each match at once; others commit the matches of a fraction of a second together.
-        commits = _Commits(store, stop, stored_now, log_file,
+        commits = _Commits(store, stop, stored_now,
                            hold_s=0.0 if should_stop is not None or cluster else HOLD_S)
         try:
             # A cluster sizes its batches from the whole list up front (cluster.py): it gets one,
@@ -524,15 +526,13 @@ HOLD_MAX = 256  # matches: a commit's size stays small whatever the rate
 class _Commits:
     """Finished matches waiting for their commit, and the commit of them all in one transaction
     (``Store.insert``). One commit per match cost the coordinator more than anything else
-    it does for a match of cheap bots (issue 18). ``stored_now`` is called for each match once its
-    commit is done: the progress, the log line and ``arena sprt``'s reading of the store only ever
-    see stored matches."""
+    it does for a match of cheap bots (issue 18). Once the commit is done, the group's lines go to
+    tournament.log and ``stored_now`` is called for each match: the progress, the log and ``arena
+    sprt``'s reading of the store only ever see stored matches."""
 
     def __init__(self, store: Store, stop: _StopState,
-                 stored_now: Callable[[_Job, MatchRows], None], log_file: _QuietFileHandler,
-                 hold_s: float):
+                 stored_now: Callable[[_Job, MatchRows], None], hold_s: float):
         self.store, self.stop, self.stored_now, self.hold_s = store, stop, stored_now, hold_s
-        self.log_file = log_file
         self.waiting: list[tuple[_Job, MatchRows]] = []
         self.since = 0.0  # when the oldest waiting match finished
 
@@ -562,9 +562,9 @@ class _Commits:
         with self.stop.held_off():
             self.store.insert([match for _, match in self.waiting])
             done, self.waiting = self.waiting, []
-            with self.log_file.held():
-                for job, match in done:
-                    self.stored_now(job, match)
+            log_stored([(job.entry, match) for job, match in done])
+            for job, match in done:
+                self.stored_now(job, match)
 
 
 class _StopState:
@@ -625,7 +625,7 @@ def stop_on_signals() -> Iterator[_StopState]:
 
 
 @contextmanager
-def run_log(path: Path) -> Iterator[_QuietFileHandler]:
+def run_log(path: Path) -> Iterator[None]:
     """A run's log file (a tournament's, a league's), for the coordinator and (through
     ``pool.py``) every worker. A log that cannot be written (a full disk) never ends the run: its
     records are dropped."""
@@ -636,7 +636,7 @@ def run_log(path: Path) -> Iterator[_QuietFileHandler]:
     root.addHandler(handler)
     root.setLevel(min(old_level or logging.INFO, logging.INFO))
     try:
-        yield handler
+        yield
     finally:
         root.removeHandler(handler)
         root.setLevel(old_level)
@@ -661,21 +661,5 @@ def _nothing() -> Generator[tuple[_Job, MatchRows], None, None]:
 
 
 class _QuietFileHandler(logging.FileHandler):
-    holding = False  # in held(): records are written, the file flushed at the end
-
     def handleError(self, record: logging.LogRecord) -> None:
         pass  # logging's default prints a traceback to stderr: a full disk is reported once, plainly
-
-    @contextmanager
-    def held(self) -> Iterator[None]:
-        """The lines of a group of stored matches go to the file in one write, not one each."""
-        self.holding = True
-        try:
-            yield
-        finally:
-            self.holding = False
-            self.flush()
-
-    def flush(self) -> None:
-        if not self.holding:
-            super().flush()

@@ -4,8 +4,9 @@
 Targets (issue 18): with 30 bots and 10,000 matches the coordinator uses < 3% of one core, and its
 memory stays flat (no per-match growth beyond the store).
 
-What is real: everything. ``run_tournament`` itself (pre-flight, lock, the real SQLite store, one
-transaction per match), the real pool of spawned worker processes, the real referee and real bot
+What is real: everything. ``run_tournament`` itself (pre-flight, lock, the real SQLite store, the
+matches of a quarter of a second in one transaction), the real pool of spawned worker processes
+(each reporting a quarter of a second of matches at a time), the real referee and real bot
 processes in the usual sandbox, records and stderr logs written as in any tournament, and the
 progress line's work: each stored match updates the live leader (``arena/live_leader.py``) as the
 CLI's progress bar does. The 30 bots are the two C bots (``c-counter`` and ``first-legal-c``, 15

@@ -18,8 +18,7 @@ from arena.game import profile
 from arena.referee import MatchConfig, run_match
 from arena.schedule import ScheduledMatch, round_robin
 from arena.store import MatchRows, Store, match_rows
-from arena.tournament import (Progress, Stopped, _Commits, _QuietFileHandler, load_config,
-                              run_tournament, stop_on_signals)
+from arena.tournament import Progress, Stopped, _Commits, load_config, run_tournament, stop_on_signals
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +65,7 @@ def test_matches_wait_for_their_group_commit_then_are_stored_and_counted_in_orde
     counted: list[str] = []
     with stop_on_signals() as stop:
         commits = _Commits(store, stop, lambda job, match: counted.append(match.match_id),
-                           _QuietFileHandler(tmp_path / "t.log"), hold_s=3600.0)
+                           hold_s=3600.0)
         for job, match in _matches(played, 5):
             commits.add(job, match)
         due = commits.due()
@@ -78,7 +77,7 @@ def test_matches_wait_for_their_group_commit_then_are_stored_and_counted_in_orde
 
         # Without a hold (arena sprt, a cluster) each match is committed as it comes.
         at_once = _Commits(store, stop, lambda job, match: counted.append(match.match_id),
-                           _QuietFileHandler(tmp_path / "t.log"), hold_s=0.0)
+                           hold_s=0.0)
         job, match = _matches(played, 6)[5]
         at_once.add(job, match)
         assert _stored(store) == 6 and counted[-1] == "m5"
@@ -97,8 +96,7 @@ def test_a_stop_signal_during_a_commit_waits_for_its_end_and_loses_nothing(tmp_p
 
     with stop_on_signals() as stop:
         stop.progress = Progress(0, 5, 0.0)
-        commits = _Commits(store, stop, stored_now, _QuietFileHandler(tmp_path / "t.log"),
-                           hold_s=3600.0)
+        commits = _Commits(store, stop, stored_now, hold_s=3600.0)
         for job, match in _matches(played, 5):
             commits.add(job, match)
         with pytest.raises(Stopped) as stopped:
@@ -133,6 +131,8 @@ def test_a_tournament_logs_shows_and_stores_each_match_once(tmp_path):
         db.close()
     assert len(rows) == 18 and seen == rows
     assert done == list(range(19))  # the first report before any match, then one per match
-    lines = [line for line in (out / "tournament.log").read_text().splitlines()
-             if " arena.tournament: match " in line]
-    assert sorted(line.split(" match ")[1].split()[0] for line in lines) == sorted(rows)
+    # One line per match: alone after the record's prefix, or indented under "N matches stored:".
+    logged = [line.split("match ", 1)[1].split()[0]
+              for line in (out / "tournament.log").read_text().splitlines()
+              if " arena.tournament: match " in line or line.startswith("  match ")]
+    assert sorted(logged) == sorted(rows)
