@@ -535,12 +535,15 @@ class _Commits:
         self.store, self.stop, self.stored_now, self.hold_s = store, stop, stored_now, hold_s
         self.waiting: list[tuple[_Job, MatchRows]] = []
         self.since = 0.0  # when the oldest waiting match finished
+        self.first = True  # a run's first match is committed at once: its progress shows at once
 
     def add(self, job: _Job, match: MatchRows) -> None:
         if not self.waiting:
             self.since = time.monotonic()
         self.waiting.append((job, match))
-        if len(self.waiting) >= HOLD_MAX or time.monotonic() - self.since >= self.hold_s:
+        if self.first or len(self.waiting) >= HOLD_MAX \
+                or time.monotonic() - self.since >= self.hold_s:
+            self.first = False
             self.flush()
 
     def due(self) -> float | None:

@@ -66,12 +66,15 @@ def test_matches_wait_for_their_group_commit_then_are_stored_and_counted_in_orde
     with stop_on_signals() as stop:
         commits = _Commits(store, stop, lambda job, match: counted.append(match.match_id),
                            hold_s=3600.0)
-        for job, match in _matches(played, 5):
+        matches = _matches(played, 5)
+        commits.add(*matches[0])  # the run's first match: at once, its progress shows at once
+        assert _stored(store) == 1 and counted == ["m0"]
+        for job, match in matches[1:]:
             commits.add(job, match)
         due = commits.due()
         assert due is not None and 0 < due <= 3600.0  # they wait: nothing stored or counted yet
-        assert _stored(store) == 0 and counted == []
-        commits.flush()  # one transaction for the five
+        assert _stored(store) == 1 and counted == ["m0"]
+        commits.flush()  # one transaction for the four
         assert _stored(store) == 5 and counted == [f"m{i}" for i in range(5)]
         assert commits.due() is None  # nothing waits
 
@@ -97,6 +100,7 @@ def test_a_stop_signal_during_a_commit_waits_for_its_end_and_loses_nothing(tmp_p
     with stop_on_signals() as stop:
         stop.progress = Progress(0, 5, 0.0)
         commits = _Commits(store, stop, stored_now, hold_s=3600.0)
+        commits.first = False  # the whole group waits
         for job, match in _matches(played, 5):
             commits.add(job, match)
         with pytest.raises(Stopped) as stopped:
