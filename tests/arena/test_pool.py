@@ -140,3 +140,34 @@ def test_a_shared_object_of_a_type_pickle_writes_whole_is_refused():
     with pytest.raises(TypeError, match="shared objects cannot be of type dict"):
         with Pool(len, 1, shared=({"flag": 1},)):
             pass
+
+
+def test_a_worker_does_not_import_the_script_that_started_the_pool(tmp_path):
+    """A spawned interpreter imports its parent's ``__main__`` (for `arena`, the whole command
+    line) unless it is left out: it is, when the pool's functions live elsewhere (issue 18: some
+    70 ms of CPU per worker). A script's own function still reaches its workers."""
+    import subprocess
+    import sys
+    import textwrap
+
+    log = tmp_path / "imports.log"
+    script = tmp_path / "starter.py"
+    script.write_text(textwrap.dedent(f"""
+        import sys
+        sys.path[:0] = {[str(Path(__file__).parent), str(Path(__file__).parents[2])]!r}
+        with open({str(log)!r}, "a") as fh:
+            fh.write(__name__ + "\\n")  # "__main__" in the parent, "__mp_main__" in a worker
+
+        def triple(job):
+            return 3 * job
+
+        if __name__ == "__main__":
+            from arena.pool import Pool
+            from pool_jobs import play
+            with Pool(play, 1) as pool:
+                assert [r for _, r in pool.run([1, 2])] == [2, 4]
+            with Pool(triple, 1) as pool:  # a function of the script: the worker needs it
+                assert [r for _, r in pool.run([1])] == [3]
+    """))
+    subprocess.run([sys.executable, str(script)], check=True, timeout=60)
+    assert log.read_text().split() == ["__main__", "__mp_main__"]
