@@ -34,6 +34,7 @@ import ctypes
 import io
 import logging
 import multiprocessing
+import multiprocessing.connection
 import os
 import pickle
 import select
@@ -48,7 +49,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
-from typing import Any, Callable, Generator, Generic, Iterable, Iterator, TypeVar
+from typing import Any, Callable, Generator, Generic, Iterable, Iterator, Sequence, TypeVar
 
 log = logging.getLogger("arena.pool")
 
@@ -235,14 +236,55 @@ class Pool(Generic[Job, Result]):
                     retry.extendleft(reversed(self._replace_dead(index)))
                     self._give(self._workers[index], pull)
 
+    def each(self, call: Callable[..., Any], args: Sequence[tuple[Any, ...]]) -> list[Any]:
+        """``call(*a)`` for each ``a`` in ``args``, each on a worker of its own (at most as many
+        as there are workers), all at once; their results in order. For the work a run does on
+        its workers before its jobs (a tournament's pre-flight, on their zygotes: issue 18); the
+        workers must be idle. An exception in a worker, or its death, is a ``WorkerError``."""
+        if len(args) > len(self._workers):
+            raise ValueError(f"{len(args)} calls for {len(self._workers)} workers")
+        asked = self._workers[:len(args)]
+        for worker, a in zip(asked, args):
+            worker.conn.send_bytes(_dumps(("call", call, a), self.shared))
+        results: list[Any] = [None] * len(asked)
+        waiting = dict(enumerate(asked))
+        while waiting:
+            by_fd = {}
+            for index, worker in waiting.items():
+                by_fd[worker.conn.fileno()] = index
+                by_fd[worker.process.sentinel] = index
+            ready = multiprocessing.connection.wait(list(by_fd))
+            for fd in ready:
+                index = by_fd[fd]  # type: ignore[index]
+                answering = waiting.get(index)
+                if answering is None:
+                    continue
+                try:
+                    kind, payload = answering.conn.recv()
+                except (EOFError, OSError):
+                    raise WorkerError(f"{answering.process.name} died before it answered") \
+                        from None
+                if kind == "log":
+                    self._log(payload)
+                elif kind == "error":
+                    message, errno = payload
+                    raise WorkerError(message, errno)
+                else:
+                    results[index] = payload
+                    del waiting[index]
+        return results
+
+    @staticmethod
+    def _log(record: logging.LogRecord) -> None:
+        logger = logging.getLogger(record.name)
+        if logger.isEnabledFor(record.levelno):
+            logger.handle(record)
+
     def _receive(self, worker: _Worker) -> list[tuple[Job, Result]] | None:
         """The jobs a worker reports finished, with their results, in the order it played them."""
         kind, payload = worker.conn.recv()
         if kind == "log":
-            record: logging.LogRecord = payload
-            logger = logging.getLogger(record.name)
-            if logger.isEnabledFor(record.levelno):
-                logger.handle(record)
+            self._log(payload)
             return None
         if kind == "error":
             worker.jobs.clear()
@@ -465,6 +507,16 @@ def _play_jobs(play: Callable[[Any], Any], conn: Connection, lock: threading.Loc
             return False
         if jobs is None:
             return False
+        if isinstance(jobs, tuple):  # ("call", function, args): Pool.each, between jobs
+            _, call, args = jobs
+            try:
+                answer = ("called", call(*args))
+            except Exception as err:
+                answer = ("error", (f"{type(err).__name__}: {err}\n{traceback.format_exc()}",
+                                    err.errno if isinstance(err, OSError) else None))
+            with lock:
+                conn.send(answer)
+            return True
         queue.extend(jobs)
         return True
 

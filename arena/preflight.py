@@ -40,7 +40,22 @@ def preflight(bots: Sequence[BotSpec], limits: Limits, hide: Sequence[Path] = ()
     not answer ``ready`` within ``limits.startup_ms``. With ``rules`` of three or four players the
     greeting names the variant (PROTOCOL.md §9), and a bot that declines it is an error too: a
     tournament of that variant refuses to start rather than play matches nobody can rate."""
-    problems: list[str] = []
+    raise_problems(problems(bots, limits, hide, rules))
+
+
+def raise_problems(found: Sequence[tuple[int, int, str]]) -> None:
+    """``PreflightError`` naming each problem ``problems`` found (those of several calls, each
+    numbering its bots from where its share starts), bots that did not start first."""
+    if found:
+        raise PreflightError("\n".join(text for _, _, text in sorted(found)))
+
+
+def problems(bots: Sequence[BotSpec], limits: Limits, hide: Sequence[Path] = (),
+             rules: Rules | None = None, first: int = 0) -> list[tuple[int, int, str]]:
+    """What ``preflight`` checks, as (0 did not start / 1 declined, bot number, text) for each
+    bot that fails, the bots numbered from ``first``. A tournament runs it on its workers, each
+    for a share of the bots, through their zygotes (tournament.py)."""
+    problems: list[tuple[int, int, str]] = []
     hello = from_engine.hello(rules) if rules is not None else m.Hello(PROTOCOL_VERSION)
     declines: dict[int, str] = {}
     with tempfile.TemporaryDirectory(prefix="sixtysix-preflight-") as logs:
@@ -79,13 +94,12 @@ def preflight(bots: Sequence[BotSpec], limits: Limits, hide: Sequence[Path] = ()
             if tail:
                 text += "\n  last lines of its stderr:\n" + "\n".join(f"    {line}"
                                                                       for line in tail)
-            problems.append(text)
+            problems.append((0, first + i, text))
         for i, text in sorted(declines.items()):
-            problems.append(f"bot {bots[i].name!r} does not support {hello.profile}"
-                            + (f" ({text})" if text else "") + ": leave it out, or choose a "
-                            "profile it plays")
-    if problems:
-        raise PreflightError("\n".join(problems))
+            problems.append((1, first + i, f"bot {bots[i].name!r} does not support {hello.profile}"
+                             + (f" ({text})" if text else "") + ": leave it out, or choose a "
+                             "profile it plays"))
+    return problems
 
 
 def _read_ready(proc: BotProcess, allow_decline: bool = False) -> str | None:

@@ -171,3 +171,19 @@ def test_a_worker_does_not_import_the_script_that_started_the_pool(tmp_path):
     """))
     subprocess.run([sys.executable, str(script)], check=True, timeout=60)
     assert log.read_text().split() == ["__main__", "__mp_main__"]
+
+
+def test_each_runs_a_call_on_each_worker_before_the_jobs():
+    """``Pool.each`` (a tournament's pre-flight, on its workers' zygotes): one call per worker at
+    once, results in order; a call that raises is a WorkerError naming it; jobs run afterwards."""
+    import os
+
+    with Pool(play, 2) as pool:
+        pids = pool.each(os.getpid, [(), ()])
+        assert len(set(pids)) == 2 and os.getpid() not in pids
+        assert pool.each(int, [("7",), ("42",)]) == [7, 42]
+        with pytest.raises(WorkerError, match="ValueError: invalid literal"):
+            pool.each(int, [("seven",)])
+        assert sorted(r for _, r in pool.run(range(4))) == [0, 2, 4, 6]
+        with pytest.raises(ValueError, match="3 calls for 2 workers"):
+            pool.each(int, [("1",), ("2",), ("3",)])
