@@ -81,8 +81,11 @@ class _Worker:
     # The jobs it holds, oldest first: those it played but has not reported yet, the one it plays,
     # those waiting their turn (Pool.ahead_s).
     jobs: deque[Any] = field(default_factory=deque)
-    reported: float = 0.0           # when it last reported (or was given work while idle)
-    match_s: float | None = None    # how long a job takes it, as measured (a running mean)
+    # How long its slowest recent job took (halving at each report unless a slower one comes):
+    # how many jobs fill ahead_s without a slow one among them leaving the other workers idle
+    # at the end of a run. A mean let a worker that had played cheap matches take a share of
+    # slow ones (the demo's strong bot) and finish well after the others.
+    match_s: float | None = None
 
     @property
     def busy(self) -> bool:
@@ -281,7 +284,8 @@ class Pool(Generic[Job, Result]):
             logger.handle(record)
 
     def _receive(self, worker: _Worker) -> list[tuple[Job, Result]] | None:
-        """The jobs a worker reports finished, with their results, in the order it played them."""
+        """The jobs a worker reports finished, with their results, in the order it played them
+        (it sends each result with the seconds its job took)."""
         kind, payload = worker.conn.recv()
         if kind == "log":
             self._log(payload)
@@ -290,12 +294,9 @@ class Pool(Generic[Job, Result]):
             worker.jobs.clear()
             message, errno = payload
             raise WorkerError(message, errno)
-        now = time.monotonic()
-        if payload:  # a running mean of its time per job: how many jobs fill ahead_s
-            took = (now - worker.reported) / len(payload)
-            worker.match_s = took if worker.match_s is None else (worker.match_s + took) / 2
-        worker.reported = now
-        return [(worker.jobs.popleft().job, result) for result in payload]
+        slowest = max(seconds for _, seconds in payload)
+        worker.match_s = slowest if worker.match_s is None else max(slowest, worker.match_s / 2)
+        return [(worker.jobs.popleft().job, result) for result, _ in payload]
 
     def _give(self, worker: _Worker, pull: Callable[[], _Pending[Job] | None]) -> None:
         """Tops the worker's jobs up: to one, or with ``ahead_s`` to as many as fill that much of
@@ -316,8 +317,6 @@ class Pool(Generic[Job, Result]):
                 break
         if not given:
             return
-        if not worker.jobs:
-            worker.reported = time.monotonic()  # it was idle: its time starts now
         worker.jobs.extend(given)
         try:
             worker.conn.send_bytes(_dumps([p.job for p in given], self.shared))
@@ -526,8 +525,9 @@ def _play_jobs(play: Callable[[Any], Any], conn: Connection, lock: threading.Loc
                 return
             asked = False
         job = queue.popleft()
+        started = time.monotonic()
         try:
-            done.append(play(job))
+            done.append((play(job), time.monotonic() - started))  # with how long it took
         except Exception as err:  # the referee never raises for a bot; this is the arena's fault
             with lock:
                 if done:

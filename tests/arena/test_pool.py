@@ -13,7 +13,7 @@ from typing import Iterator
 import pytest
 
 from arena.pool import MAX_AHEAD, Pool, WorkerError
-from pool_jobs import play, play_or_die
+from pool_jobs import nap, play, play_or_die
 
 
 def test_the_pool_pulls_lazily_and_replays_a_job_whose_worker_died(tmp_path: Path):
@@ -91,6 +91,25 @@ def test_workers_given_time_ahead_hold_several_jobs_report_them_together_and_end
         assert max(handed) <= 2 * (1 + MAX_AHEAD)
         # Toward the end the shares shrink: the last handed-out ones are small.
         assert handed[-1] <= 2
+
+
+def test_a_worker_holds_no_more_than_ahead_s_of_play():
+    """A share fills ``ahead_s`` of a worker's time by the jobs it played lately (the slowest of
+    them): each job here sleeps at least 50 ms, so with ahead_s 60 ms no worker ever holds more
+    than the job it plays and one more."""
+    with Pool(nap, 2, ahead_s=0.06) as pool:
+        seen: list[float] = []
+        pulled_after: list[int] = []
+
+        def jobs() -> Iterator[float]:
+            for _ in range(16):
+                pulled_after.append(len(seen))
+                yield 0.05
+
+        for _, result in pool.run(jobs(), total=16):
+            seen.append(result)
+        assert len(seen) == 16
+        assert max(pulled_after.count(n) for n in set(pulled_after)) <= 2
 
 
 def test_jobs_held_by_a_worker_that_died_are_played_again_and_a_job_that_kills_twice_ends_it(
