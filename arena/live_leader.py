@@ -8,12 +8,12 @@ per match.
 
 It rates in **schedule order** too, with the same updates as ``ratings.rate`` and
 ``ratings.rate_ranked`` (two players in closed form, ``rate_1vs1``: equal to 1e-12), so once every
-scheduled match is stored its ratings, and so its leader, are the leaderboard's. Workers finish out of order: a result that arrives before an
-earlier scheduled match is held until that match is in (at most the matches a worker holds, a
-quarter of a second of play each, on a fresh run; on a resumed run the matches lost in flight are
-played first). While a match is missing, the
-leader shown is that of the schedule's prefix before it, which may differ from what the
-leaderboard of the store says at that moment; at the end they agree.
+scheduled match is stored its ratings, and so its leader, are the leaderboard's. Workers finish out
+of order: a result that arrives before an earlier scheduled match is held until that match is in
+(at most the matches a worker holds, a quarter of a second of play each, on a fresh run; on a
+resumed run the matches lost in flight are played first). While a match is missing, the leader
+shown is that of the schedule's prefix before it, which may differ from what the leaderboard of
+the store says at that moment; at the end they agree.
 """
 
 from __future__ import annotations

@@ -96,7 +96,8 @@ def problems(bots: Sequence[BotSpec], limits: Limits, hide: Sequence[Path] = (),
                                                                       for line in tail)
             problems.append((0, first + i, text))
         for i, text in sorted(declines.items()):
-            problems.append((1, first + i, f"bot {bots[i].name!r} does not support {hello.profile}"
+            problems.append((1, first + i,
+                             f"bot {bots[i].name!r} does not support {hello.profile}"
                              + (f" ({text})" if text else "") + ": leave it out, or choose a "
                              "profile it plays"))
     return problems

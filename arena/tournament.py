@@ -6,8 +6,9 @@ matches at a time (``Pool(ahead_s=)``), or one at a time when ``should_stop`` mu
 Only this process writes the SQLite store, committing the matches that finished within a quarter of
 a second in one transaction (``_Commits``): a ``kill -9`` loses at most the matches in flight and
 those waiting for their commit, about half a second of play per worker; a stop or an error commits
-the waiting ones first. Resuming reruns exactly the scheduled matches the store does not hold. With ``cluster`` set,
-the matches run on a Dask cluster instead (``cluster.py``); the coordinator's part is the same.
+the waiting ones first. Resuming reruns exactly the scheduled matches the store does not hold.
+With ``cluster`` set, the matches run on a Dask cluster instead (``cluster.py``); the coordinator's
+part is the same.
 """
 
 from __future__ import annotations
@@ -45,6 +46,11 @@ log = logging.getLogger("arena.tournament")
 
 CONFIG_NAME = "tournament.toml"
 LOG_NAME = "tournament.log"
+# A finished match waits at most this long for others to share its commit, and a worker holds
+# about this much play before it reports (Pool.ahead_s). A kill -9 loses the matches waiting
+# (--resume plays them again); a stop or an error commits them first.
+HOLD_S = 0.25
+HOLD_MAX = 256  # matches: a commit's size stays small whatever the rate
 
 
 class TournamentError(RuntimeError):
@@ -335,8 +341,9 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
     """Play every scheduled match the store does not hold yet; returns the database path.
 
     Before anything is written, every bot is started once (``preflight``, on the workers); then
-    the folder is locked for this run (``FolderLock``). Matches run in spawned processes (``pool.py``): a script
-    calling this must guard its entry point with ``if __name__ == "__main__":``. SIGINT and
+    the folder is locked for this run (``FolderLock``). Matches run in spawned processes
+    (``pool.py``): a script calling this must guard its entry point with ``if __name__ ==
+    "__main__":``. SIGINT and
     SIGTERM raise ``Stopped`` (matches in flight are dropped, their bots killed); a full disk
     raises ``TournamentError``. Either way, every match in the store is whole and ``--resume``
     plays the rest.
@@ -486,7 +493,7 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
                     break  # closing the pool ends its workers and their bots
             commits.flush()
         except Stopped as stopped:
-            commits.flush()  # the matches that finished are whole: kept, not played again
+            _keep_waiting(commits)  # the matches that finished are whole: kept, not played again
             stopped.done = progress.done
             raise
         except DiskFullError as err:
@@ -495,7 +502,7 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
             if err.errno is not None and is_disk_full(OSError(err.errno, "")):
                 raise _disk_full(out, progress, str(err).splitlines()[0]) from None
             log.error("a worker failed: %s", err)
-            commits.flush()
+            _keep_waiting(commits)
             raise TournamentError(f"{str(err).splitlines()[0]}; {progress.done} of "
                                   f"{progress.total} matches stored; see {out / LOG_NAME}, then: "
                                   f"arena tournament --resume {out}") from None
@@ -503,6 +510,16 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
             raise TournamentError(f"storing a match in {db_path} failed: {err}; "
                                   f"{progress.done} of {progress.total} matches stored") from None
         return db_path
+
+
+def _keep_waiting(commits: _Commits) -> None:
+    """Commit the matches waiting, as a run ends on a stop or a worker's failure; if the store
+    refuses now (a full disk), they are left to --resume and the run ends as it was ending."""
+    try:
+        commits.flush()
+    except (DiskFullError, sqlite3.Error) as err:
+        log.error("the last %d finished matches could not be stored (%s): --resume plays them "
+                  "again", len(commits.waiting), err)
 
 
 def _preflight_on(pool: Pool[_Job, MatchRows], specs: list[BotSpec], limits: Limits,
@@ -534,12 +551,6 @@ def _disk_full(out: Path, progress: Progress, detail: str) -> TournamentError:
     return TournamentError(f"the disk holding {out} is full ({detail}); {progress.done} of "
                            f"{progress.total} matches stored, each whole. Free some space, "
                            f"then: arena tournament --resume {out}")
-
-
-# A finished match waits at most this long for others to share its commit. A kill -9 loses the
-# matches waiting (--resume plays them again), a stop or an error commits them first.
-HOLD_S = 0.25
-HOLD_MAX = 256  # matches: a commit's size stays small whatever the rate
 
 
 class _Commits:

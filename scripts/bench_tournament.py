@@ -390,7 +390,8 @@ def main() -> None:
                     run["match wall ms"])
                 rows.setdefault(f"split, {label}: ms of play per match (median)", []).append(
                     run["play ms"])
-                rows.setdefault(f"split, {label}: ms of bots' answers per match (decisions x median answer; median)",
+                rows.setdefault(f"split, {label}: ms of bots' answers per match "
+                                "(decisions x median answer; median)",
                                 []).append(run["answers ms"])
     for key, values in rows.items():
         print(f"{key}: {statistics.median(values):.2f}  (rounds: "

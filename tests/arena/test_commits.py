@@ -18,7 +18,8 @@ from arena.game import profile
 from arena.referee import MatchConfig, run_match
 from arena.schedule import ScheduledMatch, round_robin
 from arena.store import MatchRows, Store, match_rows
-from arena.tournament import Progress, Stopped, _Commits, load_config, run_tournament, stop_on_signals
+from arena.tournament import (Progress, Stopped, _Commits, load_config, run_tournament,
+                              stop_on_signals)
 
 
 @pytest.fixture(scope="module")
@@ -140,3 +141,20 @@ def test_a_tournament_logs_shows_and_stores_each_match_once(tmp_path):
               for line in (out / "tournament.log").read_text().splitlines()
               if " arena.tournament: match " in line or line.startswith("  match ")]
     assert sorted(logged) == sorted(rows)
+
+
+def test_a_stop_that_cannot_store_the_waiting_matches_still_stops_and_says_so(tmp_path, played,
+                                                                               caplog):
+    """On a stop the waiting matches are committed first; when the store refuses by then (a full
+    disk, here a closed connection), they are left to --resume and the stop goes on."""
+    from arena.tournament import _keep_waiting
+
+    store = _store(tmp_path)
+    with stop_on_signals() as stop:
+        commits = _Commits(store, stop, lambda job, match: None, hold_s=3600.0)
+        commits.first = False
+        for job, match in _matches(played, 3):
+            commits.add(job, match)
+        store.close()
+        _keep_waiting(commits)  # does not raise
+    assert "the last 3 finished matches could not be stored" in caplog.text
