@@ -9,7 +9,8 @@ worker count, the median of each step per match and the wait between a match's r
 next job, and writes every event (``--events DIR``) for a closer look.
 
 Nothing in the arena changes for it: the steps are wrapped in this process and, because workers
-are spawned and re-run this file's top level as ``__mp_main__``, in every worker too. With
+are spawned and re-run this file's top level as ``__mp_main__`` (the pool's job function is this
+file's ``_timed_play``), in every worker too. With
 ``ARENA_TIMELINE`` unset (a plain import) nothing is wrapped.
 
 Usage: scripts/match_timeline.py [--bots greedy,c-counter,random] [--matches-per-pairing 20]
@@ -81,10 +82,17 @@ def _bot(proc: Any) -> str:
     return os.path.basename(proc.argv[-1])
 
 
+def _timed_play(job: Any) -> Any:
+    """The pool's job function while a timeline is taken. Defined here, in ``__main__``, so that
+    the pool lets its workers import this file (it leaves ``__main__`` out of a worker whose
+    functions all live elsewhere: pool._main_left_out), and they wrap their steps too."""
+    return match_job.play_for_store(job)
+
+
 def _install() -> None:
     """Wrap the steps of a match in this process (coordinator or worker)."""
-    _wrap(match_job, "play_job", "job", lambda job: job.entry.match_id)
-    tournament._play = match_job.play_job  # what Pool pickles by name: the same object
+    _wrap(match_job, "play_for_store", "job", lambda job: job.entry.match_id)
+    tournament.play_for_store = _timed_play
     _wrap(referee._Match, "_start_and_greet", "greet")
     _wrap(referee._Match, "_play", "play")
     _wrap(bot_process.BotProcess, "start", "bot.start", _bot)
@@ -99,7 +107,7 @@ def _install() -> None:
     # In the coordinator: a result taken from a worker, the next job handed out.
     _wrap(pool.Pool, "_receive", "pool.receive")
     _wrap(pool.Pool, "_give", "pool.give")
-    _wrap(tournament, "preflight", "preflight")
+    _wrap(tournament, "_preflight_on", "preflight")  # on the workers, through their zygotes
     _wrap(pool.Pool, "__enter__", "pool.start")
     _wrap(pool.Pool, "close", "pool.close")
     _wrap(zygote, "_start", "zygote.boot")
@@ -270,7 +278,7 @@ def _uninstall() -> None:
             inner = getattr(value, "__wrapped__", None)
             if getattr(value, "_timeline", False):
                 setattr(owner, attr, inner)
-    tournament._play = match_job.play_job
+    tournament.play_for_store = match_job.play_for_store
 
 
 if __name__ == "__main__":
