@@ -347,25 +347,31 @@ class Pool(Generic[Job, Result]):
     def close(self, graceful: bool = True) -> None:
         """End every worker now (matches in flight are dropped) and wait for them. ``graceful``:
         an idle worker is asked to exit (and removes its bots' folders); otherwise (a stop, an
-        error) every worker is ended at once, and later runs sweep the folders."""
-        for worker in self._workers:
-            if worker.process.is_alive() and not worker.busy and graceful:
-                try:
-                    worker.conn.send_bytes(_dumps(None, ()))  # idle: let it exit normally
-                    # (its bot folders go)
-                except OSError:
-                    pass
-            elif worker.process.is_alive():
-                _signal(worker.process, signal.SIGTERM)
-        deadline = time.monotonic() + STOP_GRACE_S
-        for worker in self._workers:
-            worker.process.join(max(0.0, deadline - time.monotonic()))
-        for worker in self._workers:
-            if worker.process.is_alive():
-                _signal(worker.process, signal.SIGKILL)
-                worker.process.join(1.0)
-            _end(worker)
-        self._workers.clear()
+        error) every worker is ended at once, and later runs sweep the folders.
+
+        Whatever cuts it short (a stop signal's exception while it waits) still ends every worker:
+        one left alive, never told to exit, hung the interpreter at exit, in multiprocessing's
+        join of its children (seen in CI: a Ctrl-C as the last match was stored)."""
+        try:
+            for worker in self._workers:
+                if worker.process.is_alive() and not worker.busy and graceful:
+                    try:
+                        worker.conn.send_bytes(_dumps(None, ()))  # idle: let it exit normally
+                        # (its bot folders go)
+                    except OSError:
+                        pass
+                elif worker.process.is_alive():
+                    _signal(worker.process, signal.SIGTERM)
+            deadline = time.monotonic() + STOP_GRACE_S
+            for worker in self._workers:
+                worker.process.join(max(0.0, deadline - time.monotonic()))
+        finally:
+            while self._workers:
+                worker = self._workers.pop()
+                if worker.process.is_alive():
+                    _signal(worker.process, signal.SIGKILL)
+                    worker.process.join(1.0)
+                _end(worker)
 
 
 @contextmanager

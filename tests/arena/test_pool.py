@@ -206,3 +206,29 @@ def test_each_runs_a_call_on_each_worker_before_the_jobs():
         assert sorted(r for _, r in pool.run(range(4))) == [0, 2, 4, 6]
         with pytest.raises(ValueError, match="3 calls for 2 workers"):
             pool.each(int, [("1",), ("2",), ("3",)])
+
+
+def test_a_close_cut_short_by_a_stop_still_ends_every_worker(monkeypatch):
+    """Seen in CI: a Ctrl-C landed while the pool closed, after it had told the first idle worker
+    to exit and before the second; that one lived on, and the interpreter hung at exit joining it.
+    The stop's exception is raised here where close() sends its first exit message."""
+    import os
+
+    import arena.pool
+
+    pool = Pool(play, 2).__enter__()
+    assert sorted(r for _, r in pool.run(range(4))) == [0, 2, 4, 6]
+    pids = [w.process.pid for w in pool._workers]
+    real_dumps = arena.pool._dumps
+
+    def stop_at_the_first(obj, shared):
+        monkeypatch.setattr(arena.pool, "_dumps", real_dumps)
+        raise KeyboardInterrupt  # what a signal handler raises between two bytecodes
+
+    monkeypatch.setattr(arena.pool, "_dumps", stop_at_the_first)
+    with pytest.raises(KeyboardInterrupt):
+        pool.close()
+    assert pool._workers == []
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)  # ended and reaped
