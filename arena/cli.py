@@ -547,7 +547,11 @@ def tournament(
         raise term.fail(str(err), code=1) from None
     except Stopped as stop:
         # stderr: stdout may be a pipe nobody reads any more (| head)
-        if (out / "results.sqlite").exists():
+        if stop.total and stop.done == stop.total:  # the signal came as the run ended
+            err_console.print(f"stopped after the last match: the tournament in "
+                              f"{safe(out, limit=None)} is complete; its report: arena report "
+                              f"{safe(out, limit=None)}", soft_wrap=True, markup=False)
+        elif (out / "results.sqlite").exists():
             err_console.print(f"stopped: {stop.done} of {stop.total} matches stored; resume "
                               f"with: arena tournament --resume {out}", soft_wrap=True,
                               markup=False)
