@@ -65,7 +65,9 @@ def test_one_or_two_workers_give_identical_results_and_ratings(tmp_path):
 
 @pytest.mark.slow
 def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path):
-    settings = ["-b", "random", "-b", "greedy", "-b", "c-counter", "-n", "6", "--seed", "5",
+    # The kill follows the first stored match: the first is committed at once and the next ones
+    # a quarter of a second later, in groups (issue 18); waiting for more could find the run over.
+    settings = ["-b", "random", "-b", "greedy", "-b", "c-counter", "-n", "12", "--seed", "5",
                 "-w", "2", "--name", "k"]
     reference = tmp_path / "reference"
     subprocess.run(ARENA + ["tournament", "--no-report", *settings, "-o", str(reference)], check=True,
@@ -77,8 +79,8 @@ def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path):
     db_path = killed / "results.sqlite"
     deadline = time.monotonic() + 60
     stored = 0
-    while time.monotonic() < deadline and stored < 4:
-        time.sleep(0.05)
+    while time.monotonic() < deadline and stored < 1:
+        time.sleep(0.01)
         if db_path.exists():
             try:
                 with sqlite3.connect(db_path) as db:
@@ -88,7 +90,7 @@ def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path):
     os.killpg(proc.pid, signal.SIGKILL)  # the runner and its workers, mid-run
     proc.wait()
     partial, _ = outcome(db_path)
-    assert 4 <= len(partial) < 18, "the kill should land mid-run"
+    assert 1 <= len(partial) < 36, "the kill should land mid-run"
     result = subprocess.run(ARENA + ["tournament", "--no-report", "--resume", str(killed)], capture_output=True,
                             text=True)
     assert result.returncode == 0, result.stderr

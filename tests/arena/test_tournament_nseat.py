@@ -154,8 +154,8 @@ def test_kill_9_then_resume_equals_an_uninterrupted_run(played, tmp_path):
     db_path = killed / "results.sqlite"
     deadline = time.monotonic() + 120
     stored = 0
-    while time.monotonic() < deadline and stored < 3:
-        time.sleep(0.05)
+    while time.monotonic() < deadline and stored < 1:  # the first match is committed at once,
+        time.sleep(0.01)  # the next ones in groups: waiting for more could find the run over
         if db_path.exists():
             try:
                 with sqlite3.connect(db_path) as db:
@@ -165,7 +165,7 @@ def test_kill_9_then_resume_equals_an_uninterrupted_run(played, tmp_path):
     os.killpg(proc.pid, signal.SIGKILL)  # the runner and its workers, mid-run
     proc.wait()
     partial = outcome(db_path)
-    assert 3 <= len(partial["matches"]) < 12, "the kill should land mid-run"
+    assert 1 <= len(partial["matches"]) < 12, "the kill should land mid-run"
     # Whole matches only: every stored match has all its seats and sides.
     ids = {m[0] for m in partial["matches"]}
     assert {s[0] for s in partial["sides"]} == ids
