@@ -217,6 +217,16 @@ def support() -> Support:
     return _support
 
 
+def adopt(found: Support) -> None:
+    """Take ``found``, what a parent process's ``support()`` found on this machine, as this
+    process's own, if it answers the level asked for here: a tournament's worker then skips its
+    probe (a sandboxed start, ~25 ms before its first match: issue 18). Each bot's launch still
+    builds its sandbox or fails: the probe only chooses the level, never weakens it."""
+    global _support
+    if found.requested == requested_level():
+        _support = found
+
+
 def describe() -> str:
     s = support()
     asked = "" if s.requested == "isolated" else f" (isolation {s.requested} was asked for)"

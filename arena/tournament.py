@@ -37,7 +37,8 @@ from arena.registry import data_dir
 # One match job, played here or on a cluster, lives in match_job.py (below cluster.py).
 from arena.match_job import MatchJob as _Job, log_stored, play_for_store, prepare_worker
 from arena.types import BotSpec, ConfigError, MatchResult
-from arena.sandbox import SandboxLimits, check_level, data_folders, describe as describe_sandbox
+from arena.sandbox import SandboxLimits, SandboxUnavailable, Support, check_level, data_folders, \
+    describe as describe_sandbox, support as sandbox_support
 from arena.schedule import ScheduledMatch, partnership_groups, round_robin, three_player_sets
 from arena.store import DB_NAME, DiskFullError, MatchRows, Store, StoreError, connect_read_only, \
     is_disk_full, match_rows
@@ -391,7 +392,7 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
             pool = early.enter_context(
                 Pool(play_for_store, workers, name_of=lambda job: job.entry.match_id,
                      shared=(rules, limits, *specs),
-                     on_start=functools.partial(prepare_worker, tuple(specs)),
+                     on_start=functools.partial(prepare_worker, tuple(specs), _sandbox_found()),
                      ahead_s=0.0 if should_stop is not None else HOLD_S))
         if cluster is None:  # a cluster's workers are checked where they run (cluster.py)
             hide = [out, *map(Path, data_folders())]
@@ -510,6 +511,15 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
             raise TournamentError(f"storing a match in {db_path} failed: {err}; "
                                   f"{progress.done} of {progress.total} matches stored") from None
         return db_path
+
+
+def _sandbox_found() -> Support | None:
+    """The sandbox level found here, for the workers to take as theirs (``sandbox.adopt``); None
+    when it cannot be had: each worker then finds that for itself, as the pre-flight does."""
+    try:
+        return sandbox_support()
+    except SandboxUnavailable:
+        return None
 
 
 def _keep_waiting(commits: _Commits) -> None:

@@ -49,3 +49,24 @@ def test_a_run_that_stops_at_the_pre_flight_ends_the_workers_it_started(tmp_path
     # multiprocessing's resource tracker lives as long as this process, whoever started it
     assert not {pid: cmd for pid, cmd in left.items() if "resource_tracker" not in cmd}, left
     assert not (out / "results.sqlite").exists()
+
+
+def test_a_worker_takes_the_sandbox_level_its_coordinator_found_and_probes_no_more(monkeypatch):
+    """The coordinator's probe travels to each worker (``prepare_worker(found=)``): a worker's own
+    probe was a sandboxed start, ~25 ms before its first match (issue 18). Found for another level
+    than the one asked for here, it is not taken: the worker probes for itself."""
+    from arena import sandbox
+
+    found = sandbox.support()
+    monkeypatch.setattr(sandbox, "_support", None)
+    probed: list[str] = []
+    real_probe = sandbox._probe
+    monkeypatch.setattr(sandbox, "_probe", lambda level: probed.append(level) or real_probe(level))
+    prepare_worker((), found)  # no bot starts from a zygote: nothing is booted
+    assert sandbox.support() is found and probed == []
+
+    monkeypatch.setattr(sandbox, "_support", None)
+    other = sandbox.Support("limits", "asked for", "limits")
+    assert found.requested != "limits"
+    prepare_worker((), other)
+    assert sandbox.support() == found and probed == [found.requested]
