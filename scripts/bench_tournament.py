@@ -19,12 +19,14 @@ that think little, like ``--bots greedy,c-counter,random``, spend most of a matc
 and both bots of a match start at once: one worker then keeps ~1.2 cores busy, which caps the
 speed-up near 1.7 on 2 cores whatever the scheduler does (the "cores busy" lines show it).
 
-The 2-worker figure is taken with each worker kept to a core (``ARENA_PIN_WORKERS=1``, which a
-run must ask for: pool.py says why it is not the default); each round also runs the 2 workers
-free to use any core (the default) and 1 worker kept to a core, and prints, for each run, the split
-that explains the speed-up: the seconds to the first result (pre-flight, the workers' start, their
-first match: fixed, a second worker cannot shorten them), then a match's wall in a worker (the
-time between results times the workers), with the referee's play time in it.
+The speed-up is measured like for like: 2 workers over 1, each kept to a core
+(``ARENA_PIN_WORKERS=1``, which a run must ask for: pool.py says why it is not the default), and
+both free to use any core (the default), in the same rounds; 2 kept over 1 free is printed too (it
+was this script's headline, which mixed the two). Each run prints the split that explains the
+speed-up: the seconds to the first result (pre-flight, the workers' start, their first match:
+fixed, a second worker cannot shorten them), then a match's wall in a worker (the time between
+results times the workers), with the referee's play time in it; and the speed-up after the first
+result, which leaves that fixed start out (what a long tournament tends to).
 
 ``--baseline REV`` (issue 18) compares this tree with an earlier one instead, in the same run:
 REV's files are taken with ``git archive`` into a temporary folder, and each round runs the same
@@ -179,6 +181,7 @@ def tournament(config, folder: Path, workers: int, pin: str | None = None) -> di
             os.environ[PIN_ENV] = before
     results = stamps[1:]  # the first report comes before any match (after the pre-flight)
     return {"wall": end - start, "to first result": results[0] - start,
+            "after first": (len(results) - 1) / max(end - results[0], 1e-9),
             "match wall ms": 1000 * workers * (results[-1] - results[0]) / max(len(results) - 1, 1),
             "play ms": statistics.median(play_ms), "answers ms": statistics.median(answer_ms)}
 
@@ -346,11 +349,18 @@ def main() -> None:
                 n / t2_free)
             rows.setdefault("tournament, 1 worker kept to a core: matches/s", []).append(
                 n / r1_kept["wall"])
-            rows.setdefault("speed-up (2 workers / 1 worker)", []).append(t1 / t2)
-            rows.setdefault("speed-up, 2 workers / 1 worker kept to a core", []).append(
+            rows.setdefault("speed-up, 2 workers kept to a core / 1 worker free", []).append(
+                t1 / t2)
+            rows.setdefault("speed-up, 2 workers / 1 worker, both kept to a core", []).append(
                 r1_kept["wall"] / t2)
-            rows.setdefault("speed-up, 2 workers free to use any core / 1 worker", []).append(
+            rows.setdefault("speed-up, 2 workers / 1 worker, both free to use any core", []).append(
                 t1 / t2_free)
+            # The same ratios after each run's first result: the fixed start (a worker's
+            # interpreter and imports, its zygote, the pre-flight, the first match) left out.
+            rows.setdefault("speed-up after the first result, both kept to a core", []).append(
+                runs["kept"]["after first"] / r1_kept["after first"])
+            rows.setdefault("speed-up after the first result, both free", []).append(
+                runs["free"]["after first"] / r1["after first"])
             rows.setdefault("scheduler overhead per match (ms)", []).append((t1 - t_bare) / n * 1000)
             rows.setdefault("scheduler overhead, % of bare referee time", []).append(
                 100 * (t1 - t_bare) / t_bare)
@@ -397,12 +407,15 @@ def main() -> None:
         print(f"{key}: {statistics.median(values):.2f}  (rounds: "
               f"{', '.join(f'{v:.2f}' for v in values)})")
     m = {key: statistics.median(values) for key, values in rows.items()}
-    speed_up = m["speed-up (2 workers / 1 worker)"]
-    free = m["speed-up, 2 workers free to use any core / 1 worker"]
-    kept1 = m["speed-up, 2 workers / 1 worker kept to a core"]
-    print(f"speed-up target >= 1.85: {'met' if speed_up >= 1.85 else 'NOT met'} ({speed_up:.2f}; "
-          f"{free:.2f} with the workers free to use any core; {kept1:.2f} over one worker kept to "
-          "a core; same rounds)")
+    speed_up = m["speed-up, 2 workers / 1 worker, both kept to a core"]
+    free = m["speed-up, 2 workers / 1 worker, both free to use any core"]
+    mixed = m["speed-up, 2 workers kept to a core / 1 worker free"]
+    print(f"speed-up target >= 1.85 (whole runs of {n} matches, like for like): "
+          f"{'met' if speed_up >= 1.85 else 'NOT met'} with each worker kept to a core "
+          f"({speed_up:.2f}); {'met' if free >= 1.85 else 'NOT met'} with the workers free to use "
+          f"any core, the default ({free:.2f}); 2 kept over 1 free {mixed:.2f}; after the first "
+          f"result {m['speed-up after the first result, both kept to a core']:.2f} kept, "
+          f"{m['speed-up after the first result, both free']:.2f} free")
     split = {label: (m[f"split, {label}: s to the first result (pre-flight, workers' start, "
                        "first match)"], m[f"split, {label}: ms per match in a worker, then"],
                      m[f"split, {label}: ms of play per match (median)"])
@@ -411,16 +424,17 @@ def main() -> None:
                               f"per match in a worker ({play:.0f} ms of play)"
                               for label, (first, wall, play) in split.items()))
     print(f"| `--bots {args.bots} --matches-per-pairing {args.matches_per_pairing}` | "
-          f"{m['tournament, 1 worker: matches/s']:.2f} matches/s | "
+          f"{m['tournament, 1 worker kept to a core: matches/s']:.2f} matches/s | "
           f"{m['tournament, 2 workers: matches/s']:.2f} matches/s | {speed_up:.2f} | "
           f"{m['cores busy (CPU time / wall time), 1 worker']:.2f} | "
           f"{m['scheduler overhead, % of bare referee time']:.1f}% wall, "
           f"{m['coordinator CPU, % of bare referee time']:.1f}% coordinator CPU |")
-    print(f"| `bench_tournament.py` | 2 workers / 1 worker, {args.bots.replace(',', ', ')} | "
-          f"{free:.2f} (workers free to use any core, same run) | "
+    print(f"| `bench_tournament.py` | 2 workers / 1 worker, {args.bots.replace(',', ', ')}, "
+          f"{n} matches | {free:.2f} (both free to use any core, the default) | "
           f"{m['tournament, 2 workers: matches/s']:.2f} / "
-          f"{m['tournament, 1 worker: matches/s']:.2f} matches/s = {speed_up:.2f} | >= 1.85 | "
-          f"{'met' if speed_up >= 1.85 else 'not met'} |")
+          f"{m['tournament, 1 worker kept to a core: matches/s']:.2f} matches/s = {speed_up:.2f} "
+          f"(both kept to a core) | >= 1.85 | kept {'met' if speed_up >= 1.85 else 'not met'}, "
+          f"free {'met' if free >= 1.85 else 'not met'} |")
 
 
 if __name__ == "__main__":
