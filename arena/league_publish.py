@@ -79,7 +79,7 @@ def publish_league(folder: Path, config: LeagueConfig, data: Path | None = None)
         numbers = [int(p.name) for p in builds.iterdir() if p.name.isdigit()]
         build = builds / f"{max(numbers, default=0) + 1:06d}"
         _seed(target / CURRENT, build)
-        publish(folder, build)
+        publish(folder, build, beside=[("The league's ladder", PAGE)])
         rows, counts = read_ladder(folder, data)
         _write_league_page(folder, build, config.name, rows, counts)
         _switch(target, build)

@@ -14,6 +14,7 @@ import os
 import shutil
 import sqlite3
 from pathlib import Path
+from typing import Sequence
 
 from pandas.errors import DatabaseError as PandasDatabaseError
 
@@ -86,12 +87,13 @@ def _read(folder: Path) -> ReportData:
 
 def _write_pages(data: ReportData, out: Path, records: str, published: bool,
                  replays: dict[str, str] | None = None,
-                 hidden: frozenset[str] = frozenset()) -> None:
+                 hidden: frozenset[str] = frozenset(),
+                 beside: Sequence[tuple[str, str]] = ()) -> None:
     try:
         figures = write_charts(data, out)
         sizes = {name: tuple(figures[name].get_size_inches()) for name in CHARTS}
         for name, text in render_pages(data, sizes, records=records, published=published,
-                                       replays=replays, hidden=hidden).items():
+                                       replays=replays, hidden=hidden, beside=beside).items():
             page = out / name
             page.parent.mkdir(parents=True, exist_ok=True)
             # Write then rename: a browser or web server never sees half a page.
@@ -108,7 +110,7 @@ _PUBLISHED_NAMES = {"index.html", "bots", RECORDS_DIR, REPLAYS_DIR} | \
     {f"{chart}.{ext}" for chart in CHARTS for ext in ("png", "svg")}
 
 
-def publish(folder: Path, out: Path) -> Path:
+def publish(folder: Path, out: Path, beside: Sequence[tuple[str, str]] = ()) -> Path:
     """Write the tournament in ``folder`` as a folder ready for any static host, ``out``: the
     report (index.html, the charts, bots/), the match records (records/) and their replay pages
     (replays/), nothing else; links resolve inside ``out``. A replay page is made from the
@@ -116,7 +118,9 @@ def publish(folder: Path, out: Path) -> Path:
     partner is not stored yet has neither (public.waiting_for_partner). ``out`` must be new, empty, or a folder this function published
     before from the same tournament; it is then replaced as a whole (written beside it, then
     swapped in), so a web server serving it never shows half of one and half of the other.
-    Returns the path of index.html."""
+    ``beside``: (text, relative address) of pages the caller writes into ``out`` beside the
+    report (a league's ladder), linked from the index's navigation. Returns the path of
+    index.html."""
     data = _read(folder)
     hidden = _waiting(folder)
     out = out.absolute()
@@ -130,7 +134,8 @@ def publish(folder: Path, out: Path) -> Path:
         # rebuilt (a league republishes every few minutes).
         replays = write_replays([(r, staging / r) for r in copied], staging,
                                 previous=out if out.is_dir() else None)
-        _write_pages(data, staging, records="", published=True, replays=replays, hidden=hidden)
+        _write_pages(data, staging, records="", published=True, replays=replays, hidden=hidden,
+                     beside=beside)
         _swap_in(staging, out)
     except OSError as err:
         raise ReportError(f"cannot publish to {out}: {err.strerror or err}") from None

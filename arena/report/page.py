@@ -16,7 +16,7 @@ import hashlib
 import math
 import re
 import urllib.parse
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import jinja2
 import pandas as pd
@@ -290,7 +290,8 @@ def _when(stamp: object) -> str | None:
 def render_pages(data: ReportData, charts: Mapping[str, tuple[float, float]],
                  records: str = "../", published: bool = False,
                  replays: Mapping[str, str] | None = None,
-                 hidden: frozenset[str] = frozenset()) -> dict[str, str]:
+                 hidden: frozenset[str] = frozenset(),
+                 beside: Sequence[tuple[str, str]] = ()) -> dict[str, str]:
     """The report's pages as {path relative to the report folder: HTML}: ``index.html`` (the
     overview) and one page per bot under ``bots/``. ``charts`` maps each chart's name to its size
     in inches: the index shows a chart at its size as drawn (96 CSS pixels an inch), shrunk only
@@ -298,13 +299,15 @@ def render_pages(data: ReportData, charts: Mapping[str, tuple[float, float]],
     record paths (``records/...``) are relative to: ``../`` for ``DIR/report/``, nothing for a
     published folder, which holds its records. ``replays`` maps a stored record path to its
     replay page (relative to the report folder); ``hidden`` are matches whose record and replay
-    are not published yet (waiting for their duplicate partner: the pages say how many)."""
+    are not published yet (waiting for their duplicate partner: the pages say how many);
+    ``beside`` are (text, address) of pages published beside the report, which the index's
+    navigation links (a league's ladder)."""
     pages = page_names(data.order)
     finished = data.matches["finished"]
     common = {"name": data.name, "version": __version__, "bot_count": len(data.order),
               "players": data.players,
               "published": published, "tournament_id": tournament_id(data),
-              "waiting": len(hidden)}
+              "waiting": len(hidden), "beside": list(beside)}
     leaderboard = [{
         "rank": int(r.rank), "bot": r.bot, "page": pages[r.bot], "mu": _num(r.mu, 2),
         "sigma": _num(r.sigma, 2), "conservative": _num(r.conservative, 2),

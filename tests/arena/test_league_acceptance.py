@@ -54,8 +54,9 @@ def test_a_league_takes_a_submitted_bot_while_it_runs_and_continues_after_sigter
     assert (public / CURRENT).is_symlink()
     index = (public / CURRENT / "index.html").read_text()
     assert newbie in index
+    assert '<a href="league.html">' in index  # the report leads to the ladder, and back
     page = (public / CURRENT / "league.html").read_text()
-    assert "<td>newbie</td><td>" + newbie.partition("@")[2] in page
+    assert "<td>newbie</td><td>" + newbie.partition("@")[2] in page and 'href="index.html"' in page
     assert (public / CURRENT / "league_history.svg").is_file()
     stored = set(r[0] for r in read_store(league, "SELECT match_id FROM matches"))
     assert before <= stored
