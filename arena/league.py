@@ -40,7 +40,7 @@ import urllib.parse
 from contextlib import ExitStack, closing
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 import trueskill
 
@@ -60,6 +60,9 @@ from arena.schedule import ScheduledMatch
 from arena.store import DB_NAME, DiskFullError, Store, StoreError, connect_read_only
 from arena.tournament import check_isolation, run_log
 from arena.types import BotSpec, ConfigError, MatchResult
+
+if TYPE_CHECKING:
+    from arena.league_publish import Publisher  # which imports this module
 
 log = logging.getLogger("arena.league")
 
@@ -572,14 +575,27 @@ def run_league(folder: Path, overrides: Mapping[str, Any] | None = None,
             pool: Pool[MatchJob, MatchResult] = cleanup.enter_context(
                 Pool(play_job, config.worker_count(), name_of=lambda job: job.entry.match_id))
             runner.pool = pool
+        # Every publish_every seconds the league publishes in a process of its own and plays on
+        # meanwhile (league_publish.Publisher); its last publish, as it stops, is done here.
+        publisher = None
+        if publish and config.publish_every:
+            from arena.league_publish import Publisher
+
+            publisher = Publisher(folder, config, data)
+            cleanup.callback(publisher.stop)
         published_at = time.monotonic()
 
         def between_pairs() -> None:
             nonlocal published_at
-            if publish and config.publish_every and \
-                    time.monotonic() - published_at >= config.publish_every:
-                _publish(folder, config, progress, tell)
+            if publisher is None:
+                return
+            _report_publish(publisher, progress, tell)
+            if not publisher.busy and time.monotonic() - published_at >= config.publish_every:
                 published_at = time.monotonic()
+                try:
+                    publisher.start(progress.stored)
+                except OSError as err:  # no process to be had now: the next turn tries again
+                    tell(f"publishing failed, the league plays on: {err.strerror or err}")
 
         try:
             while max_pairs is None or progress.pairs < max_pairs:
@@ -590,6 +606,8 @@ def run_league(folder: Path, overrides: Mapping[str, Any] | None = None,
         except Stopped:
             if runner.pool is not None:
                 runner.pool.close(graceful=False)  # the bots go first; then the last publish
+            if publisher is not None:
+                publisher.stop()  # one publish at a time: the last one shows everything
             if publish and progress.stored:
                 _publish(folder, config, progress, tell)
             raise
@@ -603,9 +621,25 @@ def run_league(folder: Path, overrides: Mapping[str, Any] | None = None,
         except (StoreError, sqlite3.Error) as err:
             raise LeagueError(f"storing a match in {db_path} failed: {err}; every stored match "
                               f"is whole: arena league {folder} continues") from None
+        if publisher is not None:
+            publisher.stop()
         if publish:
             _publish(folder, config, progress, tell)
     return progress
+
+
+def _report_publish(publisher: Publisher, progress: LeagueProgress,
+                    tell: Callable[[str], None]) -> None:
+    """Say how the publish in the background ended, once it has (``Publisher.outcome``)."""
+    outcome = publisher.outcome()
+    if outcome is None:
+        return
+    path, error = outcome
+    if path is None:
+        tell(f"publishing failed, the league plays on: {error}")
+        return
+    progress.published = path
+    tell(f"published {path} ({publisher.stored} matches)")
 
 
 def _publish(folder: Path, config: LeagueConfig, progress: LeagueProgress,

@@ -19,20 +19,25 @@ still to be played).
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import shutil
 import sqlite3
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 import jinja2
 
 from arena.league import LeagueConfig, LadderRow, league_bots, read_ladder
+from arena.pool import main_left_out
 from arena.store import DB_NAME, connect_read_only
 
 CURRENT = "current"
 BUILDS = "builds"
 PAGE = "league.html"
 CHART = "league_history"
+_PR_SET_PDEATHSIG = 1
 
 _PAGE = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined).from_string("""\
 <!DOCTYPE html>
@@ -87,6 +92,94 @@ def publish_league(folder: Path, config: LeagueConfig, data: Path | None = None)
         raise ReportError(f"cannot publish the league to {target}: {err.strerror or err}") \
             from None
     return target / CURRENT / "index.html"
+
+
+class Publisher:
+    """Publishes a running league in a process of its own while its workers play on. Between two
+    pairs, a publish held every worker idle for as long as it took: it draws every chart and
+    renders the new replay pages, seconds for a few hundred matches, more as the league grows.
+    One publish at a time. ``stop()`` ends one in progress: the half-written build it leaves is
+    never current, and the next publish's switch removes it (``_switch``)."""
+
+    def __init__(self, folder: Path, config: LeagueConfig, data: Path | None):
+        self.folder, self.config, self.data = folder, config, data
+        self._process: BaseProcess | None = None
+        self._answer: Connection | None = None
+        self.stored = 0  # the league's matches when the publish in progress started
+
+    @property
+    def busy(self) -> bool:
+        return self._process is not None
+
+    def start(self, stored: int) -> None:
+        """Begin a publish of the league as its store holds it now (``stored`` matches)."""
+        if self._process is not None:
+            raise RuntimeError("a publish is already in progress")
+        context = multiprocessing.get_context("spawn")  # not forked: the league has threads
+        answer, theirs = context.Pipe(duplex=False)
+        process = context.Process(target=_publish_apart, name="publisher", daemon=True,
+                                  args=(self.folder, self.config, self.data, theirs, os.getpid()))
+        try:
+            with main_left_out(_publish_apart):
+                process.start()
+        finally:
+            theirs.close()
+        self._process, self._answer, self.stored = process, answer, stored
+
+    def outcome(self) -> tuple[Path | None, str] | None:
+        """None while a publish runs or when none was started; else what the finished one gave:
+        (the path of ``PUBLISH/current/index.html``, "") or (None, why it failed)."""
+        if self._process is None or self._answer is None:
+            return None
+        if self._answer.poll():
+            try:
+                result: tuple[Path | None, str] = self._answer.recv()
+            except (EOFError, OSError):  # it ended without a word
+                self._process.join()
+                result = (None, f"the publishing process ended (exit status "
+                                f"{self._process.exitcode}) before it was done")
+        elif self._process.is_alive():
+            return None
+        else:
+            result = (None, f"the publishing process ended (exit status "
+                            f"{self._process.exitcode}) before it was done")
+        self.stop()
+        return result
+
+    def stop(self) -> None:
+        """End the publish in progress, if any, and wait for its process."""
+        process, answer = self._process, self._answer
+        self._process = self._answer = None
+        if process is not None:
+            if process.is_alive():
+                process.kill()
+            process.join()
+            process.close()
+        if answer is not None:
+            answer.close()
+
+
+def _publish_apart(folder: Path, config: LeagueConfig, data: Path | None, answer: Connection,
+                   parent: int) -> None:
+    """The publisher's process: one publish, its outcome sent back."""
+    import ctypes
+    import signal
+
+    from arena.report import ReportError
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C is the league's: it ends this process
+    try:  # and so does the league's end, however it ends (Linux; elsewhere it finishes alone)
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:
+        return
+    try:
+        outcome: tuple[Path | None, str] = (publish_league(folder, config, data), "")
+    except (ReportError, OSError) as err:
+        outcome = (None, str(err))
+    answer.send(outcome)
+    answer.close()
 
 
 def _seed(current: Path, build: Path) -> None:

@@ -164,7 +164,7 @@ class Pool(Generic[Job, Result]):
                         for sig in _STOP_SIGNALS}
         blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
         try:
-            with _main_left_out(self.play, self.on_start):
+            with main_left_out(self.play, self.on_start):
                 process.start()
             worker = _Worker(process, conn, lifeline)
             self._workers[index:index + 1] = [worker]
@@ -375,10 +375,11 @@ class Pool(Generic[Job, Result]):
 
 
 @contextmanager
-def _main_left_out(*functions: object) -> Iterator[None]:
-    """While a worker is started: a spawned interpreter first imports the parent's ``__main__``
-    (the ``arena`` script, and through it the whole command line: typer, rich; or a bench script)
-    unless that module is hidden from multiprocessing. A worker needs only the modules of its
+def main_left_out(*functions: object) -> Iterator[None]:
+    """While a worker (or another spawned helper: a league's publisher) is started: a spawned
+    interpreter first imports the parent's ``__main__`` (the ``arena`` script, and through it the
+    whole command line: typer, rich; or a bench script) unless that module is hidden from
+    multiprocessing. A worker needs only the modules of its
     functions, so when none of them lives in ``__main__`` it is left out: some 70 ms of CPU per
     worker before its first match (issue 18). The stand-in is in place only for ``start()``,
     which reads it then, in this thread, with the stop signals blocked."""

@@ -85,7 +85,7 @@ def _bot(proc: Any) -> str:
 def _timed_play(job: Any) -> Any:
     """The pool's job function while a timeline is taken. Defined here, in ``__main__``, so that
     the pool lets its workers import this file (it leaves ``__main__`` out of a worker whose
-    functions all live elsewhere: pool._main_left_out), and they wrap their steps too."""
+    functions all live elsewhere: pool.main_left_out), and they wrap their steps too."""
     return match_job.play_for_store(job)
 
 
