@@ -22,6 +22,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import shutil
+import signal
 import sqlite3
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -119,12 +120,21 @@ class Publisher:
         answer, theirs = context.Pipe(duplex=False)
         process = context.Process(target=_publish_apart, name="publisher", daemon=True,
                                   args=(self.folder, self.config, self.data, theirs, os.getpid()))
+        # Known before it starts, so that a stop raised meanwhile still ends it (stop()): two
+        # publishes at once would race for the next build's number.
+        self._process, self._answer, self.stored = process, answer, stored
+        # Started with SIGINT blocked, which it inherits: a Ctrl-C to the process group while
+        # it imports would print its traceback (it ignores SIGINT once it runs).
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
             with main_left_out(_publish_apart):
                 process.start()
+        except BaseException:
+            self.stop()
+            raise
         finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
             theirs.close()
-        self._process, self._answer, self.stored = process, answer, stored
 
     def outcome(self) -> tuple[Path | None, str] | None:
         """None while a publish runs or when none was started; else what the finished one gave:
@@ -150,7 +160,7 @@ class Publisher:
         """End the publish in progress, if any, and wait for its process."""
         process, answer = self._process, self._answer
         self._process = self._answer = None
-        if process is not None:
+        if process is not None and process.pid is not None:  # None: it never started
             if process.is_alive():
                 process.kill()
             process.join()
@@ -163,11 +173,11 @@ def _publish_apart(folder: Path, config: LeagueConfig, data: Path | None, answer
                    parent: int) -> None:
     """The publisher's process: one publish, its outcome sent back."""
     import ctypes
-    import signal
 
     from arena.report import ReportError
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C is the league's: it ends this process
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked by Publisher.start
     try:  # and so does the league's end, however it ends (Linux; elsewhere it finishes alone)
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     except (OSError, AttributeError):
