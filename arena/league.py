@@ -71,6 +71,10 @@ MEMBERS_NAME = "members.sqlite"
 LOG_NAME = "league.log"
 DEFAULT_PUBLISH_EVERY_S = 300.0
 IDLE_POLL_S = 1.0   # with fewer than two bots, how often the league looks for new members
+# A publish in the background that takes longer than this is ended and said (the league plays on,
+# the previous build stays current, the next turn publishes again): one stuck would hold every
+# later publish back. An hour is many times what a league of 100,000 matches needs.
+PUBLISH_TIMEOUT_S = 3600.0
 REFRESH_S = 1.0     # how often membership (settings, members.sqlite, registry) is read again
 
 EXAMPLE = """\
@@ -630,9 +634,14 @@ def run_league(folder: Path, overrides: Mapping[str, Any] | None = None,
 
 def _report_publish(publisher: Publisher, progress: LeagueProgress,
                     tell: Callable[[str], None]) -> None:
-    """Say how the publish in the background ended, once it has (``Publisher.outcome``)."""
+    """Say how the publish in the background ended, once it has (``Publisher.outcome``); end one
+    that has run longer than ``PUBLISH_TIMEOUT_S``."""
     outcome = publisher.outcome()
     if outcome is None:
+        if publisher.busy and publisher.running_s() > PUBLISH_TIMEOUT_S:
+            publisher.stop()
+            tell(f"publishing took more than {PUBLISH_TIMEOUT_S:g} s and was ended; the league "
+                 "plays on and publishes again at its next turn")
         return
     path, error = outcome
     if path is None:

@@ -24,6 +24,7 @@ import os
 import shutil
 import signal
 import sqlite3
+import time
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
@@ -107,6 +108,7 @@ class Publisher:
         self._process: BaseProcess | None = None
         self._answer: Connection | None = None
         self.stored = 0  # the league's matches when the publish in progress started
+        self._started = 0.0  # time.monotonic() then
 
     @property
     def busy(self) -> bool:
@@ -123,6 +125,7 @@ class Publisher:
         # Known before it starts, so that a stop raised meanwhile still ends it (stop()): two
         # publishes at once would race for the next build's number.
         self._process, self._answer, self.stored = process, answer, stored
+        self._started = time.monotonic()
         # Started with SIGINT blocked, which it inherits: a Ctrl-C to the process group while
         # it imports would print its traceback (it ignores SIGINT once it runs).
         blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
@@ -135,6 +138,10 @@ class Publisher:
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
             theirs.close()
+
+    def running_s(self) -> float:
+        """Seconds since the publish in progress started (0 when none is)."""
+        return time.monotonic() - self._started if self._process is not None else 0.0
 
     def outcome(self) -> tuple[Path | None, str] | None:
         """None while a publish runs or when none was started; else what the finished one gave:
