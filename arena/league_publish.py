@@ -12,6 +12,9 @@ link over the old one (``os.replace``: one atomic rename, so a static host follo
 sees the old build or the new one, never half of one). The build before the current one is kept
 (a request that started on it may still be reading); older ones are removed.
 
+While the league runs, ``Publisher`` publishes in a process of its own, one publish at a time,
+and the league plays on meanwhile.
+
 Only matches whose duplicate partner is stored are published (``arena.report.public`` withholds
 the records and replays of a half-played deal set: its deals would tell a bot the cards of a match
 still to be played).
@@ -195,6 +198,8 @@ def _publish_apart(folder: Path, config: LeagueConfig, data: Path | None, answer
         outcome: tuple[Path | None, str] = (publish_league(folder, config, data), "")
     except (ReportError, OSError) as err:
         outcome = (None, str(err))
+    except Exception as err:  # noqa: BLE001 - said by the league in one line, not a traceback here
+        outcome = (None, f"{type(err).__name__}: {err}")
     answer.send(outcome)
     answer.close()
 
