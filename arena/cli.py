@@ -169,9 +169,9 @@ def demo(
     console.print(f"[bold]demo tournament[/]: {', '.join(bots)}; {plan}, profile {profile}, "
                   f"deals from {deals}", soft_wrap=True)
     tournament(config_file=None, bot=bots, name="demo", profile=profile,
-               matches_per_pairing=matches, rounds=None, seed=seed, workers=None, decision_ms=None,
-               startup_ms=None, output=output, resume=None, limit=None, cluster=None,
-               isolation=level, data=data_dir(), write_report=True)
+               matches_per_pairing=matches, rounds=None, seed=seed, workers=None, affinity=False,
+               decision_ms=None, startup_ms=None, output=output, resume=None, limit=None,
+               cluster=None, isolation=level, data=data_dir(), write_report=True)
 
 
 def _demo_match(seed: int | None, profile: str) -> None:
@@ -416,6 +416,11 @@ def tournament(
     workers: Optional[int] = typer.Option(None, "--workers", "-w", "--concurrency",
                                           help="Worker processes of a local run (default: all "
                                           "cores; on a cluster, each Dask worker's threads)."),
+    affinity: bool = typer.Option(False, "--affinity", help="Keep each worker, with its bots, "
+                                  "to a core of its own (as fastchess's -use-affinity): faster "
+                                  "for cheap bots on a machine doing nothing else; a bot then "
+                                  "cannot move away from another busy program (README: the "
+                                  "pool)."),
     decision_ms: Optional[int] = typer.Option(None, help="Time limit per decision (ms; default: "
                                               f"{DEFAULT_DECISION_MS})."),
     startup_ms: Optional[int] = typer.Option(None, help="Time limit to start (ms; default: "
@@ -457,8 +462,8 @@ def tournament(
             if changing:
                 raise ConfigError(f"--resume continues the tournament stored in {resume} with its "
                                   f"own settings; these would change it: {', '.join(changing)} "
-                                  "(only --workers, --cluster, --isolation and --data may be given with "
-                                  "--resume)")
+                                  "(only --workers, --affinity, --cluster, --isolation and --data may "
+                                  "be given with --resume)")
             db = resume / "results.sqlite"
             if not db.is_file():
                 raise ConfigError(f"{resume} holds no tournament (no results.sqlite)")
@@ -475,7 +480,8 @@ def tournament(
             if stored is None:
                 raise ConfigError(f"{db} holds no tournament settings")
             config = load_config(None, {**stored, "output": str(resume), "workers": workers,
-                                        "cluster": cluster, "data": str(data)})
+                                        "cluster": cluster, "data": str(data),
+                                        "affinity": affinity or None})
         else:
             config = load_config(config_file, {
                 "bots": bot, "name": name, "profile": profile,
@@ -483,7 +489,8 @@ def tournament(
                 "seed": seed, "workers": workers,
                 "decision_ms": decision_ms, "startup_ms": startup_ms,
                 "output": str(output) if output else None, "cluster": cluster,
-                "sandbox": parse_limits(limit) if limit else None, "data": str(data)})
+                "sandbox": parse_limits(limit) if limit else None, "data": str(data),
+                "affinity": affinity or None})
             if rounds and config.deal_sets is not None:
                 # Three or four players: a round is one deal set per group (-n counts those).
                 config = replace(config, deal_sets=rounds)
@@ -494,6 +501,15 @@ def tournament(
         err_console.print(f"note: --workers {workers} does not apply on a cluster: each Dask worker "
                           "runs as many matches at once as it has threads (dask worker --nthreads)",
                           soft_wrap=True)
+    if config.affinity:
+        from arena.pool import cores_for
+
+        if config.cluster:
+            err_console.print("note: --affinity does not apply on a cluster", soft_wrap=True)
+        elif not cores_for(config.worker_count(), True):
+            err_console.print(f"note: --affinity: {config.worker_count()} workers are not kept "
+                              "to cores (more workers than this process's cores would share "
+                              "them; or not Linux)", soft_wrap=True)
     if config.seed is not None:
         err_console.print(SEED_WARNING.format(seed=config.seed), soft_wrap=True)
     try:

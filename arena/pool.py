@@ -18,8 +18,8 @@ small enough to hold every guarantee itself:
 - **Logging** travels on the worker's own connection to the coordinator, which hands each record
   to its loggers: no queue thread, no shared lock.
 - A worker that dies mid-match is replaced and its match played again, once; twice is an error.
-- **One core per worker, when asked** (``ARENA_PIN_WORKERS=1``, as fastchess's
-  ``-use-affinity``): a worker, its zygote and its bots keep to a core of their own. A match of
+- **One core per worker, when asked** (``arena tournament --affinity``, or
+  ``ARENA_PIN_WORKERS=1``, as fastchess's ``-use-affinity``): a worker, its zygote and its bots keep to a core of their own. A match of
   cheap bots is a ping-pong of wake-ups between the referee and a bot; spread over the cores, with
   a second match beside it, each wake-up often crossed to the other core, and a match of greedy
   vs random took ~1.4x as long with 2 workers as with 1 at the same CPU (issue 18,
@@ -120,6 +120,9 @@ class Pool(Generic[Job, Result]):
     # most of its CPU per match at some 80 matches a second (issue 18). A stop drops what a worker
     # holds, up to that much play per worker, which --resume plays again.
     ahead_s: float = 0.0
+    # Each worker, its zygote and its bots keep to a core of their own (cores_for): True, False,
+    # or None for what ARENA_PIN_WORKERS says.
+    pin: bool | None = None
     _workers: list[_Worker] = field(default_factory=list)
     _context: Any = None
     _cores: list[int] = field(default_factory=list)  # worker i keeps to _cores[i]; [] none
@@ -130,7 +133,7 @@ class Pool(Generic[Job, Result]):
         if atomic:  # pickle would write them whole, never as a reference (_SharedPickler)
             raise TypeError(f"a pool's shared objects cannot be of type {type(atomic[0]).__name__}")
         self._context = multiprocessing.get_context("spawn")
-        self._cores = cores_for(self.workers)
+        self._cores = cores_for(self.workers, self.pin)
         try:
             for index in range(self.workers):
                 self._start(index)
@@ -396,16 +399,18 @@ def main_left_out(*functions: object) -> Iterator[None]:
         sys.modules["__main__"] = main
 
 
-def cores_for(workers: int) -> list[int]:
+def cores_for(workers: int, pin: bool | None = None) -> list[int]:
     """The core each worker keeps to (worker i: the i-th), or [] when they are not pinned: only
-    when ``ARENA_PIN_WORKERS=1`` asks for it and there are no more workers than this process's
-    cores (more would share cores: left to the kernel). The module's docstring says why it is
-    not the default."""
+    when asked (``pin``, a run's ``--affinity``; None: ``ARENA_PIN_WORKERS=1``) and there are no
+    more workers than this process's cores (more would share cores: left to the kernel). The
+    module's docstring says why it is not the default."""
     try:
         cores = sorted(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         return []  # not Linux
-    if os.environ.get(PIN_ENV) != "1" or workers > len(cores):
+    if pin is None:
+        pin = os.environ.get(PIN_ENV) == "1"
+    if not pin or workers > len(cores):
         return []
     return cores[:workers]
 

@@ -97,6 +97,8 @@ class TournamentConfig:
     cluster: str = ""                          # a Dask scheduler (tcp://HOST:PORT): run there
     isolation: str = ""                        # sandbox level (sandbox.py); "": ARENA_ISOLATION
     data: str = ""                             # the data folder: registered bots; default: results
+    affinity: bool = False                     # each worker keeps to a core (pool.py); False:
+    #                                            what ARENA_PIN_WORKERS says
 
     def out_dir(self) -> Path:
         return Path(self.output or Path(self.data or "results") / self.name)
@@ -109,7 +111,7 @@ class TournamentConfig:
         data = asdict(self)
         data["bots"] = list(self.bots)
         data["rules"] = dict(self.rules)
-        for key in ("workers", "output", "cluster", "isolation", "data"):
+        for key in ("workers", "output", "cluster", "isolation", "data", "affinity"):
             data.pop(key)
         if self.deal_sets is None:
             del data["deal_sets"]  # two players: stored as before N-seat tournaments, so they resume
@@ -145,6 +147,7 @@ _TYPES: dict[str, tuple[Any, str]] = {
     "sandbox": (Mapping, "a table of limit = number"),
     "cluster": (str, "an address like tcp://HOST:8786 (a string)"),
     "isolation": (str, "a sandbox level: isolated, namespaces or limits (a string)"),
+    "affinity": (bool, "true or false"),
 }
 
 
@@ -393,7 +396,8 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
                 Pool(play_for_store, workers, name_of=lambda job: job.entry.match_id,
                      shared=(rules, limits, *specs),
                      on_start=functools.partial(prepare_worker, tuple(specs), _sandbox_found()),
-                     ahead_s=0.0 if should_stop is not None else HOLD_S))
+                     ahead_s=0.0 if should_stop is not None else HOLD_S,
+                     pin=True if config.affinity else None))
         if cluster is None:  # a cluster's workers are checked where they run (cluster.py)
             hide = [out, *map(Path, data_folders())]
             try:

@@ -39,3 +39,55 @@ def test_each_worker_and_what_it_starts_keep_to_its_own_core(monkeypatch: pytest
     assert pinned == CORES[:2]
     for mine, child in seen.values():
         assert len(mine) == 1 and child == str(mine[0])
+
+
+def test_a_run_asks_for_it_whatever_the_environment_says(monkeypatch: pytest.MonkeyPatch):
+    """``Pool(pin=...)``, a tournament's ``--affinity`` (``affinity = true``): True or False win
+    over ``ARENA_PIN_WORKERS``; None leaves the choice to it."""
+    monkeypatch.setenv(PIN_ENV, "0")
+    assert cores_for(1, True) == CORES[:1]
+    monkeypatch.setenv(PIN_ENV, "1")
+    assert cores_for(1, False) == [] and cores_for(1, None) == CORES[:1]
+    assert cores_for(len(CORES) + 1, True) == []
+
+
+# A bot that says on stderr which cores it may run on, then plays as first_legal.py.
+_SAYS_ITS_CORES = """\
+import os, sys
+sys.stderr.write(f"cores {{sorted(os.sched_getaffinity(0))}}\\n")
+sys.stderr.flush()
+exec(compile(open({first_legal!r}).read(), "first_legal.py", "exec"))
+"""
+
+
+@needs_two
+@pytest.mark.parametrize("affinity", [True, False])
+def test_a_tournament_with_affinity_keeps_each_bot_to_its_worker_s_core(
+        tmp_path, monkeypatch: pytest.MonkeyPatch, affinity: bool):
+    import re
+    import sys
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    monkeypatch.delenv(PIN_ENV, raising=False)
+    first_legal = Path(__file__).resolve().parents[2] / "bots" / "minimal" / "first_legal.py"
+    bot = tmp_path / "bot" / "says_its_cores.py"
+    bot.parent.mkdir()
+    bot.write_text(_SAYS_ITS_CORES.format(first_legal=str(first_legal)))
+    out = tmp_path / "t"
+    flags = ["--affinity"] if affinity else []
+    result = CliRunner().invoke(app, ["tournament", "--no-report", "-b", f"{sys.executable} {bot}",
+                                      "-b", "first-legal-c", "-n", "6", "-w", "2", *flags,
+                                      "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    seen = [re.search(r"cores \[([\d, ]+)\]", path.read_text())
+            for path in (out / "logs").iterdir()]
+    sets = {m[1] for m in seen if m}
+    assert len([m for m in seen if m]) == 6, [p.name for p in (out / "logs").iterdir()]
+    if affinity:  # each bot on one core; the two workers' cores
+        assert sets <= {str(c) for c in CORES[:2]} and len(sets) == 2, sets
+    else:
+        assert sets == {", ".join(map(str, CORES))}, sets
