@@ -149,9 +149,11 @@ def normal_interval(mean: float, sd_of_mean: float, level: float = LEVEL,
 
 def score_interval(penta: Pentanomial, level: float = LEVEL) -> Interval:
     """A's score per match with its confidence interval, the pair as the unit: the mean of the pair
-    score / 2 ± z·sqrt(variance / pairs), clipped to [0, 1]. No pairs: 0.5 in [0, 1]."""
-    if not penta.pairs:
-        return Interval(0.5, 0.0, 1.0)
+    score / 2 ± z·sqrt(variance / pairs), clipped to [0, 1]. No pairs: 0.5 in [0, 1]; one pair:
+    its score in [0, 1] (one unit says nothing of the spread: the variance divided by N would be
+    0, and a single pair read as a certainty)."""
+    if penta.pairs < 2:
+        return Interval(penta.mean(), 0.0, 1.0)
     return normal_interval(penta.mean(), math.sqrt(penta.variance() / penta.pairs), level, 0.0, 1.0)
 
 
@@ -191,16 +193,18 @@ def elo_interval(penta: Pentanomial, level: float = LEVEL) -> Interval:
 
 def los_normal(mean: float, sd_of_mean: float, even: float = 0.5) -> float:
     """The likelihood that the true mean exceeds ``even``: Φ((mean - even) / sd). A sample without
-    spread says 1, 0 or ½ outright."""
-    if sd_of_mean <= 0 or not math.isfinite(sd_of_mean):
+    spread says 1, 0 or ½ outright; an unknown spread (sd infinite) says ½."""
+    if not math.isfinite(sd_of_mean):
+        return 0.5
+    if sd_of_mean <= 0:
         return 0.5 if mean == even else float(mean > even)
     return float(ndtr((mean - even) / sd_of_mean))
 
 
 def los(penta: Pentanomial) -> float:
     """Likelihood of superiority of A over B from the pairs: Φ((mean - ½) / sd of the mean), the
-    pair as the unit. ½ when nothing was played or the sample is symmetric."""
-    if not penta.pairs:
+    pair as the unit. ½ when fewer than two pairs were played or the sample is symmetric."""
+    if penta.pairs < 2:
         return 0.5
     return los_normal(penta.mean(), math.sqrt(penta.variance() / penta.pairs))
 
@@ -212,7 +216,8 @@ def clustered_mean(values: Sequence[float], clusters: Sequence[Hashable],
     deal set) are not independent: the cluster is the unit (the variance of the mean from the
     clusters' sums, the usual cluster-robust estimator, divided by G as ``Pentanomial.variance``).
     With every cluster a complete pair this is exactly ``score_interval`` of the pairs.
-    Returns (interval, sd of the mean); no values: the middle of [lower, upper], sd inf."""
+    Returns (interval, sd of the mean); no values: the middle of [lower, upper], sd inf; one
+    cluster: its mean in [lower, upper], sd inf (one unit says nothing of the spread)."""
     x = np.asarray(values, dtype=float)
     if not len(x):
         return Interval((lower + upper) / 2, lower, upper), math.inf
@@ -220,6 +225,8 @@ def clustered_mean(values: Sequence[float], clusters: Sequence[Hashable],
         raise ValueError("one cluster per value")
     mean = float(x.mean())
     ids = {c: i for i, c in enumerate(dict.fromkeys(clusters))}
+    if len(ids) < 2:
+        return Interval(mean, lower, upper), math.inf
     index = np.fromiter((ids[c] for c in clusters), dtype=int, count=len(x))
     residual = np.bincount(index, weights=x - mean)
     sd = math.sqrt(float(np.sum(residual ** 2))) / len(x)

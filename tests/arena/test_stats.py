@@ -136,6 +136,21 @@ def test_clustered_mean_is_the_pentanomial_interval_on_complete_pairs():
     assert clustered_mean([], [])[0] == Interval(0.5, 0.0, 1.0)
 
 
+def test_one_pair_says_nothing_of_the_spread():
+    """One duplicate pair (or deal set) is one unit: its variance divided by N is 0, and a run of
+    ``-n 2`` showed '0.0 [0.0, 0.0]' and a likelihood of superiority of 100% from two matches.
+    Its estimate stands; the interval is the whole range and the LOS ½."""
+    lost = pentanomial([0.0])
+    assert score_interval(lost) == Interval(0.0, 0.0, 1.0)
+    assert elo_interval(lost) == Interval(-math.inf, -math.inf, math.inf)
+    assert los(lost) == 0.5 == los(pentanomial([2.0]))
+    interval, sd = clustered_mean([1.0, 0.5], ["pair 0", "pair 0"])
+    assert interval == Interval(0.75, 0.0, 1.0) and sd == math.inf
+    # From two pairs on, the sample's spread is the interval's, as before.
+    assert score_interval(pentanomial([0.0, 1.0])).half_width < 0.5
+    assert los(pentanomial([2.0, 2.0])) == 1.0
+
+
 def _synthetic_results(elos: dict[str, float], pairs: int, seed: int, correlated: bool
                        ) -> list[Comparison]:
     """Round-robin results drawn from known Elo; with ``correlated`` both matches of a pair are the
