@@ -87,6 +87,9 @@ def sprt(
     startup_ms: int = typer.Option(DEFAULT_STARTUP_MS, min=1, help="Time limit to start (ms)."),
     workers: Optional[int] = typer.Option(None, "--workers", "-w", "--concurrency", min=1,
                                           help="Worker processes (default: all cores)."),
+    affinity: bool = typer.Option(False, "--affinity", help="Keep each worker, with its bots, "
+                                  "to a core of its own (as fastchess's -use-affinity; README: "
+                                  "the pool)."),
     seed: Optional[int] = typer.Option(None, help=SEED_HELP),
     output: Optional[Path] = typer.Option(None, "--output", "-o",
                                           help="Output folder (default: DATA/sprt-DATE-TIME)."),
@@ -119,10 +122,12 @@ def sprt(
                                           "--" + n.replace("_", "-") for n in given}))
                 raise ConfigError(f"--resume continues the test stored in {resume} with its own "
                                   f"settings; these would change it: {flags} (only --workers, "
-                                  "--cluster, --isolation and --data may be given with --resume)")
+                                  "--affinity, --cluster, --isolation and --data may be given "
+                                  "with --resume)")
             test, stored = _read_settings(resume)
             config = load_config(None, {**stored, "output": str(resume), "workers": workers,
-                                        "cluster": cluster, "data": str(data)})
+                                        "cluster": cluster, "data": str(data),
+                                        "affinity": affinity or None})
         else:
             if new is None or base is None:
                 raise ConfigError("give the two bots: arena sprt NEW BASE (or --resume DIR)")
@@ -133,7 +138,8 @@ def sprt(
                 "matches_per_pairing": 2 * max_pairs, "seed": seed, "workers": workers,
                 "decision_ms": decision_ms, "startup_ms": startup_ms,
                 "output": str(output or _new_folder(data)), "cluster": cluster,
-                "sandbox": parse_limits(limit) if limit else None, "data": str(data)})
+                "sandbox": parse_limits(limit) if limit else None, "data": str(data),
+                "affinity": affinity or None})
     except (ConfigError, SprtError, StoreError, ValueError) as err:
         raise term.fail(str(err)) from None
     _require_isolation(isolation or config.isolation or None)

@@ -102,8 +102,10 @@ def test_a_bot_against_itself_stopped_and_resumed_does_not_accept_h1(tmp_path):
     assert int(stopped.group(2)) == state.pairs and 1 <= state.pairs < 4
     assert stopped.group(1) == f"{state.llr:+.2f}"
 
-    # The same deal key and the stored pairs: the resumed test starts where the stopped one was.
-    result = runner.invoke(app, ["sprt", "--resume", str(out), "-w", "1", "--no-report"])
+    # The same deal key and the stored pairs: the resumed test starts where the stopped one was
+    # (where and how it runs may change: one worker, kept to a core).
+    result = runner.invoke(app, ["sprt", "--resume", str(out), "-w", "1", "--affinity",
+                                 "--no-report"])
     assert result.exit_code == 1, result.output  # max pairs played, no verdict: exit status 1
     assert f"resuming: {state.pairs} complete pairs stored, LLR {state.llr:+.3f}" in result.output
     assert "no verdict: neither hypothesis accepted within 4 pairs" in result.output
