@@ -351,3 +351,31 @@ def test_workers_given_with_a_cluster_are_said_not_to_apply(tmp_path, monkeypatc
                                  "-o", str(tmp_path / "out")])
     assert result.exit_code == 2
     assert "--workers 3 does not apply on a cluster" in " ".join(result.output.split())
+
+
+def test_a_league_plays_its_pairs_on_the_cluster(tmp_path, two_workers, monkeypatch):
+    """A league with ``cluster = ...`` plays in rounds of one pair per worker thread there (no
+    local worker is started): every pair whole, on one deal set, with its records; a second run
+    continues the ladder."""
+    import arena.league
+    from arena.league import read_ladder, run_league
+    from league_util import check_whole, write_settings
+
+    def no_local_pool(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a league on a cluster started local workers")
+
+    monkeypatch.setattr(arena.league, "Pool", no_local_pool)
+    dask, _ = two_workers
+    league = tmp_path / "league"
+    write_settings(league, name="far", bots=["greedy", "c-counter", "random"],
+                   cluster=dask.address, publish_every=0)
+    first = run_league(league, data=tmp_path / "data", max_pairs=3, publish=False)
+    assert first.pairs >= 3 and first.played == 2 * first.pairs
+    ids = check_whole(league, "far")
+    assert len(ids) == 2 * first.pairs
+    again = run_league(league, data=tmp_path / "data", max_pairs=1, publish=False)
+    assert again.pairs >= 1
+    assert len(check_whole(league, "far")) == len(ids) + 2 * again.pairs
+    rows, counts = read_ladder(league, tmp_path / "data")
+    assert counts["matches"] == len(ids) + 2 * again.pairs
+    assert {r.name for r in rows if r.active} == {"greedy", "c-counter", "random"}
