@@ -103,6 +103,8 @@ max_deals = 200                 # deals per match at most
 # Where and how (may change between runs).
 isolation = ""                  # "", isolated, namespaces or limits ("": $ARENA_ISOLATION)
 workers = 0                     # local worker processes; 0: all cores
+affinity = false                # true: each worker and its bots keep to a core of their own
+                                # (faster for cheap bots on a machine doing nothing else)
 cluster = ""                    # a Dask scheduler, tcp://HOST:8786, to play there instead
 
 # Publishing: the report, replays, statistics and the league page are rewritten every
@@ -127,6 +129,7 @@ class LeagueConfig:
     sandbox: Mapping[str, Any] = field(default_factory=dict)
     isolation: str = ""
     workers: int = 0
+    affinity: bool = False
     cluster: str = ""
     publish: str = ""
     publish_every: float = DEFAULT_PUBLISH_EVERY_S
@@ -162,6 +165,7 @@ _TYPES: dict[str, tuple[Any, str]] = {
     "sandbox": (Mapping, "a table of limit = number"),
     "isolation": (str, "a sandbox level: isolated, namespaces or limits (a string)"),
     "workers": (int, "a whole number"),
+    "affinity": (bool, "true or false"),
     "cluster": (str, "an address like tcp://HOST:8786 (a string)"),
     "publish": (str, "a folder path (a string)"),
     "publish_every": ((int, float), "a number of seconds"),
@@ -577,7 +581,8 @@ def run_league(folder: Path, overrides: Mapping[str, Any] | None = None,
             runner.cluster = cluster
         else:
             pool: Pool[MatchJob, MatchResult] = cleanup.enter_context(
-                Pool(play_job, config.worker_count(), name_of=lambda job: job.entry.match_id))
+                Pool(play_job, config.worker_count(), name_of=lambda job: job.entry.match_id,
+                     pin=True if config.affinity else None))
             runner.pool = pool
         # Every publish_every seconds the league publishes in a process of its own and plays on
         # meanwhile (league_publish.Publisher); its last publish, as it stops, is done here.

@@ -91,3 +91,28 @@ def test_a_tournament_with_affinity_keeps_each_bot_to_its_worker_s_core(
         assert sets <= {str(c) for c in CORES[:2]} and len(sets) == 2, sets
     else:
         assert sets == {", ".join(map(str, CORES))}, sets
+
+
+@needs_two
+def test_a_league_with_affinity_keeps_each_bot_to_its_worker_s_core(
+        tmp_path, monkeypatch: pytest.MonkeyPatch):
+    import re
+    import sys
+    from pathlib import Path
+
+    from arena.league import run_league
+    from league_util import write_settings
+
+    monkeypatch.delenv(PIN_ENV, raising=False)
+    first_legal = Path(__file__).resolve().parents[2] / "bots" / "minimal" / "first_legal.py"
+    bot = tmp_path / "bot" / "says_its_cores.py"
+    bot.parent.mkdir()
+    bot.write_text(_SAYS_ITS_CORES.format(first_legal=str(first_legal)))
+    league = tmp_path / "league"
+    write_settings(league, name="pinned", bots=[f"{sys.executable} {bot}", "first-legal-c"],
+                   workers=2, affinity=True, publish_every=0)
+    progress = run_league(league, data=tmp_path / "data", max_pairs=3, publish=False)
+    assert progress.played == 6
+    seen = [m[1] for path in (league / "logs").iterdir()
+            if (m := re.search(r"cores \[([\d, ]+)\]", path.read_text()))]
+    assert len(seen) == 6 and set(seen) <= {str(c) for c in CORES[:2]}, seen
