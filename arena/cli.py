@@ -418,9 +418,10 @@ def tournament(
                                           "cores; on a cluster, each Dask worker's threads)."),
     affinity: bool = typer.Option(False, "--affinity", help="Keep each worker, with its bots, "
                                   "to a core of its own (as fastchess's -use-affinity): faster "
-                                  "for cheap bots on a machine doing nothing else; a bot then "
-                                  "cannot move away from another busy program (README: the "
-                                  "pool)."),
+                                  "for cheap bots on a machine doing nothing else; but a bot "
+                                  "then cannot move away from another busy program, nor from "
+                                  "an opponent that computes on its time: for trusted bots "
+                                  "(README: the pool)."),
     decision_ms: Optional[int] = typer.Option(None, help="Time limit per decision (ms; default: "
                                               f"{DEFAULT_DECISION_MS})."),
     startup_ms: Optional[int] = typer.Option(None, help="Time limit to start (ms; default: "
