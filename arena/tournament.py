@@ -385,9 +385,10 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
         early = cleanup.enter_context(ExitStack())  # the pool, until it takes its place below
         workers = min(config.worker_count(), len(schedule) - progress.done)
         if cluster is None and workers > 0:
-            # Started first: each worker is a fresh interpreter that imports the arena, probes
-            # the sandbox and boots its zygote (prepare_worker), then runs the pre-flight for a
-            # share of the bots from that zygote (_preflight_on) before any match (issue 18).
+            # Started first: each worker is a fresh interpreter that imports the arena, takes
+            # the sandbox level found here and boots its zygote (prepare_worker), then runs the
+            # pre-flight for a share of the bots from that zygote (_preflight_on) before any
+            # match (issue 18).
             # A worker holds a quarter of a second of matches and reports them together (one
             # at a time when should_stop must see each result first: arena sprt): a stop or a
             # kill loses at most that much per worker, and a stopped run has played the
