@@ -221,10 +221,37 @@ def batch_sizes(matches: int, threads: int) -> list[int]:
     sizes = []
     left = matches
     while left > 0:
-        size = max(1, min(MAX_BATCH, math.ceil(left / (BATCH_SHARE * max(threads, 1)))))
+        size = _batch_size(left, threads)
         sizes.append(size)
         left -= size
     return sizes
+
+
+def _batch_size(left: int, threads: int) -> int:
+    return max(1, min(MAX_BATCH, math.ceil(left / (BATCH_SHARE * max(threads, 1)))))
+
+
+def batches(jobs: Sequence[_Job], threads: int) -> list[list[_Job]]:
+    """The jobs in guided batches (``batch_sizes``), each made of whole deal sets: the matches on
+    the same deals (a duplicate pair, a deal set's seatings) are played one after another by one
+    task, never at once on two threads. Two instances of a bot playing the same deals at the
+    same time, one in each seat, could tell each other the cards (pool.py, ``exclusive``). A
+    batch may pass its size by the rest of its last deal set."""
+    sets: dict[str, list[_Job]] = {}
+    for job in jobs:  # the schedule's order, each deal set's matches together
+        sets.setdefault(job.entry.deal_set, []).append(job)
+    out: list[list[_Job]] = []
+    current: list[_Job] = []
+    left = len(jobs)
+    for same_deals in sets.values():
+        current += same_deals
+        if len(current) >= _batch_size(left, threads):
+            out.append(current)
+            left -= len(current)
+            current = []
+    if current:
+        out.append(current)
+    return out
 
 
 class Cluster:
@@ -287,19 +314,17 @@ class Cluster:
 
         if not jobs:
             return
-        sizes = batch_sizes(len(jobs), self.threads())
+        chunks = batches(jobs, self.threads())
+        sizes = [len(chunk) for chunk in chunks]
         by_id = {job.entry.match_id: job for job in jobs}
         resume = f"finish with arena tournament --resume {out}"
         token = uuid.uuid4().hex[:8]
         futures = []
         index_of: dict[object, int] = {}
-        start = 0
-        for index, size in enumerate(sizes):
-            chunk = list(jobs[start:start + size])
-            start += size
+        for index, chunk in enumerate(chunks):
             # Earlier batches first: a stopped run has played the schedule's early matches.
             future = self.client.submit(
-                run_batch, chunk, self.bots, __version__, priority=len(sizes) - index,
+                run_batch, chunk, self.bots, __version__, priority=len(chunks) - index,
                 key=f"arena-batch-{index:05d}-{chunk[0].entry.match_id}-{token}", pure=False)
             futures.append(future)
             index_of[future.key] = index

@@ -582,6 +582,7 @@ def run_league(folder: Path, overrides: Mapping[str, Any] | None = None,
         else:
             pool: Pool[MatchJob, MatchResult] = cleanup.enter_context(
                 Pool(play_job, config.worker_count(), name_of=lambda job: job.entry.match_id,
+                     exclusive=lambda job: job.entry.deal_set,  # a pair's two matches in turn
                      pin=True if config.affinity else None))
             runner.pool = pool
         # Every publish_every seconds the league publishes in a process of its own and plays on

@@ -49,7 +49,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
-from typing import Any, Callable, Generator, Generic, Iterable, Iterator, Sequence, TypeVar
+from typing import Any, Callable, Generator, Generic, Hashable, Iterable, Iterator, Sequence, TypeVar
 
 log = logging.getLogger("arena.pool")
 
@@ -123,10 +123,17 @@ class Pool(Generic[Job, Result]):
     # Each worker, its zygote and its bots keep to a core of their own (cores_for): True, False,
     # or None for what ARENA_PIN_WORKERS says.
     pin: bool | None = None
+    # Jobs with the same key (a tournament's deal set) never run on two workers at once: one
+    # worker plays them one after another. Two instances of a bot playing the same deals at the
+    # same time, one in each seat, could tell each other the cards (each holds the hand the
+    # other's opponent hides) through what every process may read or feel: /proc/stat,
+    # /proc/meminfo, the CPU's speed.
+    exclusive: Callable[[Job], Hashable] | None = None
     _workers: list[_Worker] = field(default_factory=list)
     _context: Any = None
     _cores: list[int] = field(default_factory=list)  # worker i keeps to _cores[i]; [] none
     _left: int | None = None  # jobs the running source has yet to give, when known
+    _owners: dict[Hashable, list[Any]] = field(default_factory=dict)  # key -> [worker, jobs held]
 
     def __enter__(self) -> Pool[Job, Result]:
         atomic = [obj for obj in self.shared if isinstance(obj, _ATOMIC)]
@@ -196,19 +203,37 @@ class Pool(Generic[Job, Result]):
         end, so that the workers finish together."""
         source = iter(jobs)
         retry: deque[_Pending[Job]] = deque()
+        waiting: deque[_Pending[Job]] = deque()  # their key is another worker's (``exclusive``)
         self._left = total
+        self._owners = {}
 
-        def pull() -> _Pending[Job] | None:
-            if retry:
-                return retry.popleft()
+        def pull(worker: _Worker) -> _Pending[Job] | None:
+            """The next job ``worker`` may take: one played again after a death, one that waited
+            for its key, else the source's next; a job whose key another worker holds waits."""
+            for queue in (retry, waiting):
+                for i, pending in enumerate(queue):
+                    if self._free_for(pending, worker):
+                        del queue[i]
+                        if queue is waiting and self._left is not None:
+                            self._left -= 1
+                        return pending
             for job in source:
+                pending = _Pending(job)
+                if not self._free_for(pending, worker):
+                    waiting.append(pending)
+                    continue
                 if self._left is not None:
                     self._left -= 1
-                return _Pending(job)
+                return pending
             return None
 
-        for worker in self._workers:
-            self._give(worker, pull)
+        def give_idle() -> None:
+            """Jobs for each idle worker (one that is busy is topped up when it reports)."""
+            for worker in self._workers:
+                if not worker.busy:
+                    self._give(worker, pull)
+
+        give_idle()
         # One poll set for the whole run, changed only as workers start and finish jobs:
         # multiprocessing's wait() built a selector on every call, several times per match.
         poller = select.poll()
@@ -236,11 +261,15 @@ class Pool(Generic[Job, Result]):
                         pass  # it died: its connection ended
                 if outcomes is not None:
                     yield from outcomes
-                    self._give(worker, pull)  # outside the try: the caller's errors are its own
+                    # Outside the try: the caller's errors are its own. The idle workers too: a
+                    # job that waited for a key this report freed may go to one of them.
+                    self._give(worker, pull)
+                    give_idle()
                 elif worker.busy and worker.process.sentinel in ready \
                         and not worker.process.is_alive():
                     retry.extendleft(reversed(self._replace_dead(index)))
                     self._give(self._workers[index], pull)
+                    give_idle()
 
     def each(self, call: Callable[..., Any], args: Sequence[tuple[Any, ...]]) -> list[Any]:
         """``call(*a)`` for each ``a`` in ``args``, each on a worker of its own (at most as many
@@ -299,9 +328,32 @@ class Pool(Generic[Job, Result]):
             raise WorkerError(message, errno)
         slowest = max(seconds for _, seconds in payload)
         worker.match_s = slowest if worker.match_s is None else max(slowest, worker.match_s / 2)
-        return [(worker.jobs.popleft().job, result) for result, _ in payload]
+        finished = [worker.jobs.popleft() for _ in payload]
+        for pending in finished:
+            self._release(pending)
+        return [(pending.job, result) for pending, (result, _) in zip(finished, payload)]
 
-    def _give(self, worker: _Worker, pull: Callable[[], _Pending[Job] | None]) -> None:
+    def _free_for(self, pending: _Pending[Job], worker: _Worker) -> bool:
+        """Whether ``worker`` may take the job: no other worker holds a job of its key."""
+        if self.exclusive is None:
+            return True
+        owner = self._owners.get(self.exclusive(pending.job))
+        return owner is None or owner[0] is worker
+
+    def _hold(self, pending: _Pending[Job], worker: _Worker) -> None:
+        if self.exclusive is not None:
+            self._owners.setdefault(self.exclusive(pending.job), [worker, 0])[1] += 1
+
+    def _release(self, pending: _Pending[Job]) -> None:
+        if self.exclusive is not None:
+            key = self.exclusive(pending.job)
+            owner = self._owners[key]
+            owner[1] -= 1
+            if not owner[1]:
+                del self._owners[key]
+
+    def _give(self, worker: _Worker,
+              pull: Callable[[_Worker], _Pending[Job] | None]) -> None:
         """Tops the worker's jobs up: to one, or with ``ahead_s`` to as many as fill that much of
         its time (at most 1 + ``MAX_AHEAD``), in one message. A job played again after its worker
         died goes alone, so that a second death is its own."""
@@ -312,9 +364,10 @@ class Pool(Generic[Job, Result]):
                 room = min(room, max(1, -(-self._left // (2 * len(self._workers)))))
         given: list[_Pending[Job]] = []
         while len(given) < room:
-            pending = pull()
+            pending = pull(worker)
             if pending is None:
                 break
+            self._hold(pending, worker)
             given.append(pending)
             if pending.deaths:
                 break
@@ -337,6 +390,7 @@ class Pool(Generic[Job, Result]):
         held = list(worker.jobs)
         for pending in held:
             pending.deaths += 1
+            self._release(pending)  # none of them runs any more
         log.error("%s died (%s) while playing %s", worker.process.name, how,
                   " or ".join(self.name_of(p.job) for p in held))
         _end(worker)

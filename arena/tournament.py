@@ -395,6 +395,8 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
             # schedule's early matches.
             pool = early.enter_context(
                 Pool(play_for_store, workers, name_of=lambda job: job.entry.match_id,
+                     # The matches on the same deals never at once (pool.py says why).
+                     exclusive=lambda job: job.entry.deal_set,
                      shared=(rules, limits, *specs),
                      on_start=functools.partial(prepare_worker, tuple(specs), _sandbox_found()),
                      ahead_s=0.0 if should_stop is not None else HOLD_S,

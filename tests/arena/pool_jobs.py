@@ -35,3 +35,13 @@ def nap(job: float) -> float:
 
     time.sleep(job)
     return job
+
+
+def timed(job: tuple[int, float]) -> tuple[int, int, float, float]:
+    """(key, seconds): sleeps that long; returns (key, this worker's pid, start, end), wall clock."""
+    import time
+
+    key, seconds = job
+    start = time.time()
+    time.sleep(seconds)
+    return key, os.getpid(), start, time.time()

@@ -166,6 +166,33 @@ def test_batches_cover_every_match_shrink_and_stay_capped(matches, threads):
     assert len(sizes) < matches or matches <= 2 * threads
 
 
+@pytest.mark.parametrize("players,threads", [(2, 2), (2, 16), (3, 4)])
+def test_batches_keep_each_deal_set_whole(tmp_path, players, threads):
+    """The matches on the same deals go to one batch, played one after another by one thread:
+    two instances of a bot on the same deals at once could tell each other the cards. A resumed
+    run's lone partner and a deal set's six seatings (three players) too."""
+    from arena.bot_process import Limits
+    from arena.cluster import batches
+    from arena.match_job import MatchJob
+    from arena.tournament import TournamentConfig, rules_of, schedule_of
+
+    bots = ["greedy", "random", "c-counter", "first-legal"]
+    config = TournamentConfig(name="b", bots=tuple(bots), matches_per_pairing=20) if players == 2 \
+        else TournamentConfig(name="b", bots=tuple(bots), profile="three_player", deal_sets=3)
+    rules = rules_of(config)
+    schedule = schedule_of(config, rules, bots)[1:]  # as if the first were stored
+    jobs = [MatchJob(m, "secret", (), rules, Limits(), 10, tmp_path / f"{m.match_id}.jsonl",
+                     tmp_path) for m in schedule]
+    chunks = batches(jobs, threads)
+    assert [j.entry.match_id for chunk in chunks for j in chunk] == \
+        [j.entry.match_id for j in jobs]  # every match once, in the schedule's order
+    where = {}
+    for index, chunk in enumerate(chunks):
+        for job in chunk:
+            assert where.setdefault(job.entry.deal_set, index) == index
+    assert len(chunks) > threads  # still guided: more batches than threads
+
+
 def test_cluster_is_a_setting_of_where_not_of_what(tmp_path):
     path = tmp_path / "t.toml"
     path.write_text('bots = ["random", "greedy"]\ncluster = "tcp://10.1.2.3:8786"\n')

@@ -13,7 +13,7 @@ from typing import Iterator
 import pytest
 
 from arena.pool import MAX_AHEAD, Pool, WorkerError
-from pool_jobs import nap, play, play_or_die
+from pool_jobs import nap, play, play_or_die, timed
 
 
 def test_the_pool_pulls_lazily_and_replays_a_job_whose_worker_died(tmp_path: Path):
@@ -114,7 +114,8 @@ def test_a_worker_holds_no_more_than_ahead_s_of_play():
 
 def test_jobs_held_by_a_worker_that_died_are_played_again_and_a_job_that_kills_twice_ends_it(
         tmp_path):
-    with Pool(play_or_die, 2, ahead_s=10.0) as pool:
+    # Jobs share keys in pairs (as a tournament's deal sets): a dead worker's keys are freed.
+    with Pool(play_or_die, 2, ahead_s=10.0, exclusive=lambda job: job[1] // 2) as pool:
         # Job 40 kills its worker once, in the middle of a share of several jobs: every job that
         # worker held is played again (alone), and each result is yielded exactly once.
         marker = str(tmp_path / "died-once")
@@ -232,3 +233,33 @@ def test_a_close_cut_short_by_a_stop_still_ends_every_worker(monkeypatch):
     for pid in pids:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)  # ended and reaped
+
+
+def _overlapping_keys(done: list[tuple[int, int, float, float]]) -> set[int]:
+    """The keys two of whose jobs ran at the same time."""
+    by_key: dict[int, list[tuple[float, float]]] = {}
+    for key, _, start, end in done:
+        by_key.setdefault(key, []).append((start, end))
+    return {key for key, spans in by_key.items()
+            if any(a[0] < b[1] and b[0] < a[1] for a, b in itertools.combinations(spans, 2))}
+
+
+@pytest.mark.parametrize("ahead_s", [0.0, 0.5])
+def test_jobs_that_share_a_key_never_run_on_two_workers_at_once(ahead_s):
+    """``Pool(exclusive=...)``: a tournament's deal set. The two matches of a duplicate pair came
+    one after the other in the schedule and went to the two workers at once: two instances of a
+    bot, each holding the hand the other's opponent hides, could tell each other the cards
+    through /proc/stat or the CPU's speed. Every job is still played, by both workers."""
+    import os
+
+    jobs = [(key, 0.15) for key in range(5) for _ in range(2)]  # pairs, side by side
+    with Pool(timed, 2, ahead_s=ahead_s) as pool:
+        pool.each(os.getpid, [(), ()])  # both workers up: the first two jobs start together
+        free = [result for _, result in pool.run(jobs)]
+    assert _overlapping_keys(free)  # what the rule prevents (both workers take pair 0 at once)
+    with Pool(timed, 2, ahead_s=ahead_s, exclusive=lambda job: job[0]) as pool:
+        pool.each(os.getpid, [(), ()])
+        done = [result for _, result in pool.run(jobs)]
+    assert sorted(key for key, *_ in done) == sorted(key for key, _ in jobs)
+    assert _overlapping_keys(done) == set()
+    assert len({pid for _, pid, _, _ in done}) == 2  # both workers played

@@ -160,3 +160,45 @@ def test_leaderboard_formats(tmp_path):
     assert markdown[0].startswith("|") and "rank" in markdown[0] and set(markdown[1]) <= set("|-: ")
     bad = runner.invoke(app, ["leaderboard", folder, "-f", "xml"])
     assert bad.exit_code == 2 and "unknown format" in bad.output
+
+
+# A bot that writes when it starts and when it ends (wall clock) on stderr, and plays as
+# first_legal.py in between.
+_SAYS_WHEN = """\
+import atexit, sys, time
+sys.stderr.write(f"start {{time.time()!r}}\\n")
+sys.stderr.flush()
+atexit.register(lambda: (sys.stderr.write(f"end {{time.time()!r}}\\n"), sys.stderr.flush()))
+time.sleep(0.05)
+exec(compile(open({first_legal!r}).read(), "first_legal.py", "exec"))
+"""
+
+
+def test_the_matches_on_the_same_deals_are_never_played_at_once(tmp_path):
+    """Two instances of a bot on the same deals at the same time, one in each seat, each hold the
+    hand the other's opponent hides, and every process may read /proc/stat or feel the CPU's
+    speed: a covert channel could tell the cards. The pool plays a deal set's matches one after
+    another (Pool(exclusive=...)); other matches still run side by side."""
+    import itertools
+    import re
+
+    first_legal = Path(__file__).resolve().parents[2] / "bots" / "minimal" / "first_legal.py"
+    bot = tmp_path / "bot" / "says_when.py"
+    bot.parent.mkdir()
+    bot.write_text(_SAYS_WHEN.format(first_legal=str(first_legal)))
+    db_path = run_tournament(config(tmp_path, bots=[f"{sys.executable} {bot}", "first-legal-c",
+                                                    "c-counter"], matches_per_pairing=6,
+                                    workers=2))
+    sets = dict(sqlite3.connect(db_path).execute("SELECT match_id, deal_set FROM matches"))
+    spans: dict[str, list[tuple[float, float]]] = {}
+    for log in (db_path.parent / "logs").iterdir():
+        text = log.read_text()
+        if (start := re.search(r"start (\S+)", text)) and (end := re.search(r"end (\S+)", text)):
+            spans.setdefault(sets[log.name.split(".")[0]], []).append(
+                (float(start[1]), float(end[1])))
+    assert sum(map(len, spans.values())) == 12  # the bot's 12 matches, in 6 deal sets
+    overlap = lambda a, b: a[0] < b[1] and b[0] < a[1]  # noqa: E731
+    assert not [s for s, pair in spans.items() if overlap(*pair)], spans
+    side_by_side = [(a, b) for (sa, pa), (sb, pb) in itertools.combinations(spans.items(), 2)
+                    for a in pa for b in pb if overlap(a, b)]
+    assert side_by_side, "the two workers never played at the same time"
