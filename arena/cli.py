@@ -170,8 +170,9 @@ def demo(
                   f"deals from {deals}", soft_wrap=True)
     tournament(config_file=None, bot=bots, name="demo", profile=profile,
                matches_per_pairing=matches, rounds=None, seed=seed, workers=None, affinity=False,
-               decision_ms=None, startup_ms=None, output=output, resume=None, limit=None,
-               cluster=None, isolation=level, data=data_dir(), write_report=True)
+               allow_self_partner=False, decision_ms=None, startup_ms=None, output=output,
+               resume=None, limit=None, cluster=None, isolation=level, data=data_dir(),
+               write_report=True)
 
 
 def _demo_match(seed: int | None, profile: str) -> None:
@@ -422,6 +423,11 @@ def tournament(
                                   "then cannot move away from another busy program, nor from "
                                   "an opponent that computes on its time: for trusted bots "
                                   "(README: the pool)."),
+    allow_self_partner: bool = typer.Option(False, "--allow-self-partner", help="With four "
+                                            "players and fewer than four bots, let each bot "
+                                            "partner itself: its two instances could signal "
+                                            "each other their hands (README: the sandbox), so "
+                                            "for bots you trust."),
     decision_ms: Optional[int] = typer.Option(None, help="Time limit per decision (ms; default: "
                                               f"{DEFAULT_DECISION_MS})."),
     startup_ms: Optional[int] = typer.Option(None, help="Time limit to start (ms; default: "
@@ -463,8 +469,8 @@ def tournament(
             if changing:
                 raise ConfigError(f"--resume continues the tournament stored in {resume} with its "
                                   f"own settings; these would change it: {', '.join(changing)} "
-                                  "(only --workers, --affinity, --cluster, --isolation and --data may "
-                                  "be given with --resume)")
+                                  "(only --workers, --affinity, --allow-self-partner, --cluster, "
+                                  "--isolation and --data may be given with --resume)")
             db = resume / "results.sqlite"
             if not db.is_file():
                 raise ConfigError(f"{resume} holds no tournament (no results.sqlite)")
@@ -480,9 +486,11 @@ def tournament(
                 reader.close()
             if stored is None:
                 raise ConfigError(f"{db} holds no tournament settings")
+            # A flag not given leaves the stored setting (None would drop it).
+            given_now = {"affinity": affinity, "allow_self_partner": allow_self_partner}
             config = load_config(None, {**stored, "output": str(resume), "workers": workers,
                                         "cluster": cluster, "data": str(data),
-                                        "affinity": affinity or None})
+                                        **{k: True for k, v in given_now.items() if v}})
         else:
             config = load_config(config_file, {
                 "bots": bot, "name": name, "profile": profile,
@@ -491,7 +499,8 @@ def tournament(
                 "decision_ms": decision_ms, "startup_ms": startup_ms,
                 "output": str(output) if output else None, "cluster": cluster,
                 "sandbox": parse_limits(limit) if limit else None, "data": str(data),
-                "affinity": affinity or None})
+                "affinity": affinity or None,
+                "allow_self_partner": allow_self_partner or None})
             if rounds and config.deal_sets is not None:
                 # Three or four players: a round is one deal set per group (-n counts those).
                 config = replace(config, deal_sets=rounds)

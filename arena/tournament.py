@@ -99,6 +99,7 @@ class TournamentConfig:
     data: str = ""                             # the data folder: registered bots; default: results
     affinity: bool = False                     # each worker keeps to a core (pool.py); False:
     #                                            what ARENA_PIN_WORKERS says
+    allow_self_partner: bool = False           # four players, fewer than four bots (_check)
 
     def out_dir(self) -> Path:
         return Path(self.output or Path(self.data or "results") / self.name)
@@ -122,6 +123,8 @@ class TournamentConfig:
         data["sandbox"] = dict(self.sandbox)
         if not self.sandbox:
             del data["sandbox"]  # as stored before limits could be set: such runs still resume
+        if not self.allow_self_partner:
+            del data["allow_self_partner"]  # kept only where asked for, so a resume needs no flag
         return data
 
 
@@ -148,6 +151,7 @@ _TYPES: dict[str, tuple[Any, str]] = {
     "cluster": (str, "an address like tcp://HOST:8786 (a string)"),
     "isolation": (str, "a sandbox level: isolated, namespaces or limits (a string)"),
     "affinity": (bool, "true or false"),
+    "allow_self_partner": (bool, "true or false"),
 }
 
 
@@ -267,6 +271,14 @@ def _check(config: TournamentConfig) -> None:
     # Two bots can fill a four-player table (each partnering itself); three seats need three bots.
     need(players != 3 or len(config.bots) >= 3, f"profile {config.profile} is for three players: "
          f"a tournament needs at least three bots, not {len(config.bots)}")
+    # Fail closed: the two instances of a bot partnering itself play one match at the same time,
+    # and no sandbox stops them signalling their hands to each other (README, the sandbox).
+    need(players != 4 or len(config.bots) >= 4 or config.allow_self_partner,
+         f"profile {config.profile} with {len(config.bots)} bots: each bot would partner "
+         "itself, and its two instances, playing the same match at the same time, could pass "
+         "each other their hands through a channel no sandbox closes (their CPU use, read in "
+         "/proc/stat). Give four bots or more, or --allow-self-partner (allow_self_partner = "
+         "true) for bots you trust")
     sandbox_limits(config)
     check_isolation(config.isolation)
 

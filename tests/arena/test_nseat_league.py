@@ -174,7 +174,8 @@ def test_n_is_deal_sets_for_nseat_profiles_and_matches_per_pairing_for_two():
     three = load_config(None, {"bots": THREE, "profile": "three_player", "matches_per_pairing": 3})
     assert three.deal_sets == 3 and "matches_per_pairing" not in three.to_dict()
     assert three.to_dict()["deal_sets"] == 3
-    assert load_config(None, {"bots": THREE, "profile": "four_player"}).deal_sets == 1
+    assert load_config(None, {"bots": THREE, "profile": "four_player",
+                              "allow_self_partner": True}).deal_sets == 1
     two = load_config(None, {"bots": THREE, "matches_per_pairing": 6})
     assert two.deal_sets is None and "deal_sets" not in two.to_dict()
     # Resuming reads the stored settings back as they were.
@@ -204,7 +205,7 @@ def test_nseat_settings_mistakes_are_clear(tmp_path):
     ("four_player", 4, 6), ("four_player", 6, 90)])
 def test_what_a_schedule_costs_as_the_readme_says(profile, bots, expected):
     names = [f"b{i}" for i in range(bots)]
-    config = load_config(None, {"bots": names, "profile": profile})
+    config = load_config(None, {"bots": names, "profile": profile, "allow_self_partner": True})
     from arena.tournament import rules_of
     assert len(schedule_of(config, rules_of(config), names)) == expected
     two = load_config(None, {"bots": names})

@@ -55,8 +55,14 @@ def outcome(db_path: Path) -> dict[str, list]:
 
 
 def settings(tmp_path: Path, players: int, folder: str, **kw: object) -> dict[str, object]:
+    # Three bots at a four-player table: each partners itself, which must be asked for.
     return {"name": f"n{players}", "bots": BOTS, "profile": PROFILES[players], "deal_sets": 2,
-            "seed": 4, "workers": 2, "output": str(tmp_path / folder), **kw}
+            "seed": 4, "workers": 2, "output": str(tmp_path / folder),
+            "allow_self_partner": players == 4, **kw}
+
+
+def self_partner_flag(players: int) -> list[str]:
+    return ["--allow-self-partner"] if players == 4 else []
 
 
 def schedule(players: int, sets: int = 2):
@@ -125,7 +131,8 @@ def test_a_bot_that_declines_the_variant_stops_the_tournament_before_anything_ru
         run_tournament(load_config(None, settings(tmp_path, players, "d", bots=bots)))
     assert not (tmp_path / "d" / "results.sqlite").exists()
     done = runner.invoke(app, ["tournament", "--no-report", *[a for b in bots for a in ("-b", b)], "--profile",
-                               PROFILES[players], "-o", str(tmp_path / "cli")])
+                               PROFILES[players], *self_partner_flag(players),
+                               "-o", str(tmp_path / "cli")])
     assert done.exit_code == 2 and f"does not support {PROFILES[players]}" in done.stderr
     assert done.exception is None or isinstance(done.exception, SystemExit)
 
@@ -146,7 +153,7 @@ def test_a_forfeiting_bot_is_rated_last_and_the_tournament_completes(tmp_path):
 def test_kill_9_then_resume_equals_an_uninterrupted_run(played, tmp_path):
     players, _, reference = played
     flags = ["--profile", PROFILES[players], "-n", "2", "--seed", "4", "-w", "2", "--name",
-             f"n{players}", *[a for b in BOTS for a in ("-b", b)]]
+             f"n{players}", *[a for b in BOTS for a in ("-b", b)], *self_partner_flag(players)]
     killed = tmp_path / "killed"
     proc = subprocess.Popen(ARENA + ["tournament", "--no-report", *flags, "-o", str(killed)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -190,3 +197,24 @@ def test_the_same_seed_stores_the_same_results_locally_and_on_the_cluster(played
     assert outcome(remote) == outcome(local)
     for record in sqlite3.connect(remote).execute("SELECT record FROM matches").fetchall():
         replay_record(read_record(remote.parent / record[0]))
+
+
+def test_a_bot_partners_itself_only_when_asked_to(tmp_path):
+    """Four players, fewer than four bots: each bot partners itself, and its two instances play
+    one match at the same time: no sandbox stops them signalling their hands to each other (their
+    CPU use, read in /proc/stat). Refused unless asked for (fail closed); asked for, it is kept
+    with the tournament, so --resume needs no flag."""
+    flags = ["tournament", "--no-report", *[a for b in BOTS for a in ("-b", b)], "--profile",
+             "four_player", "-n", "1", "-w", "1", "-o", str(tmp_path / "t")]
+    refused = runner.invoke(app, flags)
+    assert refused.exit_code == 2 and "each bot would partner itself" in refused.stderr
+    assert "--allow-self-partner" in refused.stderr and not (tmp_path / "t").exists()
+    with pytest.raises(ConfigError, match="partner itself"):
+        load_config(None, {"bots": BOTS[:2], "profile": "four_player"})
+    done = runner.invoke(app, [*flags, "--allow-self-partner"])
+    assert done.exit_code == 0, done.stderr
+    resumed = runner.invoke(app, ["tournament", "--no-report", "--resume", str(tmp_path / "t")])
+    assert resumed.exit_code == 0, resumed.stderr
+    # Four bots or more never partner themselves: nothing to ask.
+    four = load_config(None, {"bots": ["a", "b", "c", "d"], "profile": "four_player"})
+    assert not four.allow_self_partner and "allow_self_partner" not in four.to_dict()
