@@ -112,7 +112,9 @@ class TournamentConfig:
         data = asdict(self)
         data["bots"] = list(self.bots)
         data["rules"] = dict(self.rules)
-        for key in ("workers", "output", "cluster", "isolation", "data", "affinity"):
+        # Where and how it runs, and the opt-ins a run must give each time (as --isolation).
+        for key in ("workers", "output", "cluster", "isolation", "data", "affinity",
+                    "allow_self_partner"):
             data.pop(key)
         if self.deal_sets is None:
             del data["deal_sets"]  # two players: stored as before N-seat tournaments, so they resume
@@ -123,8 +125,6 @@ class TournamentConfig:
         data["sandbox"] = dict(self.sandbox)
         if not self.sandbox:
             del data["sandbox"]  # as stored before limits could be set: such runs still resume
-        if not self.allow_self_partner:
-            del data["allow_self_partner"]  # kept only where asked for, so a resume needs no flag
         return data
 
 

@@ -177,8 +177,8 @@ def test_kill_9_then_resume_equals_an_uninterrupted_run(played, tmp_path):
     ids = {m[0] for m in partial["matches"]}
     assert {s[0] for s in partial["sides"]} == ids
     assert len(partial["seats"]) == players * len(ids)
-    result = subprocess.run(ARENA + ["tournament", "--resume", str(killed)], capture_output=True,
-                            text=True)
+    result = subprocess.run(ARENA + ["tournament", "--resume", str(killed),
+                                     *self_partner_flag(players)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     # The same as the uninterrupted run of the same settings (through the API: the same store).
     assert outcome(db_path) == outcome(reference)
@@ -202,8 +202,8 @@ def test_the_same_seed_stores_the_same_results_locally_and_on_the_cluster(played
 def test_a_bot_partners_itself_only_when_asked_to(tmp_path):
     """Four players, fewer than four bots: each bot partners itself, and its two instances play
     one match at the same time: no sandbox stops them signalling their hands to each other (their
-    CPU use, read in /proc/stat). Refused unless asked for (fail closed); asked for, it is kept
-    with the tournament, so --resume needs no flag."""
+    CPU use, read in /proc/stat). Refused unless asked for (fail closed), by each run, as a
+    weaker sandbox is: a resume asks again."""
     flags = ["tournament", "--no-report", *[a for b in BOTS for a in ("-b", b)], "--profile",
              "four_player", "-n", "1", "-w", "1", "-o", str(tmp_path / "t")]
     refused = runner.invoke(app, flags)
@@ -213,7 +213,10 @@ def test_a_bot_partners_itself_only_when_asked_to(tmp_path):
         load_config(None, {"bots": BOTS[:2], "profile": "four_player"})
     done = runner.invoke(app, [*flags, "--allow-self-partner"])
     assert done.exit_code == 0, done.stderr
-    resumed = runner.invoke(app, ["tournament", "--no-report", "--resume", str(tmp_path / "t")])
+    resume = ["tournament", "--no-report", "--resume", str(tmp_path / "t")]
+    refused = runner.invoke(app, resume)
+    assert refused.exit_code == 2 and "--allow-self-partner" in refused.stderr
+    resumed = runner.invoke(app, [*resume, "--allow-self-partner"])
     assert resumed.exit_code == 0, resumed.stderr
     # Four bots or more never partner themselves: nothing to ask.
     four = load_config(None, {"bots": ["a", "b", "c", "d"], "profile": "four_player"})
