@@ -19,8 +19,8 @@ small enough to hold every guarantee itself:
   to its loggers: no queue thread, no shared lock.
 - A worker that dies mid-match is replaced and its match played again, once; twice is an error.
 - **One core per worker, when asked** (``arena tournament --affinity``, or
-  ``ARENA_PIN_WORKERS=1``, as fastchess's ``-use-affinity``): a worker, its zygote and its bots keep to a core of their own. A match of
-  cheap bots is a ping-pong of wake-ups between the referee and a bot; spread over the cores, with
+  ``ARENA_PIN_WORKERS=1``, as fastchess's ``-use-affinity``): a worker, its zygote and its bots
+  keep to a core of their own. A match of cheap bots is a ping-pong of wake-ups between the referee and a bot; spread over the cores, with
   a second match beside it, each wake-up often crossed to the other core, and a match of greedy
   vs random took ~1.4x as long with 2 workers as with 1 at the same CPU (issue 18,
   scripts/match_timeline.py). Not by default: kept to a core, a bot cannot move away from
@@ -49,7 +49,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
-from typing import Any, Callable, Generator, Generic, Hashable, Iterable, Iterator, Sequence, TypeVar
+from typing import Any, Callable, Generator, Generic, Hashable, Iterable, Iterator, Sequence, \
+    TypeVar
 
 log = logging.getLogger("arena.pool")
 
@@ -436,9 +437,8 @@ def main_left_out(*functions: object) -> Iterator[None]:
     """While a worker (or another spawned helper: a league's publisher) is started: a spawned
     interpreter first imports the parent's ``__main__`` (the ``arena`` script, and through it the
     whole command line: typer, rich; or a bench script) unless that module is hidden from
-    multiprocessing. A worker needs only the modules of its
-    functions, so when none of them lives in ``__main__`` it is left out: some 70 ms of CPU per
-    worker before its first match (issue 18). The stand-in is in place only for ``start()``,
+    multiprocessing. A worker needs only the modules of its functions, so when none of them lives
+    in ``__main__`` it is left out: some 70 ms of CPU per worker before its first match (issue 18). The stand-in is in place only for ``start()``,
     which reads it then, in this thread, with the stop signals blocked."""
     if any(getattr(f, "__module__", None) == "__main__"
            or getattr(getattr(f, "func", None), "__module__", None) == "__main__"

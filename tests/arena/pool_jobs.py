@@ -38,7 +38,8 @@ def nap(job: float) -> float:
 
 
 def timed(job: tuple[int, float]) -> tuple[int, int, float, float]:
-    """(key, seconds): sleeps that long; returns (key, this worker's pid, start, end), wall clock."""
+    """(key, seconds): sleeps that long; returns (key, this worker's pid, start, end) in wall-clock
+    seconds."""
     import time
 
     key, seconds = job

@@ -64,7 +64,8 @@ def test_a_league_plays_on_while_it_publishes(tmp_path):
     current = league / "public" / CURRENT
     index = (current / "index.html").read_text()
     assert '<a href="league.html">' in index and (current / "league.html").is_file()
-    assert len(list((league / "public" / BUILDS).iterdir())) <= 2  # the current one and the one before
+    # The current build and the one before it, no more.
+    assert len(list((league / "public" / BUILDS).iterdir())) <= 2
     assert _publishers() == []
 
 

@@ -6,6 +6,9 @@ long with 2 workers as with 1). Not by default: a bot kept to a busy core may lo
 from __future__ import annotations
 
 import os
+import re
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -60,33 +63,39 @@ exec(compile(open({first_legal!r}).read(), "first_legal.py", "exec"))
 """
 
 
+def _says_its_cores(tmp_path: Path) -> str:
+    """The command of that bot, written under ``tmp_path``."""
+    first_legal = Path(__file__).resolve().parents[2] / "bots" / "minimal" / "first_legal.py"
+    bot = tmp_path / "bot" / "says_its_cores.py"
+    bot.parent.mkdir()
+    bot.write_text(_SAYS_ITS_CORES.format(first_legal=str(first_legal)))
+    return f"{sys.executable} {bot}"
+
+
+def _cores_seen(folder: Path) -> list[str]:
+    """The cores each of its matches' bots said it may use, from a run's stderr logs."""
+    return [m[1] for path in (folder / "logs").iterdir()
+            if (m := re.search(r"cores \[([\d, ]+)\]", path.read_text()))]
+
+
 @needs_two
 @pytest.mark.parametrize("affinity", [True, False])
 def test_a_tournament_with_affinity_keeps_each_bot_to_its_worker_s_core(
         tmp_path, monkeypatch: pytest.MonkeyPatch, affinity: bool):
-    import re
-    import sys
-    from pathlib import Path
-
     from typer.testing import CliRunner
 
     from arena.cli import app
 
     monkeypatch.delenv(PIN_ENV, raising=False)
-    first_legal = Path(__file__).resolve().parents[2] / "bots" / "minimal" / "first_legal.py"
-    bot = tmp_path / "bot" / "says_its_cores.py"
-    bot.parent.mkdir()
-    bot.write_text(_SAYS_ITS_CORES.format(first_legal=str(first_legal)))
     out = tmp_path / "t"
     flags = ["--affinity"] if affinity else []
-    result = CliRunner().invoke(app, ["tournament", "--no-report", "-b", f"{sys.executable} {bot}",
+    result = CliRunner().invoke(app, ["tournament", "--no-report", "-b", _says_its_cores(tmp_path),
                                       "-b", "first-legal-c", "-n", "6", "-w", "2", *flags,
                                       "-o", str(out)])
     assert result.exit_code == 0, result.output
-    seen = [re.search(r"cores \[([\d, ]+)\]", path.read_text())
-            for path in (out / "logs").iterdir()]
-    sets = {m[1] for m in seen if m}
-    assert len([m for m in seen if m]) == 6, [p.name for p in (out / "logs").iterdir()]
+    seen = _cores_seen(out)
+    sets = set(seen)
+    assert len(seen) == 6, [p.name for p in (out / "logs").iterdir()]
     if affinity:  # each bot on one core; the two workers' cores
         assert sets <= {str(c) for c in CORES[:2]} and len(sets) == 2, sets
     else:
@@ -96,23 +105,14 @@ def test_a_tournament_with_affinity_keeps_each_bot_to_its_worker_s_core(
 @needs_two
 def test_a_league_with_affinity_keeps_each_bot_to_its_worker_s_core(
         tmp_path, monkeypatch: pytest.MonkeyPatch):
-    import re
-    import sys
-    from pathlib import Path
-
     from arena.league import run_league
     from league_util import write_settings
 
     monkeypatch.delenv(PIN_ENV, raising=False)
-    first_legal = Path(__file__).resolve().parents[2] / "bots" / "minimal" / "first_legal.py"
-    bot = tmp_path / "bot" / "says_its_cores.py"
-    bot.parent.mkdir()
-    bot.write_text(_SAYS_ITS_CORES.format(first_legal=str(first_legal)))
     league = tmp_path / "league"
-    write_settings(league, name="pinned", bots=[f"{sys.executable} {bot}", "first-legal-c"],
+    write_settings(league, name="pinned", bots=[_says_its_cores(tmp_path), "first-legal-c"],
                    workers=2, affinity=True, publish_every=0)
     progress = run_league(league, data=tmp_path / "data", max_pairs=3, publish=False)
     assert progress.played == 6
-    seen = [m[1] for path in (league / "logs").iterdir()
-            if (m := re.search(r"cores \[([\d, ]+)\]", path.read_text()))]
+    seen = _cores_seen(league)
     assert len(seen) == 6 and set(seen) <= {str(c) for c in CORES[:2]}, seen

@@ -1,6 +1,7 @@
 """A tournament's workers start beside its pre-flight and prepare themselves (the sandbox level
-the coordinator found, the zygote) before their first match (issue 18: ~0.5 s before every first match, which a second
-worker cannot shorten). A run that stops at the pre-flight ends those workers."""
+the coordinator found, the zygote) before their first match (issue 18: ~0.5 s before every first
+match, which a second worker cannot shorten). A run that stops at the pre-flight ends those
+workers."""
 
 from __future__ import annotations
 
