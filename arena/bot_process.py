@@ -125,6 +125,12 @@ class BotProcess:
         """The caps of the bot's cgroup it has run into so far, in words ("" when none)."""
         return self._sandbox.exceeded() if self._sandbox is not None else ""
 
+    def asked(self, asked: bool) -> None:
+        """Say whether the referee now waits for this bot's answer: a bot waiting for the referee
+        gets the CPU only where no deciding bot wants it (``cgroups.BotCgroup.asked``)."""
+        if self._sandbox is not None:
+            self._sandbox.asked(asked)
+
     @property
     def pid(self) -> int | None:
         return self._proc.pid if self._proc else None

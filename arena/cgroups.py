@@ -10,13 +10,23 @@ Two kernel interfaces, whichever the machine has:
 
 - **v2** (one unified hierarchy): ``memory.max`` and ``memory.swap.max`` (no swapping around the
   cap), ``pids.max``, and ``memory.oom.group`` so that an out-of-memory kill takes the whole bot;
-  what was exceeded is read from ``memory.events`` (``oom_kill``) and ``pids.events`` (``max``).
+  what was exceeded is read from ``memory.events`` (``oom_kill``) and ``pids.events`` (``max``);
+  ``cpu.weight`` for its share of a busy core.
   The controllers must be enabled for the arena's own cgroup (root, or a delegated subtree).
-- **v1** (a hierarchy per controller; this project's CI machine): a cgroup in the ``memory`` and in
-  the ``pids`` hierarchy; ``memory.limit_in_bytes`` and ``memory.memsw.limit_in_bytes`` (when the
-  kernel accounts swap), ``pids.max``; what was exceeded is read from ``memory.oom_control``
-  (``oom_kill``, Linux 4.13+) and ``pids.events``. v1 has no ``oom.group``: the kernel's OOM killer
-  kills one process (the largest), and the watcher below kills the rest.
+- **v1** (a hierarchy per controller; this project's CI machine): a cgroup in the ``memory``, the
+  ``pids`` and the ``cpu`` hierarchy; ``memory.limit_in_bytes`` and ``memory.memsw.limit_in_bytes``
+  (when the kernel accounts swap), ``pids.max``, ``cpu.shares``; what was exceeded is read from
+  ``memory.oom_control`` (``oom_kill``, Linux 4.13+) and ``pids.events``. v1 has no ``oom.group``:
+  the kernel's OOM killer kills one process (the largest), and the watcher below kills the rest.
+
+**A bot's share of a busy core follows its turn** (``BotCgroup.asked``). A bot may compute between
+its requests (PROTOCOL.md, "Time"), but what it burns then is taken from whoever is deciding on the
+same core, its opponent first: a bot whose children spin (each in a session of its own, out of the
+kernel's per-session fairness) made its opponent's 20 ms decisions take 116 ms on a shared core and
+60 ms with two cores free (a timeout, with a tighter limit). So a bot's cgroup has the least CPU
+weight the kernel gives except while the referee waits for its answer (its start-up, a request):
+then it has the normal weight, and every waiting bot on its core yields the core to it. A waiting
+bot still runs on any core nobody else wants, so thinking ahead costs its opponent nothing.
 
 A bot's cgroups sit below the arena's own (``/proc/self/cgroup``), so whatever caps the arena as a
 whole still holds, and are named ``sixtysix-bot-<arena pid>-<n>``: those of an arena killed with
@@ -60,7 +70,14 @@ class Layout:
     """Where this process may make bots' cgroups: the parent folder in each hierarchy used."""
 
     version: int                  # 1 or 2
-    parents: tuple[Path, ...]     # v2: (unified,); v1: (memory, pids)
+    parents: tuple[Path, ...]     # v2: (unified,); v1: (memory, pids, cpu)
+
+
+# The controllers a bot's cgroup needs: its caps (memory, pids) and its share of a core (cpu).
+_V1 = ("memory", "pids", "cpu")
+_NEEDED = " and ".join((", ".join(_V1[:-1]), _V1[-1]))  # in words: "memory, pids and cpu"
+# The weight file and its two values: asked (the kernel's default) and waiting (its least).
+_WEIGHT = {2: ("cpu.weight", b"100", b"1"), 1: ("cpu.shares", b"1024", b"2")}
 
 
 def _own_cgroups() -> dict[str, str]:
@@ -88,7 +105,7 @@ def _mounts() -> dict[str, tuple[str, str]]:
                 found.setdefault("", (point, root))
             elif tail[0] == "cgroup":
                 for option in tail[2].split(","):
-                    if option in ("memory", "pids"):
+                    if option in _V1:
                         found.setdefault(option, (point, root))
     return found
 
@@ -158,31 +175,34 @@ def layout() -> Layout:
                 controllers = set(_read(parent / "cgroup.controllers").split())
             except OSError:
                 pass
-        if parent is not None and {"memory", "pids"} <= controllers:
+        if parent is not None and set(_V1) <= controllers:
             try:
                 return Layout(2, (_v2_parent(parent),))
             except OSError as err:
                 problems.append(f"cgroup v2: {err.strerror or err}")
         else:
-            problems.append(f"cgroup v2 at {mounts[''][0]} offers this process no memory and pids "
-                            f"controllers (has: {' '.join(sorted(controllers)) or 'none'})")
-    if "memory" in mounts and "pids" in mounts:
-        parents = tuple(_folder(mounts[c], own.get(c, "/")) for c in ("memory", "pids"))
+            problems.append(f"cgroup v2 at {mounts[''][0]} does not offer this process the "
+                            f"{_NEEDED} controllers (has: {' '.join(sorted(controllers)) or 'none'})")
+    if all(c in mounts for c in _V1):
+        parents = tuple(_folder(mounts[c], own.get(c, "/")) for c in _V1)
         missing = [str(p) for p in parents if p is not None and not p.is_dir()]
         if None in parents:
-            problems.append("cgroup v1: this process's memory or pids cgroup is outside the "
-                            "mounted hierarchy")
+            problems.append(f"cgroup v1: one of this process's {_NEEDED} cgroups is outside "
+                            "its mounted hierarchy")
         elif missing:  # a mount covered by another one
             problems.append(f"cgroup v1: {', '.join(missing)} cannot be found")
         else:
             return Layout(1, tuple(p for p in parents if p is not None))
+    elif any(c in mounts for c in _V1):
+        problems.append("cgroup v1 has no hierarchy mounted for the "
+                        f"{' and '.join(c for c in _V1 if c not in mounts)} controller")
     elif not problems:
-        problems.append("no cgroup v2 and no cgroup v1 memory and pids hierarchies are mounted")
+        problems.append(f"no cgroup v2 and no cgroup v1 {_NEEDED} hierarchies are mounted")
     raise OSError(errno.ENOENT, "; ".join(problems))
 
 
 def _v2_parent(parent: Path) -> Path:
-    """``parent`` (this process's cgroup) with the memory and pids controllers enabled for its
+    """``parent`` (this process's cgroup) with the memory, pids and cpu controllers enabled for its
     children, where bots' cgroups then go.
 
     cgroup v2 gives no controlled children to a cgroup that holds processes (the "no internal
@@ -190,15 +210,15 @@ def _v2_parent(parent: Path) -> Path:
     with ``systemd-run --scope -p Delegate=yes``, say) therefore first moves itself into a leaf of
     its own, ``sixtysix-arena``, as the kernel's cgroup-v2 documentation describes for delegated
     subtrees. Not tested on this project's CI machine, which has cgroup v1 only."""
-    wanted = {"memory", "pids"}
-    if wanted <= set(_read(parent / "cgroup.subtree_control").split()):
+    if set(_V1) <= set(_read(parent / "cgroup.subtree_control").split()):
         return parent
+    enable = " ".join(f"+{c}" for c in _V1)
     try:
-        _write(parent / "cgroup.subtree_control", "+memory +pids")
+        _write(parent / "cgroup.subtree_control", enable)
         return parent
     except OSError as err:
         if err.errno != errno.EBUSY:
-            raise OSError(err.errno, f"cannot enable the memory and pids controllers below "
+            raise OSError(err.errno, f"cannot enable the {_NEEDED} controllers below "
                                      f"{parent}: {err.strerror}") from None
     others = set(_read(parent / "cgroup.procs").split()) - {str(os.getpid())}
     if others:
@@ -208,7 +228,7 @@ def _v2_parent(parent: Path) -> Path:
     leaf = parent / "sixtysix-arena"
     leaf.mkdir(exist_ok=True)
     _write(leaf / "cgroup.procs", str(os.getpid()))
-    _write(parent / "cgroup.subtree_control", "+memory +pids")
+    _write(parent / "cgroup.subtree_control", enable)
     return parent
 
 
@@ -230,13 +250,18 @@ class BotCgroup:
             self._count_files = (f"{self.paths[0]}/memory.oom_control",
                                  f"{self.paths[1]}/pids.events")
         self.killed = False
+        self._weight = -1  # the open weight file (asked)
         made: list[Path] = []
         try:
             for path in self.paths:
                 os.mkdir(path, 0o755)
                 made.append(path)
             self._set_limits()
+            name, _, _ = _WEIGHT[self.layout.version]
+            self._weight = os.open(self.paths[-1] / name, os.O_WRONLY | os.O_CLOEXEC)
         except OSError as err:
+            if self._weight >= 0:
+                os.close(self._weight)
             for path in made:
                 _rmdir(path)
             raise OSError(err.errno, f"cannot make a cgroup for a bot in {self.paths[0].parent}: "
@@ -255,7 +280,7 @@ class BotCgroup:
             if self.processes:
                 _write(path / "pids.max", str(pids))
             return
-        memory, pid_path = self.paths
+        memory, pid_path, _ = self.paths
         if self.memory_mb:
             _write(memory / "memory.limit_in_bytes", str(memory_bytes))
             # memsw is memory plus swap: equal to the memory cap, the bot cannot swap around it.
@@ -263,6 +288,13 @@ class BotCgroup:
                 _write(memory / "memory.memsw.limit_in_bytes", str(memory_bytes))
         if self.processes:
             _write(pid_path / "pids.max", str(pids))
+
+    def asked(self, asked: bool) -> None:
+        """The bot's weight on a busy core: the normal one while the referee waits for its answer
+        (``asked``), the least there is while it waits for the referee (module docstring). One
+        write of a few bytes to a file kept open: ~1 us, twice a decision."""
+        _, normal, least = _WEIGHT[self.layout.version]
+        os.pwrite(self._weight, normal if asked else least, 0)
 
     def _counts(self) -> tuple[int, int]:
         """(OOM kills, forks refused at pids.max) so far."""
@@ -316,6 +348,9 @@ class BotCgroup:
     def remove(self) -> bool:
         """Remove the (empty) cgroup; False when it is still busy (left for a later sweep)."""
         _unwatch(self)
+        if self._weight >= 0:
+            os.close(self._weight)
+            self._weight = -1
         done = True
         for path in self.paths:
             done &= _rmdir(path)

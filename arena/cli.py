@@ -420,8 +420,7 @@ def tournament(
     affinity: bool = typer.Option(False, "--affinity", help="Keep each worker, with its bots, "
                                   "to a core of its own (as fastchess's -use-affinity): faster "
                                   "for cheap bots on a machine doing nothing else; but a bot "
-                                  "then cannot move away from another busy program, nor from "
-                                  "an opponent that computes on its time: for trusted bots "
+                                  "then cannot move away from another busy program there "
                                   "(README: the pool)."),
     allow_self_partner: bool = typer.Option(False, "--allow-self-partner", help="With four "
                                             "players and fewer than four bots, let each bot "

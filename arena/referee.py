@@ -157,6 +157,7 @@ class _Match:
             try:
                 self._flush_record()
                 line = proc.read_ready_line()
+                proc.asked(False)  # from now on it has a core's time only when asked (_ask)
                 if self.writer is not None:
                     self.writer.msg(self._ms(), seat, "in", line.decode("utf-8", "replace"))
                 try:
@@ -279,11 +280,15 @@ class _Match:
             if writer is not None:  # _send_line and _flush_record, inlined: once a decision
                 writer.msg(self._ms(), seat, "out", request)
             proc.queue(request)
+            # Its share of a busy core while it decides, the least there is once it has answered:
+            # a bot cannot take its opponent's decision time by computing while it waits.
+            proc.asked(True)
             proc.flush()
             if writer is not None:
                 writer.flush()
             asked = time.monotonic()
             line = proc.read_line(self._decision_s)
+            proc.asked(False)
             elapsed = (time.monotonic() - asked) * 1000
             if writer is not None:
                 writer.msg(self._ms(), seat, "in", _text(line) or "")

@@ -25,7 +25,8 @@ for a weaker level. ``describe()`` says what holds in one plain sentence.
   namespaces, and only when asked for (``ARENA_SANDBOX=limits`` is kept as an alias).
 
 Where the machine allows it (root, or cgroup v2 delegated), each bot also gets a cgroup of its own
-(``cgroups.py``) that caps its memory and processes as a whole; the ``isolated`` level requires it.
+(``cgroups.py``) that caps its memory and processes as a whole and gives it a share of a busy core
+only while the referee waits for its answer; the ``isolated`` level requires it.
 
 Every level gives a bot a fresh working folder (deleted afterwards), a minimal environment, capped
 output (``bot_process.py``) and the limits of ``SandboxLimits``.
@@ -234,7 +235,7 @@ def describe() -> str:
         return ("sandbox: isolated: bots run without network, in a root of their own holding only "
                 "the allow-list, in their own PID and mount namespaces, each as an unprivileged "
                 "user of its own, with resource limits and a cgroup capping each bot's memory and "
-                f"processes as a whole{asked}")
+                f"processes as a whole and its CPU while it is not asked to act{asked}")
     if s.mode == "namespaces":
         return ("sandbox: namespaces: bots run without network, in a root of their own holding "
                 "only the allow-list, in their own PID and mount namespaces, with resource limits, "
@@ -249,7 +250,8 @@ def describe() -> str:
 def _caps() -> str:
     missing = cgroups.available()
     if missing is None:
-        return "a cgroup caps each bot's memory and processes as a whole"
+        return ("a cgroup caps each bot's memory and processes as a whole and keeps a waiting "
+                "bot from taking the CPU of the one deciding")
     return f"memory_mb is per process only, and processes per user ({missing})"
 
 
@@ -294,7 +296,8 @@ def _probe(level: str) -> Support:
         # Fail closed: without a cgroup per bot, one bot could hold processes x memory_mb.
         missing = cgroups.available()
         if missing is not None:
-            raise _unavailable(level, "cannot cap each bot's memory and processes as a whole: "
+            raise _unavailable(level, "cannot cap each bot's memory and processes as a whole, "
+                                      "nor keep a waiting bot off the CPU of the one deciding: "
                                       f"{missing}")
         failure = _try_launch(userns=False, as_user=True)
         if failure is None:
@@ -551,6 +554,10 @@ class _Launch:
     def exceeded(self) -> str:
         return self._cgroup.exceeded() if self._cgroup is not None else ""
 
+    def asked(self, asked: bool) -> None:
+        if self._cgroup is not None:
+            self._cgroup.asked(asked)
+
     def wait_empty(self, timeout_s: float = 2.0) -> bool:
         """After the launcher was killed: wait until PID 1 of the bot's namespace is dead, which
         the kernel allows only once every process in the namespace is (``zap_pid_ns_processes``).
@@ -720,7 +727,8 @@ def _bot_cgroup(limits: SandboxLimits, required: bool) -> cgroups.BotCgroup | No
     missing = cgroups.available()
     if missing is not None:
         if required:
-            raise OSError(errno.EPERM, f"cannot cap the bot's memory and processes: {missing}")
+            raise OSError(errno.EPERM, f"cannot cap the bot's memory and processes, nor its "
+                                       f"share of a busy core: {missing}")
         return None
     return cgroups.BotCgroup(limits.memory_mb, limits.processes)
 
@@ -986,6 +994,11 @@ class Sandbox:
     def exceeded(self) -> str:
         """The caps of the bot's cgroup it has run into so far ("" when none, or no cgroup)."""
         return self._launch.exceeded()
+
+    def asked(self, asked: bool) -> None:
+        """Whether the referee is waiting for the bot: its share of a busy core follows
+        (``cgroups.BotCgroup.asked``; nothing without a cgroup)."""
+        self._launch.asked(asked)
 
     def close(self) -> None:
         self._launch.cleanup()

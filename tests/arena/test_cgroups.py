@@ -123,7 +123,7 @@ def test_the_bot_and_its_children_are_in_its_cgroup_from_the_start(launch_path, 
     try:
         assert proc.read_line(5) == b"ready x"
         made = our_cgroups()
-        assert made  # one per hierarchy: v2 one, v1 memory and pids
+        assert made  # one per hierarchy: v2 one, v1 memory, pids and cpu
     finally:
         proc.close()
     seen = (tmp_path / "err.log").read_text()
@@ -322,10 +322,10 @@ def test_without_cgroups_the_sandbox_says_memory_is_per_process():
     assert available in described
 
 
-def test_as_root_without_cgroups_bots_are_not_run_isolated(tmp_path):
-    """Fail closed: with the cgroup hierarchies hidden (an empty tmpfs over /sys/fs/cgroup, in a
-    mount namespace of the test's own), root's arena refuses the isolated level, says what is
-    missing, and refuses to start an isolated bot without a cgroup."""
+def _isolated_level_where(hide: str, tmp_path: Path) -> tuple[str, str, str]:
+    """What root's arena says of the isolated level in a mount namespace of the test's own where
+    the shell command ``hide`` has hidden cgroup hierarchies: the level's mode ("unavailable"),
+    why, and what starting an isolated bot says."""
     import shutil
 
     if os.geteuid() != 0 or shutil.which("unshare") is None:
@@ -342,14 +342,82 @@ def test_as_root_without_cgroups_bots_are_not_run_isolated(tmp_path):
               "    print('refused:', err.strerror)\n")
     proc = subprocess.run(
         ["unshare", "--mount", "--propagation", "private", "sh", "-c",
-         'mount -t tmpfs none /sys/fs/cgroup && exec "$0" -c "$1"', sys.executable, script],
+         hide + ' && exec "$0" -c "$1"', sys.executable, script],
         capture_output=True, text=True, timeout=60,
         env={**os.environ, "TMPDIR": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "cache"),
              "ARENA_ISOLATION": "isolated"})
     assert proc.returncode == 0, proc.stderr
     mode, described, refused = proc.stdout.splitlines()[:3]
+    return mode, described, refused
+
+
+def test_as_root_without_cgroups_bots_are_not_run_isolated(tmp_path):
+    """Fail closed: with the cgroup hierarchies hidden (an empty tmpfs over /sys/fs/cgroup, in a
+    mount namespace of the test's own), root's arena refuses the isolated level, says what is
+    missing, and refuses to start an isolated bot without a cgroup."""
+    mode, described, refused = _isolated_level_where("mount -t tmpfs none /sys/fs/cgroup",
+                                                     tmp_path)
     assert mode == "unavailable"
     assert "cannot cap each bot's memory and processes as a whole" in described
     assert "cgroup v1: /sys/fs/cgroup/memory" in described and "cannot be found" in described
     assert "--isolation" in described  # the opt-in is named
     assert refused.startswith("refused: cannot cap the bot's memory and processes")
+
+
+def test_as_root_without_the_cpu_controller_bots_are_not_run_isolated(tmp_path):
+    """Fail closed on the CPU share too: with the memory and pids hierarchies there but the cpu
+    one unmounted, the isolated level is refused and the missing controller named (a waiting bot
+    could otherwise take its opponent's decision time, test below)."""
+    mounts = cgroups._mounts()
+    if "cpu" not in mounts or not {"memory", "pids"} <= set(mounts):
+        pytest.skip("needs cgroup v1 memory, pids and cpu hierarchies to unmount one of them")
+    mode, described, refused = _isolated_level_where(f"umount {mounts['cpu'][0]}", tmp_path)
+    assert mode == "unavailable"
+    assert "nor keep a waiting bot off the CPU of the one deciding" in described
+    assert "cgroup v1 has no hierarchy mounted for the cpu controller" in described, described
+    assert refused.startswith("refused: cannot cap the bot's memory and processes, nor its share")
+
+
+CPU_BOT = Path(__file__).parent / "fixtures" / "cpu_bot.py"
+_PINNED_MATCH = """
+import json, os, statistics, sys
+from pathlib import Path
+os.sched_setaffinity(0, {int(sys.argv[1])})  # before the zygote: every bot inherits it
+from arena.bot_process import Limits
+from arena.game import profile
+from arena.referee import BotSpec, MatchConfig, run_match
+spinners, folder, bot, tag = int(sys.argv[2]), Path(sys.argv[3]), sys.argv[4], sys.argv[5]
+bots = [BotSpec("spin", (sys.executable, bot, "spin", str(spinners), tag)),
+        BotSpec("work", (sys.executable, bot, "work", "20", tag))]
+config = MatchConfig(rules=profile("sixty_six"), seed=5, match_id="cpu", max_deals=2,
+                     limits=Limits(decision_ms=10_000, startup_ms=10_000))
+result = run_match(bots, config, record_path=folder / "m.jsonl", log_dir=folder / "logs")
+events = [json.loads(line) for line in (folder / "m.jsonl").read_text().splitlines()]
+answers = [e["ms"] for e in events if e.get("type") == "action" and e["seat"] == 1]
+print(result.reason, len(answers), statistics.median(answers))
+"""
+
+
+@needs_cgroups
+def test_a_waiting_bot_cannot_take_its_opponents_decision_time(launch_path, tmp_path):
+    """A bot whose 8 children spin (each in a session of its own) on the one core its opponent
+    also has: the opponent, which spends 20 ms of CPU per decision, decides about as fast as
+    against a bot that spins nothing, measured the same way in the same test (so a loaded
+    machine slows both alike): 23.7 ms and 23.7 ms. With the spinner's cgroup at the normal weight
+    throughout, it took half the core (43.9 ms against 23.8); before bots had a cpu cgroup, its
+    children, out of its session, took nearly all (116 ms against 24, with 4 spinners)."""
+    core = str(max(os.sched_getaffinity(0)))
+    medians = []
+    for spinners in (0, 8):
+        folder = tmp_path / f"spin{spinners}"
+        folder.mkdir()
+        proc = subprocess.run([sys.executable, "-c", _PINNED_MATCH, core, str(spinners),
+                               str(folder), str(CPU_BOT), TAG],
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        reason, answers, median = proc.stdout.split()
+        assert reason == "deal_limit" and int(answers) >= 10, proc.stdout
+        medians.append(float(median))
+    alone, beside_spinners = medians
+    assert beside_spinners < 1.5 * alone, medians
+    assert tagged_processes() == []  # the spinners ended with their match
