@@ -19,6 +19,12 @@ Two kernel interfaces, whichever the machine has:
   ``memory.oom_control`` (``oom_kill``, Linux 4.13+) and ``pids.events``. v1 has no ``oom.group``:
   the kernel's OOM killer kills one process (the largest), and the watcher below kills the rest.
 
+**At most ``cores`` cores' worth of CPU time**, all the bot's processes and threads together
+(``cpu.cfs_quota_us``, v2 ``cpu.max``; one core by default, ``SandboxLimits.cores``): a bot with
+many threads is held back, never killed. With as many workers as cores, each match then needs at
+most the core it has: a bot that computes on several cores during its turn cannot take the CPU of
+the bots deciding in other matches (one of which may be its own opponent there).
+
 **A bot's share of a busy core follows its turn** (``BotCgroup.asked``). A bot may compute between
 its requests (PROTOCOL.md, "Time"), but what it burns then is taken from whoever is deciding on the
 same core, its opponent first: a bot whose children spin (each in a session of its own, out of the
@@ -78,6 +84,9 @@ _V1 = ("memory", "pids", "cpu")
 _NEEDED = " and ".join((", ".join(_V1[:-1]), _V1[-1]))  # in words: "memory, pids and cpu"
 # The weight file and its two values: asked (the kernel's default) and waiting (its least).
 _WEIGHT = {2: ("cpu.weight", b"100", b"1"), 1: ("cpu.shares", b"1024", b"2")}
+# The period over which ``cores`` is counted: the kernel's default. A shorter one held back even a
+# single thread (95% of a core at 10 ms: the quota is handed to each core in slices).
+_PERIOD_US = 100_000
 
 
 def _own_cgroups() -> dict[str, str]:
@@ -235,10 +244,12 @@ def _v2_parent(parent: Path) -> Path:
 class BotCgroup:
     """One bot's cgroup(s), made with its limits; ``paths`` go to the launcher (``--cgroup``)."""
 
-    def __init__(self, memory_mb: int, processes: int, where: Layout | None = None):
+    def __init__(self, memory_mb: int, processes: int, where: Layout | None = None,
+                 cores: int = 0):
         self.layout = where or layout()
         self.memory_mb = memory_mb
         self.processes = processes
+        self.cores = cores
         # The owner's PID in the name: cgroups of an arena killed with kill -9 can be found.
         name = f"{PREFIX}{os.getpid()}-{next(_counter)}"
         self.paths = [parent / name for parent in self.layout.parents]
@@ -279,8 +290,13 @@ class BotCgroup:
             _write(path / "memory.oom.group", "1")
             if self.processes:
                 _write(path / "pids.max", str(pids))
+            if self.cores:
+                self._set_cores(path / "cpu.max", f"{self.cores * _PERIOD_US} {_PERIOD_US}")
             return
-        memory, pid_path, _ = self.paths
+        memory, pid_path, cpu = self.paths
+        if self.cores:
+            _write(cpu / "cpu.cfs_period_us", str(_PERIOD_US))
+            self._set_cores(cpu / "cpu.cfs_quota_us", str(self.cores * _PERIOD_US))
         if self.memory_mb:
             _write(memory / "memory.limit_in_bytes", str(memory_bytes))
             # memsw is memory plus swap: equal to the memory cap, the bot cannot swap around it.
@@ -288,6 +304,16 @@ class BotCgroup:
                 _write(memory / "memory.memsw.limit_in_bytes", str(memory_bytes))
         if self.processes:
             _write(pid_path / "pids.max", str(pids))
+
+    def _set_cores(self, path: Path, value: str) -> None:
+        try:
+            _write(path, value)
+        except OSError as err:
+            if err.errno != errno.EINVAL:
+                raise
+            # v1 refuses a quota above the one of a cgroup above it (the arena's own, say).
+            raise OSError(err.errno, f"the sandbox limit cores={self.cores} is more CPU than the "
+                                     f"arena's own cgroup allows: lower it") from None
 
     def asked(self, asked: bool) -> None:
         """The bot's weight on a busy core: the normal one while the referee waits for its answer

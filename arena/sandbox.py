@@ -99,7 +99,8 @@ class SandboxLimits:
     """Limits of a bot (0: unlimited). Tournaments override them with ``[sandbox]``.
 
     Where the bot gets a cgroup (``cgroups.py``), ``memory_mb`` and ``processes`` cap the whole bot,
-    all its processes together; elsewhere they are per process (address space) and per user id."""
+    all its processes together; elsewhere they are per process (address space) and per user id.
+    ``cores`` needs the cgroup: without one it is not held."""
 
     cpu_s: int = 300          # CPU seconds for the whole match (SIGXCPU, then SIGKILL)
     memory_mb: int = 2048     # the bot's memory (cgroup), else each process's address space
@@ -107,6 +108,7 @@ class SandboxLimits:
     file_mb: int = 64         # largest file the bot may write (SIGXFSZ beyond)
     open_files: int = 512     # open file descriptors
     workdir_mb: int = 64      # what it may write beyond its own files: folder, /tmp, /dev/shm (ENOSPC)
+    cores: int = 1            # cores' worth of CPU time its processes may use at once (cgroup)
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any]) -> "SandboxLimits":
@@ -234,8 +236,9 @@ def describe() -> str:
     if s.mode == "isolated":
         return ("sandbox: isolated: bots run without network, in a root of their own holding only "
                 "the allow-list, in their own PID and mount namespaces, each as an unprivileged "
-                "user of its own, with resource limits and a cgroup capping each bot's memory and "
-                f"processes as a whole and its CPU while it is not asked to act{asked}")
+                "user of its own, with resource limits and a cgroup capping each bot's memory, "
+                "processes and cores as a whole, and its CPU while it is not asked to act"
+                f"{asked}")
     if s.mode == "namespaces":
         return ("sandbox: namespaces: bots run without network, in a root of their own holding "
                 "only the allow-list, in their own PID and mount namespaces, with resource limits, "
@@ -244,15 +247,15 @@ def describe() -> str:
         "read and write your files)"
     return (f"sandbox: limits: resource limits only; bots HAVE NETWORK ACCESS, see the machine's "
             f"files, run as {user}, and a process that leaves its process group can outlive a "
-            f"match; memory_mb is per process and processes per user{asked}")
+            f"match; memory_mb is per process, processes per user, and cores not held{asked}")
 
 
 def _caps() -> str:
     missing = cgroups.available()
     if missing is None:
-        return ("a cgroup caps each bot's memory and processes as a whole and keeps a waiting "
-                "bot from taking the CPU of the one deciding")
-    return f"memory_mb is per process only, and processes per user ({missing})"
+        return ("a cgroup caps each bot's memory, processes and cores as a whole and keeps a "
+                "waiting bot from taking the CPU of the one deciding")
+    return f"memory_mb is per process only, processes per user, and cores not held ({missing})"
 
 
 def best_level() -> str:
@@ -730,7 +733,7 @@ def _bot_cgroup(limits: SandboxLimits, required: bool) -> cgroups.BotCgroup | No
             raise OSError(errno.EPERM, f"cannot cap the bot's memory and processes, nor its "
                                        f"share of a busy core: {missing}")
         return None
-    return cgroups.BotCgroup(limits.memory_mb, limits.processes)
+    return cgroups.BotCgroup(limits.memory_mb, limits.processes, cores=limits.cores)
 
 
 def _in_use(folder: Path) -> bool:
