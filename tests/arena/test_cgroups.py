@@ -438,7 +438,7 @@ def test_as_root_without_the_cpu_controller_bots_are_not_run_isolated(tmp_path):
 
 CPU_BOT = Path(__file__).parent / "fixtures" / "cpu_bot.py"
 _PINNED_MATCH = """
-import json, os, statistics, sys
+import json, os, sys
 from pathlib import Path
 os.sched_setaffinity(0, {int(sys.argv[1])})  # before the zygote: every bot inherits it
 from arena.bot_process import Limits
@@ -452,7 +452,7 @@ config = MatchConfig(rules=profile("sixty_six"), seed=5, match_id="cpu", max_dea
 result = run_match(bots, config, record_path=folder / "m.jsonl", log_dir=folder / "logs")
 events = [json.loads(line) for line in (folder / "m.jsonl").read_text().splitlines()]
 answers = [e["ms"] for e in events if e.get("type") == "action" and e["seat"] == 1]
-print(result.reason, len(answers), statistics.median(answers))
+print(result.reason, len(answers), min(answers))
 """
 
 
@@ -460,12 +460,14 @@ print(result.reason, len(answers), statistics.median(answers))
 def test_a_waiting_bot_cannot_take_its_opponents_decision_time(launch_path, tmp_path):
     """A bot whose 8 children spin (each in a session of its own) on the one core its opponent
     also has: the opponent, which spends 20 ms of CPU per decision, decides about as fast as
-    against a bot that spins nothing, measured the same way in the same test (so a loaded
-    machine slows both alike): 23.7 ms and 23.7 ms. With the spinner's cgroup at the normal weight
-    throughout, it took half the core (43.9 ms against 23.8); before bots had a cpu cgroup, its
-    children, out of its session, took nearly all (116 ms against 24, with 4 spinners)."""
+    against a bot that spins nothing, measured the same way in the same test: 23.7 ms and 23.7 ms
+    (medians). With the spinner's cgroup at the normal weight throughout, it took half the core
+    (43.9 ms against 23.8); before bots had a cpu cgroup, its children, out of its session, took
+    nearly all (116 ms against 24, with 4 spinners). The spinners slow every decision, other
+    programs on a busy machine (the rest of the suite) only some: each match's fastest decision
+    is compared, which such load leaves alone."""
     core = str(max(os.sched_getaffinity(0)))
-    medians = []
+    fastest = []
     for spinners in (0, 8):
         folder = tmp_path / f"spin{spinners}"
         folder.mkdir()
@@ -473,9 +475,9 @@ def test_a_waiting_bot_cannot_take_its_opponents_decision_time(launch_path, tmp_
                                str(folder), str(CPU_BOT), TAG],
                               capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, proc.stderr
-        reason, answers, median = proc.stdout.split()
+        reason, answers, least = proc.stdout.split()
         assert reason == "deal_limit" and int(answers) >= 10, proc.stdout
-        medians.append(float(median))
-    alone, beside_spinners = medians
-    assert beside_spinners < 1.5 * alone, medians
+        fastest.append(float(least))
+    alone, beside_spinners = fastest
+    assert beside_spinners < 1.5 * alone, fastest
     assert tagged_processes() == []  # the spinners ended with their match
