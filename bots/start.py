@@ -3,7 +3,7 @@
 
 The arena starts its Python bots this way rather than with ``python -m MODULE`` (which works too),
 because a bot starts for every match: ``-S`` skips ``site``, the site-packages folder and its
-``.pth`` files, whose editable-install import hook alone cost ~16 ms of a bot's ~55 ms start; and
+``.pth`` files (an editable install's import hook alone cost ~16 ms of a bot's ~55 ms start); and
 ``runpy`` costs a few more. The bundled bots need nothing but the standard library and this
 installation. ``-I`` keeps the environment and the working folder out of ``sys.path``, so a bot
 runs the same wherever and however it is started.

@@ -130,15 +130,18 @@ EOF
         # let one such mutant hold the run for many minutes on a loaded machine).
         echo "timeout_multiplier=2"
     } > "$WORK/setup.cfg"
-    # The project is installed into .venv in editable mode, whose import hook would load arena from the
-    # checkout and not from mutmut's copy: the tests here must see the copy.
+    # The project is installed into .venv in editable mode, which puts the checkout on sys.path (an
+    # older install: an import hook), so arena would load from the checkout and not from mutmut's
+    # copy: the tests here must see the copy.
     cat > "$WORK/conftest.py" <<'EOF'
 import os
 import sys
 
 sys.meta_path[:] = [f for f in sys.meta_path if not type(f).__module__.startswith("__editable__")]
-# mutmut runs pytest several times in one process: forget only modules loaded from elsewhere.
 here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") == here
+               or not os.path.isdir(os.path.join(p or ".", "arena"))]
+# mutmut runs pytest several times in one process: forget only modules loaded from elsewhere.
 for name, module in list(sys.modules.items()):
     if (name == "arena" or name.startswith("arena.")) and \
             not os.path.abspath(getattr(module, "__file__", None) or "/").startswith(here):
