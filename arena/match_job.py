@@ -60,7 +60,7 @@ def prepare_worker(bots: tuple[BotSpec, ...], found: sandbox.Support | None = No
     if found is not None:
         sandbox.adopt(found)
     if any(zygote.serves(bot.argv) for bot in bots) and sandbox.support().mode != "limits":
-        zygote.get()
+        zygote.get([bot.argv for bot in bots])
 
 
 def play_job(job: MatchJob) -> MatchResult:

@@ -69,9 +69,11 @@ ENV = "ARENA_ZYGOTE"            # "0": every bot starts by exec
 START_TIMEOUT_S = 20.0          # the zygote's imports, on a loaded machine
 REPLY_TIMEOUT_S = 10.0          # one fork
 _MAX_FDS = 5                    # stdin, stdout, stderr, status, control
-_PREIMPORT = ("protocol", "arena.game", "bots.random_bot", "bots.greedy_bot", "bots.strong",
-              "bots.strong.__main__", "runpy", "pkgutil", "traceback", "random", "fcntl",
+_PREIMPORT = ("protocol", "arena.game", "runpy", "pkgutil", "traceback", "random", "fcntl",
               "importlib")  # pkgutil: runpy.run_path imports it (~300 faults in each child)
+# The bundled Python bots' modules (bots.BUNDLED_PYTHON), pre-imported too unless the zygote is
+# told which bots it will start (``get(bots)``): bots.strong alone is ~10 ms of its start's CPU.
+_ALL_BOTS = "*"
 # The last argument of the zygote: room in its arguments area, which each child overwrites with
 # its bot's command line (sandbox_launch.c: show_arguments), so that `ps` and the tests' process
 # checks see a forked bot's whole command as they see an exec'ed one's.
@@ -191,7 +193,7 @@ class ZygoteChild:
 class Zygote:
     """The referee's side: starts the zygote process and asks it for children."""
 
-    def __init__(self, library: bytes, env: dict[str, str]):
+    def __init__(self, library: bytes, env: dict[str, str], bot_modules: str = _ALL_BOTS):
         import subprocess
 
         # The launcher's library travels as a memfd: a bot's /proc/self/maps then names no path
@@ -212,7 +214,7 @@ class Zygote:
             with_thread = "1" if threading.current_thread() is threading.main_thread() else "0"
             self.proc = subprocess.Popen(
                 [sys.executable, "-I", os.path.abspath(__file__), str(theirs.fileno()),
-                 str(os.getpid()), str(code), with_thread, _CMDLINE_ROOM],
+                 str(os.getpid()), str(code), with_thread, bot_modules, _CMDLINE_ROOM],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=env, close_fds=True,
                 pass_fds=(theirs.fileno(), code), start_new_session=True, cwd="/")
         finally:
@@ -301,9 +303,12 @@ _failed: str | None = None
 _start_lock = threading.Lock()
 
 
-def get() -> Zygote | None:
+def get(bots: Sequence[Sequence[str]] | None = None) -> Zygote | None:
     """This process's zygote, started on first use; None when bots must start by exec (asked
-    for with ``ARENA_ZYGOTE=0``, or the zygote cannot be had here: logged once, with why)."""
+    for with ``ARENA_ZYGOTE=0``, or the zygote cannot be had here: logged once, with why).
+    ``bots``, the commands of every bot this process will start, when known (a tournament's
+    worker): a zygote started by this call pre-imports only the bundled bots among them; a
+    bundled bot it did not pre-import imports itself in its child, as under exec."""
     global _zygote, _zygote_pid, _failed
     import subprocess
 
@@ -318,7 +323,7 @@ def get() -> Zygote | None:
             _zygote = None  # a forked process never uses its parent's zygote
         if _zygote is None and _failed is None:
             try:
-                _zygote = _start()
+                _zygote = _start(_ALL_BOTS if bots is None else _bot_modules(bots))
                 _zygote_pid = os.getpid()
             except (OSError, ValueError, subprocess.SubprocessError) as err:
                 _failed = str(err)
@@ -332,12 +337,18 @@ def failure() -> str | None:
     return _failed
 
 
-def _start() -> Zygote:
+def _start(bot_modules: str) -> Zygote:
     from arena import sandbox
 
     if not hasattr(os, "pidfd_open") or not hasattr(signal, "pidfd_send_signal"):
         raise OSError("this system has no pidfd (Linux 5.3+ is needed)")
-    return Zygote(sandbox.launcher_library_bytes(), sandbox.minimal_env(sandbox.BOT_HOME))
+    return Zygote(sandbox.launcher_library_bytes(), sandbox.minimal_env(sandbox.BOT_HOME),
+                  bot_modules)
+
+
+def _bot_modules(bots: Sequence[Sequence[str]]) -> str:
+    """The modules of the bundled Python bots among these commands, for the zygote's argument."""
+    return ",".join(sorted({argv[4] for argv in bots if _kind(argv) == "module"}))
 
 
 def stop() -> None:
@@ -511,7 +522,8 @@ def _run_bot(request: dict[str, Any]) -> None:
 
 
 def _main() -> None:
-    """The zygote: ``python -I zygote.py SOCKET_FD PARENT_PID LIBRARY_FD PDEATHSIG ROOM``."""
+    """The zygote: ``python -I zygote.py SOCKET_FD PARENT_PID LIBRARY_FD PDEATHSIG BOTS ROOM``
+    (BOTS: the bundled bots' modules to pre-import, comma-separated, or ``*`` for all)."""
     import ctypes
     import gc
     import importlib
@@ -532,8 +544,17 @@ def _main() -> None:
     lib.sandbox_request_size.restype = ctypes.c_size_t
     lib.sandbox_fork_enter.restype = ctypes.c_int
     os.close(code)  # the mapping stays; no child inherits the descriptor
+    wanted = sys.argv[5]
+    if wanted == _ALL_BOTS:
+        from bots import BUNDLED_PYTHON
+
+        wanted = ",".join(BUNDLED_PYTHON.values())
     for name in _PREIMPORT:
         importlib.import_module(name)
+    for name in filter(None, wanted.split(",")):
+        module = importlib.import_module(name)
+        if not hasattr(module, "main"):  # a package: what _run_bot runs is its __main__
+            importlib.import_module(name + ".__main__")
     _warm_up()
     # The SDK's hot path run once here, not in every child: each child would otherwise copy the
     # pages that running it for the first time writes (protocol.sdk.warm_up; issue 18).

@@ -72,6 +72,36 @@ def test_python_bots_are_forked_and_everything_else_is_exec_ed(monkeypatch):
     assert not proc.via_zygote
 
 
+def test_a_zygote_told_its_bots_pre_imports_only_those_and_still_starts_any(tmp_path):
+    """A tournament's worker tells its zygote the bots it will start (match_job.prepare_worker):
+    the zygote pre-imports the bundled bots among them and no other (bots.strong alone is ~10 ms
+    of its start), and a bundled bot it did not pre-import still starts from it, importing
+    itself in its child as under exec."""
+    from arena.game import profile
+    from arena.referee import MatchConfig, run_match
+
+    zygote.stop()  # this test's own zygote; the next test's first bot starts the usual one
+    try:
+        assert zygote.get([list(resolve_bot("greedy").argv), list(resolve_bot("first-legal-c")
+                                                                  .argv)]) is not None
+        probe, report = start_probe(tmp_path / "probe")
+        probe.close()
+        loaded = set(report["bots_preloaded"])
+        assert probe.via_zygote and "bots.greedy_bot" in loaded, loaded
+        assert not {m for m in loaded if m == "bots.random_bot" or m.startswith("bots.strong")}
+        config = MatchConfig(rules=profile("sixty_six"), seed=3, match_id="z", max_deals=2,
+                             limits=LIMITS)
+        result = run_match([resolve_bot("strong"), resolve_bot("greedy")], config)
+        assert result.reason == "deal_limit", result.detail
+    finally:
+        zygote.stop()
+    zygote.get()
+    probe, report = start_probe(tmp_path / "all")
+    probe.close()
+    assert {"bots.greedy_bot", "bots.random_bot", "bots.strong", "bots.strong.__main__"} <= \
+        set(report["bots_preloaded"])  # not told: every bundled bot, as before
+
+
 def test_a_zygote_child_holds_its_pipes_its_own_user_and_fresh_random_state(tmp_path):
     (first, a), (second, b) = start_probe(tmp_path / "a"), start_probe(tmp_path / "b")
     try:
