@@ -255,7 +255,8 @@ def _caps() -> str:
     if missing is None:
         return ("a cgroup caps each bot's memory, processes and cores as a whole and keeps a "
                 "waiting bot from taking the CPU of the one deciding")
-    return f"memory_mb is per process only, processes per user, and cores not held ({missing})"
+    return (f"memory_mb is per process only, processes per user, cores not held, and a waiting "
+            f"bot may take the CPU of the one deciding ({missing})")
 
 
 def best_level() -> str:

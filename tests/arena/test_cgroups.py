@@ -377,6 +377,7 @@ def test_without_cgroups_the_sandbox_says_memory_is_per_process():
     if available == "None":
         pytest.skip("this user has cgroups delegated to it")
     assert "memory_mb is per process" in described, described
+    assert "a waiting bot may take the CPU of the one deciding" in described  # said, not hidden
     assert available in described
 
 
