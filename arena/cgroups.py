@@ -311,9 +311,9 @@ class BotCgroup:
         except OSError as err:
             if err.errno != errno.EINVAL:
                 raise
-            # v1 refuses a quota above the one of a cgroup above it (the arena's own, say).
-            raise OSError(err.errno, f"the sandbox limit cores={self.cores} is more CPU than the "
-                                     f"arena's own cgroup allows: lower it") from None
+            # v1 refuses a quota above the one of a cgroup above it: the arena's own (a container
+            # given half a core, say) already holds the bot below ``cores``, and the bot's stays
+            # unlimited under it (v2 takes any value and applies the smaller one itself).
 
     def asked(self, asked: bool) -> None:
         """The bot's weight on a busy core: the normal one while the referee waits for its answer

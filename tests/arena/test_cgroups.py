@@ -221,6 +221,37 @@ def test_a_bot_gets_at_most_its_cores_worth_of_cpu(launch_path, tmp_path):
     assert tagged_processes() == [] and our_cgroups() == []
 
 
+@needs_cgroups
+def test_under_an_arena_held_below_one_core_a_bot_still_starts_held_by_it(tmp_path):
+    """An arena whose own cgroup has less CPU than ``cores`` (a container given half a core):
+    cgroup v1 refuses the bot's larger quota, and the bot's cgroup is made anyway, its quota left
+    to the arena's, which already holds it below ``cores``."""
+    if cgroups.layout().version != 1:
+        pytest.skip("cgroup v2 takes a larger quota below a smaller one and applies the smaller")
+    held = cgroups.layout().parents[-1] / f"test-held-{os.getpid()}"
+    held.mkdir()
+    try:
+        (held / "cpu.cfs_quota_us").write_text("50000")  # half of the 100 ms period
+        script = ("import os, sys\n"
+                  "open(sys.argv[1] + '/cgroup.procs', 'w').write(str(os.getpid()))\n"
+                  "from arena import cgroups\n"
+                  "group = cgroups.BotCgroup(memory_mb=64, processes=8, cores=1)\n"
+                  "print(group.paths[-1].parent.name, "
+                  "(group.paths[-1] / 'cpu.cfs_quota_us').read_text().strip())\n"
+                  "group.remove()\n")
+        proc = subprocess.run([sys.executable, "-c", script, str(held)], capture_output=True,
+                              text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.split() == [held.name, "-1"]
+    finally:
+        for _ in range(50):  # the subprocess has exited; its cgroup entry may linger a moment
+            try:
+                held.rmdir()
+                break
+            except OSError:
+                time.sleep(0.02)
+
+
 @pytest.mark.slow
 @needs_cgroups
 def test_a_tournament_and_its_store_are_untouched_by_a_bot_at_its_cap(tmp_path):
