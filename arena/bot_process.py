@@ -156,6 +156,7 @@ class BotProcess:
         proc = self._proc
         status = None
         if proc is not None:
+            self.asked(True)  # it is waited for now: its exit must not queue behind other work
             stdin, stdout, stderr = _pipes(proc)
             try:
                 stdin.close()

@@ -319,6 +319,8 @@ class BotCgroup:
         """The bot's weight on a busy core: the normal one while the referee waits for its answer
         (``asked``), the least there is while it waits for the referee (module docstring). One
         write of a few bytes to a file kept open: ~1 us, twice a decision."""
+        if self._weight < 0:
+            return  # removed: no process left to weigh
         _, normal, least = _WEIGHT[self.layout.version]
         os.pwrite(self._weight, normal if asked else least, 0)
 

@@ -27,6 +27,7 @@ from arena.sandbox import SandboxLimits, launcher, support
 from bot_procs import TAG, tagged_processes
 
 CAP_BOT = Path(__file__).parent / "fixtures" / "cap_bot.py"
+CPU_BOT = Path(__file__).parent / "fixtures" / "cpu_bot.py"
 CAPPED = support().mode != "limits" and cgroups.available() is None
 needs_cgroups = pytest.mark.skipif(
     not CAPPED, reason="needs a cgroup per bot (root, or cgroup v2 delegated): " + str(
@@ -167,6 +168,46 @@ def test_a_bot_cannot_raise_its_own_caps(launch_path, tmp_path):
     said = (tmp_path / "err.log").read_text()
     assert "raised" not in said
     assert said.count("refused") >= 1, said  # it found them, and could not write
+
+
+_BUSY_MATCH = """
+import os, subprocess, sys, time
+from pathlib import Path
+core = int(sys.argv[1])
+os.sched_setaffinity(0, {core})  # before the zygote: every bot inherits it
+# Another program busy on that core, in a session of its own (its own autogroup), as any other
+# program on a busy machine.
+busy = subprocess.Popen([sys.executable, "-c", "while True: pass", sys.argv[4]],
+                        start_new_session=True)
+try:
+    from arena.bot_process import Limits
+    from arena.game import profile
+    from arena.referee import BotSpec, MatchConfig, run_match
+    folder, bot, tag = Path(sys.argv[2]), sys.argv[3], sys.argv[4]
+    bots = [BotSpec("exit", (sys.executable, bot, "exit", "30", tag)),
+            BotSpec("quick", (sys.executable, bot, "work", "0", tag))]
+    config = MatchConfig(rules=profile("sixty_six"), seed=5, match_id="exit", max_deals=1,
+                         limits=Limits(decision_ms=10_000, startup_ms=10_000))
+    result = run_match(bots, config, record_path=folder / "m.jsonl", log_dir=folder / "logs")
+    print(result.reason, result.seats[0].sandbox.status, result.seats[1].sandbox.status)
+finally:
+    busy.kill()
+    busy.wait()
+"""
+
+
+@needs_cgroups
+def test_a_bot_has_the_cpu_to_exit_when_its_match_ends(launch_path, tmp_path):
+    """After match_end the referee waits for each bot to exit (1 s, PROTOCOL.md): each gets the
+    normal weight back for that. A bot that needs 30 ms of CPU to exit, on a core another program
+    keeps busy, exits by itself (status 0); left at the least weight it got ~0.2% of the core
+    and was killed after its second (no exit status of its own)."""
+    core = str(max(os.sched_getaffinity(0)))
+    proc = subprocess.run([sys.executable, "-c", _BUSY_MATCH, core, str(tmp_path), str(CPU_BOT),
+                           TAG], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["deal_limit", "0", "0"], proc.stdout
+    assert tagged_processes() == []
 
 
 def _cpu_seconds(pids: list[int]) -> dict[int, float]:
@@ -468,7 +509,6 @@ def test_as_root_without_the_cpu_controller_bots_are_not_run_isolated(tmp_path):
     assert refused.startswith("refused: cannot cap the bot's memory and processes, nor its share")
 
 
-CPU_BOT = Path(__file__).parent / "fixtures" / "cpu_bot.py"
 _PINNED_MATCH = """
 import json, os, sys
 from pathlib import Path
