@@ -245,7 +245,7 @@ def test_a_bot_gets_at_most_its_cores_worth_of_cpu(launch_path, tmp_path):
             .read_text().split()[0] == "100000"
         pids = [int(p) for p in (cpu / "cgroup.procs").read_text().split()]
         before, start = _cpu_seconds(pids), time.monotonic()
-        time.sleep(1.5)
+        time.sleep(0.6)  # short: the rest of the parallel suite shares the machine
         after, wall = _cpu_seconds(pids), time.monotonic() - start
         used = sum(after[pid] - before[pid] for pid in after if pid in before)
         assert 0 < used / wall < 1.15, (used, wall)
