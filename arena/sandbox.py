@@ -7,7 +7,7 @@ runs: ``support()`` raises ``SandboxUnavailable`` naming what is missing and the
 for a weaker level. ``describe()`` says what holds in one plain sentence.
 
 - ``isolated`` (Linux, as root): each bot runs through ``sandbox_launch.c`` in new network, mount,
-  PID, IPC and UTS namespaces, as an unprivileged user id of its own (leased from a range, so two
+  PID, IPC, UTS and cgroup namespaces, as an unprivileged user id of its own (leased from a range, so two
   bots never share one), with resource limits and no capability. Its root is an empty tmpfs into
   which only the ALLOW-LIST is bind-mounted read-only (``allow_list()``: system folders, a minimal
   /etc, the interpreter, the arena's installation, the bot's own program folder), plus a minimal

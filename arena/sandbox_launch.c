@@ -14,8 +14,8 @@
  * process that creates it:
  *
  * - the *outer* process (the one the referee started, in its own session) unshares the network,
- *   mount, PID, IPC and UTS namespaces (and a user namespace with --userns, when not root), forks
- *   the inner process and exits with it;
+ *   mount, PID, IPC, UTS and cgroup namespaces (and a user namespace with --userns, when not
+ *   root), forks the inner process and exits with it;
  * - the *inner* process is PID 1 of the new PID namespace. It builds the bot's root from an
  *   ALLOW-LIST and nothing else: an empty tmpfs, into which each --ro path (system folders, the
  *   interpreter, the arena's installation, the bot's own program folder: arena/sandbox.py decides
@@ -34,9 +34,10 @@
  * and wiped from the argument area before anything else, so they name no path of the machine (an
  * option added later is covered too: parse() only ever sees the copy).
  *
- * With --cgroup (one per hierarchy: v1 has one for memory and one for pids), the outer process
- * joins the bot's cgroups first of all, before it forks: the bot and everything it starts are in
- * them from their first instruction (arena/cgroups.py made them and set their caps).
+ * With --cgroup (one per hierarchy: v1 has one for memory, one for pids, one for cpu), the outer
+ * process joins the bot's cgroups first of all, before it forks: the bot and everything it starts
+ * are in them from their first instruction (arena/cgroups.py made them and set their caps). The
+ * new namespaces include a cgroup namespace rooted there, so the bot sees no cgroup path.
  *
  * Both processes ask the kernel to kill them when their parent dies (PR_SET_PDEATHSIG), so a
  * referee killed with kill -9 takes its bots with it.
@@ -710,7 +711,10 @@ static void launch(void) {
     check(prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0), "prctl");
     if (getppid() != (pid_t)spec.parent) _exit(1);  /* the referee died before we could ask */
     join_cgroups();
-    int flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET;
+    /* A cgroup namespace made after the join: the bot's /proc/self/cgroup shows "/", not the
+     * arena's cgroup on the host, nor the referee's PID and count in its cgroups' names. */
+    int flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET |
+                CLONE_NEWCGROUP;
     if (spec.userns) {
         char map[64];
         uid_t uid = getuid();

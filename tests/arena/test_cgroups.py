@@ -120,6 +120,9 @@ def test_a_bot_that_survives_its_cap_forfeits_when_the_match_ends(tmp_path, monk
 
 @needs_cgroups
 def test_the_bot_and_its_children_are_in_its_cgroup_from_the_start(launch_path, tmp_path):
+    """The launcher joins the bot's cgroups before it forks PID 1 and the bot: every process of
+    the bot is in each of them. From inside, in a cgroup namespace of its own, the bot sees
+    only "/" (no path of the arena's cgroups on the host, no referee PID in a name)."""
     proc = BotProcess([sys.executable, "-c", "import sys; print(open('/proc/self/cgroup').read(),"
                        " file=sys.stderr); print('ready x', flush=True); sys.stdin.read()"],
                       LIMITS, stderr_log=tmp_path / "err.log")
@@ -128,11 +131,13 @@ def test_the_bot_and_its_children_are_in_its_cgroup_from_the_start(launch_path, 
         assert proc.read_line(5) == b"ready x"
         made = our_cgroups()
         assert made  # one per hierarchy: v2 one, v1 memory, pids and cpu
+        inside = [set((path / "cgroup.procs").read_text().split()) for path in made]
+        assert len(inside[0]) >= 2 and all(pids == inside[0] for pids in inside), inside
     finally:
         proc.close()
-    seen = (tmp_path / "err.log").read_text()
-    for path in made:
-        assert f"/{path.name}\n" in seen
+    seen = [line.split(":", 2)[2] for line in (tmp_path / "err.log").read_text().splitlines()
+            if line.count(":") >= 2]
+    assert seen and set(seen) == {"/"}, seen
     assert our_cgroups() == []  # removed with the bot
 
 
