@@ -156,7 +156,6 @@ class BotProcess:
         proc = self._proc
         status = None
         if proc is not None:
-            self.asked(True)  # it is waited for now: its exit must not queue behind other work
             stdin, stdout, stderr = _pipes(proc)
             try:
                 stdin.close()

@@ -81,7 +81,7 @@ class Layout:
 
 # The controllers a bot's cgroup needs: its caps (memory, pids) and its share of a core (cpu).
 _V1 = ("memory", "pids", "cpu")
-_NEEDED = " and ".join((", ".join(_V1[:-1]), _V1[-1]))  # in words: "memory, pids and cpu"
+_NEEDED = "memory, pids and cpu"  # _V1 in words
 # The weight file and its two values: asked (the kernel's default) and waiting (its least).
 _WEIGHT = {2: ("cpu.weight", b"100", b"1"), 1: ("cpu.shares", b"1024", b"2")}
 # The period over which ``cores`` is counted: the kernel's default. A shorter one held back even a

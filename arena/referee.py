@@ -132,7 +132,9 @@ class _Match:
             return self._finish()
         finally:
             for proc in self.procs:
-                proc.asked(True)  # every bot is waited for now: each exits at once, not in turn
+                # Every bot is waited for now (the only place a bot's weight is lowered is this
+                # referee): each gets the CPU to exit at once, not in turn.
+                proc.asked(True)
             for seat, proc in enumerate(self.procs):
                 # A bot that broke a rule is not waited for: a hung one would only cost time.
                 proc.close(grace_s=0.0 if seat == self._offender else EXIT_GRACE_S)
