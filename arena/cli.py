@@ -169,7 +169,7 @@ def demo(
     console.print(f"[bold]demo tournament[/]: {', '.join(bots)}; {plan}, profile {profile}, "
                   f"deals from {deals}", soft_wrap=True)
     tournament(config_file=None, bot=bots, name="demo", profile=profile,
-               matches_per_pairing=matches, rounds=None, seed=seed, workers=None, affinity=False,
+               matches_per_pairing=matches, rounds=None, seed=seed, workers=None, affinity=None,
                allow_self_partner=False, decision_ms=None, startup_ms=None, output=output,
                resume=None, limit=None, cluster=None, isolation=level, data=data_dir(),
                write_report=True)
@@ -417,11 +417,12 @@ def tournament(
     workers: Optional[int] = typer.Option(None, "--workers", "-w", "--concurrency",
                                           help="Worker processes of a local run (default: all "
                                           "cores; on a cluster, each Dask worker's threads)."),
-    affinity: bool = typer.Option(False, "--affinity", help="Keep each worker, with its bots, "
-                                  "to a core of its own (as fastchess's -use-affinity): faster "
-                                  "for cheap bots on a machine doing nothing else; but a bot "
-                                  "then cannot move away from another busy program there "
-                                  "(README: the pool)."),
+    affinity: Optional[bool] = typer.Option(None, "--affinity/--no-affinity", help="Keep each "
+                                            "worker, with its bots, to a core of its own (as "
+                                            "fastchess's -use-affinity). Default: where it can "
+                                            "claim a core no other arena on this machine holds, "
+                                            "else free; --affinity: always; --no-affinity: never "
+                                            "(README: the pool)."),
     allow_self_partner: bool = typer.Option(False, "--allow-self-partner", help="With four "
                                             "players and fewer than four bots, let each bot "
                                             "partner itself: its two instances could signal "
@@ -486,10 +487,10 @@ def tournament(
             if stored is None:
                 raise ConfigError(f"{db} holds no tournament settings")
             # A flag not given leaves the stored setting (None would drop it).
-            given_now = {"affinity": affinity, "allow_self_partner": allow_self_partner}
             config = load_config(None, {**stored, "output": str(resume), "workers": workers,
                                         "cluster": cluster, "data": str(data),
-                                        **{k: True for k, v in given_now.items() if v}})
+                                        "affinity": affinity,
+                                        "allow_self_partner": allow_self_partner or None})
         else:
             config = load_config(config_file, {
                 "bots": bot, "name": name, "profile": profile,
@@ -498,7 +499,7 @@ def tournament(
                 "decision_ms": decision_ms, "startup_ms": startup_ms,
                 "output": str(output) if output else None, "cluster": cluster,
                 "sandbox": parse_limits(limit) if limit else None, "data": str(data),
-                "affinity": affinity or None,
+                "affinity": affinity,
                 "allow_self_partner": allow_self_partner or None})
             if rounds and config.deal_sets is not None:
                 # Three or four players: a round is one deal set per group (-n counts those).
@@ -510,8 +511,8 @@ def tournament(
         err_console.print(f"note: --workers {workers} does not apply on a cluster: each Dask worker "
                           "runs as many matches at once as it has threads (dask worker --nthreads)",
                           soft_wrap=True)
-    if config.affinity:
-        from arena.pool import cores_for
+    if config.affinity is True:
+        from arena.worker_cores import cores_for
 
         if config.cluster:
             err_console.print("note: --affinity does not apply on a cluster", soft_wrap=True)

@@ -87,9 +87,12 @@ def sprt(
     startup_ms: int = typer.Option(DEFAULT_STARTUP_MS, min=1, help="Time limit to start (ms)."),
     workers: Optional[int] = typer.Option(None, "--workers", "-w", "--concurrency", min=1,
                                           help="Worker processes (default: all cores)."),
-    affinity: bool = typer.Option(False, "--affinity", help="Keep each worker, with its bots, "
-                                  "to a core of its own (as fastchess's -use-affinity; README: "
-                                  "the pool)."),
+    affinity: Optional[bool] = typer.Option(None, "--affinity/--no-affinity", help="Keep each "
+                                            "worker, with its bots, to a core of its own (as "
+                                            "fastchess's -use-affinity). Default: where it can "
+                                            "claim a core no other arena on this machine holds, "
+                                            "else free; --affinity: always; --no-affinity: never "
+                                            "(README: the pool)."),
     seed: Optional[int] = typer.Option(None, help=SEED_HELP),
     output: Optional[Path] = typer.Option(None, "--output", "-o",
                                           help="Output folder (default: DATA/sprt-DATE-TIME)."),
@@ -127,7 +130,7 @@ def sprt(
             test, stored = _read_settings(resume)
             config = load_config(None, {**stored, "output": str(resume), "workers": workers,
                                         "cluster": cluster, "data": str(data),
-                                        "affinity": affinity or None})
+                                        "affinity": affinity})
         else:
             if new is None or base is None:
                 raise ConfigError("give the two bots: arena sprt NEW BASE (or --resume DIR)")
@@ -139,7 +142,7 @@ def sprt(
                 "decision_ms": decision_ms, "startup_ms": startup_ms,
                 "output": str(output or _new_folder(data)), "cluster": cluster,
                 "sandbox": parse_limits(limit) if limit else None, "data": str(data),
-                "affinity": affinity or None})
+                "affinity": affinity})
     except (ConfigError, SprtError, StoreError, ValueError) as err:
         raise term.fail(str(err)) from None
     _require_isolation(isolation or config.isolation or None)

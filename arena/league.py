@@ -55,11 +55,12 @@ from arena.pool import Pool, WorkerError
 from arena.preflight import PreflightError, preflight
 from arena.ratings import ENV
 from arena.registry import Registry, RegistryError, data_dir
-from arena.sandbox import SandboxLimits, data_folders
+from arena.sandbox import SandboxLimits, data_folders, waiting_bots_yield
 from arena.schedule import ScheduledMatch
 from arena.store import DB_NAME, DiskFullError, Store, StoreError, connect_read_only
 from arena.tournament import check_isolation, run_log
 from arena.types import BotSpec, ConfigError, MatchResult
+from arena.worker_cores import AFFINITY_WORDS, AUTO, Affinity, for_run, is_affinity
 
 if TYPE_CHECKING:
     from arena.league_publish import Publisher  # which imports this module
@@ -103,8 +104,8 @@ max_deals = 200                 # deals per match at most
 # Where and how (may change between runs).
 isolation = ""                  # "", isolated, namespaces or limits ("": $ARENA_ISOLATION)
 workers = 0                     # local worker processes; 0: all cores
-affinity = false                # true: each worker and its bots keep to a core of their own
-                                # (faster for cheap bots on a machine doing nothing else)
+affinity = "auto"               # each worker and its bots keep to a core of their own: "auto"
+                                # where no other arena has claimed it, true always, false never
 cluster = ""                    # a Dask scheduler, tcp://HOST:8786, to play there instead
 
 # Publishing: the report, replays, statistics and the league page are rewritten every
@@ -129,7 +130,7 @@ class LeagueConfig:
     sandbox: Mapping[str, Any] = field(default_factory=dict)
     isolation: str = ""
     workers: int = 0
-    affinity: bool = False
+    affinity: Affinity = AUTO
     cluster: str = ""
     publish: str = ""
     publish_every: float = DEFAULT_PUBLISH_EVERY_S
@@ -165,7 +166,7 @@ _TYPES: dict[str, tuple[Any, str]] = {
     "sandbox": (Mapping, "a table of limit = number"),
     "isolation": (str, "a sandbox level: isolated, namespaces or limits (a string)"),
     "workers": (int, "a whole number"),
-    "affinity": (bool, "true or false"),
+    "affinity": ((bool, str), AFFINITY_WORDS),
     "cluster": (str, "an address like tcp://HOST:8786 (a string)"),
     "publish": (str, "a folder path (a string)"),
     "publish_every": ((int, float), "a number of seconds"),
@@ -211,7 +212,8 @@ def load_league_config(folder: Path, overrides: Mapping[str, Any] | None = None)
     for key, value in data.items():
         kind, what = _TYPES[key]
         if isinstance(value, bool) and kind is not bool and bool not in (
-                kind if isinstance(kind, tuple) else (kind,)) or not isinstance(value, kind):
+                kind if isinstance(kind, tuple) else (kind,)) or not isinstance(value, kind) \
+                or key == "affinity" and not is_affinity(value):
             raise ConfigError(f"{path}: setting {key!r} must be {what}, not {value!r}"[:400])
     if not all(isinstance(b, str) and b.strip() for b in data.get("bots", [])):
         raise ConfigError(f"{path}: each of 'bots' must be a non-empty name or command")
@@ -583,7 +585,8 @@ def run_league(folder: Path, overrides: Mapping[str, Any] | None = None,
             pool: Pool[MatchJob, MatchResult] = cleanup.enter_context(
                 Pool(play_job, config.worker_count(), name_of=lambda job: job.entry.match_id,
                      exclusive=lambda job: job.entry.deal_set,  # a pair's two matches in turn
-                     pin=True if config.affinity else None))
+                     affinity=for_run(config.affinity, limits.sandbox.cores,
+                                      waiting_bots_yield())))
             runner.pool = pool
         # Every publish_every seconds the league publishes in a process of its own and plays on
         # meanwhile (league_publish.Publisher); its last publish, as it stops, is done here.

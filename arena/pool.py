@@ -18,14 +18,9 @@ small enough to hold every guarantee itself:
 - **Logging** travels on the worker's own connection to the coordinator, which hands each record
   to its loggers: no queue thread, no shared lock.
 - A worker that dies mid-match is replaced and its match played again, once; twice is an error.
-- **One core per worker, when asked** (``arena tournament --affinity``, or
-  ``ARENA_PIN_WORKERS=1``, as fastchess's ``-use-affinity``): a worker, its zygote and its bots
-  keep to a core of their own. A match of cheap bots is a ping-pong of wake-ups between the referee and a bot; spread over the cores, with
-  a second match beside it, each wake-up often crossed to the other core, and a match of greedy
-  vs random took ~1.4x as long with 2 workers as with 1 at the same CPU (issue 18,
-  scripts/match_timeline.py). Not by default: kept to a core, a bot cannot move away from
-  another busy program there, and a bot waiting behind it loses its decision time (the suite,
-  run beside itself, saw the strong bot forfeit on time).
+- **One core per worker** where it can claim one (``worker_cores.py``: the default, ``affinity =
+  "auto"``; ``True`` keeps to cores whatever is claimed, ``False`` never): a worker, its zygote
+  and its bots keep to a core of their own, so that a match's wake-ups stay on that core.
 """
 
 from __future__ import annotations
@@ -52,6 +47,8 @@ from multiprocessing.process import BaseProcess
 from typing import Any, Callable, Generator, Generic, Hashable, Iterable, Iterator, Sequence, \
     TypeVar
 
+from arena.worker_cores import Affinity, keep_to_a_core
+
 log = logging.getLogger("arena.pool")
 
 Job = TypeVar("Job")
@@ -62,7 +59,6 @@ _PR_SET_PDEATHSIG = 1   # <linux/prctl.h>
 MAX_DEATHS_PER_JOB = 2  # a match whose worker died this many times is an error, not a retry
 MAX_AHEAD = 32          # jobs a worker may hold beyond the one it plays (Pool.ahead_s)
 _STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
-PIN_ENV = "ARENA_PIN_WORKERS"  # "1": each worker keeps to a core of its own (cores_for)
 
 
 class WorkerError(RuntimeError):
@@ -121,9 +117,10 @@ class Pool(Generic[Job, Result]):
     # most of its CPU per match at some 80 matches a second (issue 18). A stop drops what a worker
     # holds, up to that much play per worker, which --resume plays again.
     ahead_s: float = 0.0
-    # Each worker, its zygote and its bots keep to a core of their own (cores_for): True, False,
-    # or None for what ARENA_PIN_WORKERS says.
-    pin: bool | None = None
+    # Each worker, its zygote and its bots keep to a core of their own: True, False, or "auto"
+    # where the worker can claim one no other arena holds (worker_cores.py). A tournament's
+    # default is "auto"; a pool's, False (its jobs need not be matches).
+    affinity: Affinity = False
     # Jobs with the same key (a tournament's deal set) never run on two workers at once: one
     # worker plays them one after another. Two instances of a bot playing the same deals at the
     # same time, one in each seat, could tell each other the cards (each holds the hand the
@@ -132,7 +129,6 @@ class Pool(Generic[Job, Result]):
     exclusive: Callable[[Job], Hashable] | None = None
     _workers: list[_Worker] = field(default_factory=list)
     _context: Any = None
-    _cores: list[int] = field(default_factory=list)  # worker i keeps to _cores[i]; [] none
     _left: int | None = None  # jobs the running source has yet to give, when known
     _owners: dict[Hashable, list[Any]] = field(default_factory=dict)  # key -> [worker, jobs held]
 
@@ -141,7 +137,6 @@ class Pool(Generic[Job, Result]):
         if atomic:  # pickle would write them whole, never as a reference (_SharedPickler)
             raise TypeError(f"a pool's shared objects cannot be of type {type(atomic[0]).__name__}")
         self._context = multiprocessing.get_context("spawn")
-        self._cores = cores_for(self.workers, self.pin)
         try:
             for index in range(self.workers):
                 self._start(index)
@@ -160,7 +155,7 @@ class Pool(Generic[Job, Result]):
         process = self._context.Process(
             target=_worker_main, name=f"worker-{index + 1}",
             args=(self.play, child_conn, watch, os.getpid(), level, self.shared,
-                  self._cores[index] if self._cores else None, self.on_start), daemon=False)
+                  (index, self.workers, self.affinity), self.on_start), daemon=False)
         # A stop signal while the worker is being started would leave it half-told (it printed
         # a traceback on the missing start data) and unknown to close(): the signals wait until
         # it is on the list. Blocking them in this thread is not enough (the kernel hands a
@@ -453,22 +448,6 @@ def main_left_out(*functions: object) -> Iterator[None]:
         sys.modules["__main__"] = main
 
 
-def cores_for(workers: int, pin: bool | None = None) -> list[int]:
-    """The core each worker keeps to (worker i: the i-th), or [] when they are not pinned: only
-    when asked (``pin``, a run's ``--affinity``; None: ``ARENA_PIN_WORKERS=1``) and there are no
-    more workers than this process's cores (more would share cores: left to the kernel). The
-    module's docstring says why it is not the default."""
-    try:
-        cores = sorted(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return []  # not Linux
-    if pin is None:
-        pin = os.environ.get(PIN_ENV) == "1"
-    if not pin or workers > len(cores):
-        return []
-    return cores[:workers]
-
-
 class _SharedPickler(pickle.Pickler):
     """Writes each of the pool's shared objects as a call that finds it in the worker's copy.
     ``reducer_override``, not pickle's persistent ids: pickle asks ``persistent_id`` about every
@@ -523,20 +502,17 @@ def _end(worker: _Worker) -> None:
 # -- in the worker ---------------------------------------------------------------------------------
 
 def _worker_main(play: Callable[[Any], Any], conn: Connection, watch: Connection, parent: int,
-                 level: int, shared: tuple[Any, ...] = (), core: int | None = None,
+                 level: int, shared: tuple[Any, ...] = (),
+                 place: tuple[int, int, Affinity] = (0, 1, False),
                  on_start: Callable[[], object] | None = None) -> None:
     # Ctrl-C reaches the whole foreground process group: the coordinator decides what stops.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, lambda signum, frame: _die(128 + signum))
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)  # blocked by Pool._start
     _die_with_parent(parent)
-    if core is not None:
-        # Before any child: the zygote, the launchers and the bots inherit it (a bot may widen
-        # its own, as any process may within its cgroup's cpuset: a matter of speed, not safety).
-        try:
-            os.sched_setaffinity(0, {core})
-        except OSError:
-            pass  # the core went away (a changed cpuset): run anywhere
+    # Before any child: the zygote, the launchers and the bots inherit the core (a bot may widen
+    # its own mask, as any process may within its cgroup's cpuset: a matter of speed, not safety).
+    core, placed = keep_to_a_core(*place)
     threading.Thread(target=_watch_lifeline, args=(watch,), name="lifeline", daemon=True).start()
     lock = threading.Lock()
     root = logging.getLogger()
@@ -544,6 +520,7 @@ def _worker_main(play: Callable[[Any], Any], conn: Connection, watch: Connection
         root.removeHandler(handler)
     root.addHandler(_SendHandler(conn, lock))
     root.setLevel(level)
+    log.info("%s %s", multiprocessing.current_process().name, placed)  # the run's log says where
     global _SHARED
     _SHARED = shared  # what a job's references to shared objects find (_SharedPickler)
     if on_start is not None:

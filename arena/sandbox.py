@@ -250,6 +250,16 @@ def describe() -> str:
             f"match; memory_mb is per process, processes per user, and cores not held{asked}")
 
 
+def waiting_bots_yield() -> bool:
+    """Whether each bot gets a cgroup that holds it to spare CPU while it is not asked to act
+    (``cgroups.BotCgroup.asked``): the ``isolated`` level, or ``namespaces`` where cgroups can be
+    had. Workers keep to a core by default only then (worker_cores.for_run): there a match's two
+    bots share one core, and without the weight a bot computing while its opponent decides would
+    take half of it."""
+    s = support()
+    return s.mode == "isolated" or s.mode == "namespaces" and cgroups.available() is None
+
+
 def _caps() -> str:
     missing = cgroups.available()
     if missing is None:

@@ -37,8 +37,9 @@ from arena.registry import data_dir
 # One match job, played here or on a cluster, lives in match_job.py (below cluster.py).
 from arena.match_job import MatchJob as _Job, log_stored, play_for_store, prepare_worker
 from arena.types import BotSpec, ConfigError, MatchResult
+from arena.worker_cores import AFFINITY_WORDS, AUTO, Affinity, for_run, is_affinity
 from arena.sandbox import SandboxLimits, SandboxUnavailable, Support, check_level, data_folders, \
-    describe as describe_sandbox, support as sandbox_support
+    describe as describe_sandbox, support as sandbox_support, waiting_bots_yield
 from arena.schedule import ScheduledMatch, partnership_groups, round_robin, three_player_sets
 from arena.store import DB_NAME, DiskFullError, MatchRows, Store, StoreError, connect_read_only, \
     is_disk_full, match_rows
@@ -97,8 +98,8 @@ class TournamentConfig:
     cluster: str = ""                          # a Dask scheduler (tcp://HOST:PORT): run there
     isolation: str = ""                        # sandbox level (sandbox.py); "": ARENA_ISOLATION
     data: str = ""                             # the data folder: registered bots; default: results
-    affinity: bool = False                     # each worker keeps to a core (pool.py); False:
-    #                                            what ARENA_PIN_WORKERS says
+    affinity: Affinity = AUTO                  # each worker keeps to a core (worker_cores.py):
+    #                                            true, false, or "auto" where it can claim one
     allow_self_partner: bool = False           # four players, fewer than four bots (_check)
 
     def out_dir(self) -> Path:
@@ -150,7 +151,7 @@ _TYPES: dict[str, tuple[Any, str]] = {
     "sandbox": (Mapping, "a table of limit = number"),
     "cluster": (str, "an address like tcp://HOST:8786 (a string)"),
     "isolation": (str, "a sandbox level: isolated, namespaces or limits (a string)"),
-    "affinity": (bool, "true or false"),
+    "affinity": ((bool, str), AFFINITY_WORDS),
     "allow_self_partner": (bool, "true or false"),
 }
 
@@ -232,7 +233,8 @@ def _check_type(key: str, value: Any, where: str) -> None:
     if key not in _TYPES:
         return  # unknown keys are named by _read_settings_file or TournamentConfig itself
     kind, what = _TYPES[key]
-    if isinstance(value, bool) and kind is int or not isinstance(value, kind):
+    if isinstance(value, bool) and kind is int or not isinstance(value, kind) \
+            or key == "affinity" and not is_affinity(value):
         raise ConfigError(f"{where}setting {key!r} must be {what}, not {value!r}"[:400])
     if key == "bots" and not all(isinstance(b, str) for b in list(value)):
         raise ConfigError(f"{where}setting 'bots' must be {what}; {value!r} holds a "
@@ -412,7 +414,8 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
                      shared=(rules, limits, *specs),
                      on_start=functools.partial(prepare_worker, tuple(specs), _sandbox_found()),
                      ahead_s=0.0 if should_stop is not None else HOLD_S,
-                     pin=True if config.affinity else None))
+                     affinity=for_run(config.affinity, limits.sandbox.cores,
+                                      waiting_bots_yield())))
         if cluster is None:  # a cluster's workers are checked where they run (cluster.py)
             hide = [out, *map(Path, data_folders())]
             try:

@@ -21,7 +21,7 @@ What it found (issue 18): no lock and no serial step. Between a job's result and
 ~2 ms, a bot's exit and its sandbox's removal ~5 ms, alike with 1 and 2 workers; what grew with a
 second worker was every step that waits for a bot (start, ``ready``, each answer) at the same CPU:
 the referee and its bots woke each other across the two cores, each behind the other match's
-processes. ``--workers 2,2 --pin=0,1`` shows it; the pool now keeps each worker to a core.
+processes. ``--workers 2,2 --pin=0,1`` shows it; each worker now keeps to a core (worker_cores.py).
 And a fixed ~0.5 s before the first match (a worker's interpreter and imports, then its zygote's
 boot at its first match), which a second worker cannot shorten: workers now start beside the
 pre-flight and boot their zygote as they start ("first job to its play" fell from ~0.2-0.5 s to
@@ -220,8 +220,8 @@ def main() -> None:
     parser.add_argument("--matches-per-pairing", type=int, default=20)
     parser.add_argument("--workers", default="1,2", help="comma-separated worker counts")
     parser.add_argument("--pin", default="",
-                        help=f"comma-separated, one per run: {pool.PIN_ENV} for it (0: workers "
-                             "never keep to a core, 1: always; -: the pool's default)")
+                        help="comma-separated, one per run: its affinity (0: workers never "
+                             "keep to a core, 1: always; -: the default, where they can claim one)")
     parser.add_argument("--events", type=Path, default=None,
                         help="keep every event here (one file per process, tab-separated)")
     args = parser.parse_args()
@@ -233,14 +233,13 @@ def main() -> None:
             folder.mkdir(parents=True, exist_ok=True)
             os.environ["ARENA_TIMELINE"] = str(folder)  # the workers wrap their steps too
             pins = args.pin.split(",") if args.pin else []
-            os.environ.pop(pool.PIN_ENV, None)
-            if run < len(pins) and pins[run] in ("0", "1"):
-                os.environ[pool.PIN_ENV] = pins[run]
+            affinity = {"0": False, "1": True}.get(pins[run] if run < len(pins) else "", "auto")
             _uninstall()
             _install()
             config = tournament.load_config(None, {
                 "name": "timeline", "bots": args.bots.split(","), "seed": 11, "workers": workers,
-                "matches_per_pairing": args.matches_per_pairing, "output": str(Path(tmp) / f"t{run}")})
+                "matches_per_pairing": args.matches_per_pairing, "output": str(Path(tmp) / f"t{run}"),
+                "affinity": affinity})
             start = time.monotonic_ns()
             tournament.run_tournament(config)
             end = time.monotonic_ns()

@@ -1,57 +1,161 @@
-"""Asked to (ARENA_PIN_WORKERS=1), each worker keeps to a core of its own, and every process it
-starts (the zygote, launchers, bots) inherits it (issue 18: a match's referee and bots woke each
-other across the cores, behind the other worker's match, and a match of cheap bots took ~1.4x as
-long with 2 workers as with 1). Not by default: a bot kept to a busy core may lose its time."""
+"""Each worker keeps to a core of its own where it can claim one (worker_cores.py), and every process
+it starts (the zygote, launchers, bots) inherits it (issue 18: a match's referee and bots woke each
+other across the cores, behind the other worker's match, and a match of cheap bots took ~1.25x as
+long with 2 workers as with 1). A core another arena's worker holds is not taken: two arenas on one
+machine never stack their workers on one core.
+
+Every test here claims in a folder of its own (``ARENA_CORE_CLAIMS``), so another arena running on
+the machine changes nothing in them."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import sys
 from pathlib import Path
+from typing import Callable, Iterator
 
 import pytest
 
-from arena.pool import PIN_ENV, Pool, cores_for
+from arena import sandbox
+from arena.pool import Pool
+from arena.worker_cores import CLAIMS_ENV, claimed, cores_for, for_run
 from core_jobs import cores
 
 CORES = sorted(os.sched_getaffinity(0))
+ALL = ", ".join(map(str, CORES))  # how a bot free to use any core prints its cores
 needs_two = pytest.mark.skipif(len(CORES) < 2, reason="one core: nothing to spread")
 
 
-@needs_two
-def test_workers_keep_to_a_core_each_only_when_asked(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.delenv(PIN_ENV, raising=False)
-    assert cores_for(1) == cores_for(2) == cores_for(len(CORES)) == []  # the kernel balances
-    monkeypatch.setenv(PIN_ENV, "0")
-    assert cores_for(len(CORES)) == []
-    monkeypatch.setenv(PIN_ENV, "1")
-    assert cores_for(1) == CORES[:1]
-    assert cores_for(2) == CORES[:2]
-    assert cores_for(len(CORES)) == CORES
-    assert cores_for(len(CORES) + 1) == []  # they would share cores: left to the kernel
+@pytest.fixture
+def claims(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A claims folder of this test's own (the workers it spawns inherit the environment)."""
+    folder = tmp_path / "claims"
+    monkeypatch.setenv(CLAIMS_ENV, str(folder))
+    return folder
+
+
+@pytest.fixture
+def other_arena(claims: Path) -> Iterator[Callable[[int], None]]:
+    """Stands for another arena's worker: claims a core (a lock on the core's file, as a worker
+    takes it) for the rest of the test."""
+    fds: list[int] = []
+
+    def hold(core: int) -> None:
+        claims.mkdir(exist_ok=True)
+        fd = os.open(claims / f"core-{core}", os.O_RDONLY | os.O_CREAT, 0o644)
+        fds.append(fd)
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+    yield hold
+    for fd in fds:
+        os.close(fd)
+
+
+def _placed(workers: int, affinity: bool | str) -> list[tuple[list[int], str]]:
+    """Each worker's cores and those of a process it starts, from a pool of ``workers``."""
+    with Pool(cores, workers, affinity=affinity) as pool:
+        seen = {pid: (mine, child) for _, (pid, mine, child) in pool.run(range(4 * workers))}
+    assert len(seen) == workers, seen  # every worker played
+    return sorted(seen.values())
+
+
+def _allowed_list() -> str:
+    """This process's Cpus_allowed_list: what a process free to use any core shows."""
+    status = Path("/proc/self/status").read_text()
+    return next(line.split(":", 1)[1].strip() for line in status.splitlines()
+                if line.startswith("Cpus_allowed_list:"))
+
+
+def test_which_core_each_worker_would_keep_to():
+    assert cores_for(1, False) == cores_for(len(CORES), False) == []
+    for affinity in (True, "auto"):
+        assert cores_for(1, affinity) == CORES[:1]
+        assert cores_for(len(CORES), affinity) == CORES
+        assert cores_for(len(CORES) + 1, affinity) == []  # they would share cores: the kernel's
+
+
+def test_auto_keeps_workers_free_unless_bots_have_one_core_and_yield_it_while_waiting():
+    """A bot kept to one core could not use the ``cores`` its sandbox gives it; and without a
+    cgroup's weight, a bot computing while its opponent decides would take half the core they
+    share (free, it takes another)."""
+    assert for_run("auto", 1, True) == "auto"
+    assert for_run("auto", 2, True) is False and for_run("auto", 0, True) is False  # 0: unlimited
+    assert for_run("auto", 1, False) is False
+    assert for_run(True, 2, False) is True and for_run(False, 1, True) is False  # as asked
+
+
+def test_only_bots_in_a_cgroup_yield_the_core_while_waiting(monkeypatch: pytest.MonkeyPatch):
+    """What a run's "auto" asks of its sandbox (``for_run``'s last argument)."""
+    def at(level: str) -> bool:
+        monkeypatch.setenv(sandbox.ISOLATION_ENV, level)
+        monkeypatch.setattr(sandbox, "_requested", None)
+        monkeypatch.setattr(sandbox, "_support", None)
+        return sandbox.waiting_bots_yield()
+
+    try:
+        assert at("limits") is False
+        if sandbox.best_level() == "isolated":  # root, with the cgroups it needs
+            assert at("isolated") is True
+    finally:
+        sandbox._support = None
 
 
 @needs_two
-def test_each_worker_and_what_it_starts_keep_to_its_own_core(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv(PIN_ENV, "1")  # 2 workers: pinned however many cores this machine has
-    with Pool(cores, 2) as pool:
-        seen = {pid: (mine, child) for _, (pid, mine, child) in pool.run(range(6))}
-    assert len(seen) == 2  # both workers played
-    pinned = sorted(mine[0] for mine, _ in seen.values())
-    assert pinned == CORES[:2]
-    for mine, child in seen.values():
+def test_by_default_each_worker_and_what_it_starts_keep_to_a_core_it_claims(claims: Path):
+    placed = _placed(2, "auto")
+    assert sorted(mine[0] for mine, _ in placed) == CORES[:2]
+    for mine, child in placed:
         assert len(mine) == 1 and child == str(mine[0])
+    assert claimed(CORES) == []  # the workers are gone, and their claims with them
+    assert sorted(p.name for p in claims.iterdir()) == [f"core-{c}" for c in CORES[:2]]
 
 
-def test_a_run_asks_for_it_whatever_the_environment_says(monkeypatch: pytest.MonkeyPatch):
-    """``Pool(pin=...)``, a tournament's ``--affinity`` (``affinity = true``): True or False win
-    over ``ARENA_PIN_WORKERS``; None leaves the choice to it."""
-    monkeypatch.setenv(PIN_ENV, "0")
-    assert cores_for(1, True) == CORES[:1]
-    monkeypatch.setenv(PIN_ENV, "1")
-    assert cores_for(1, False) == [] and cores_for(1, None) == CORES[:1]
-    assert cores_for(len(CORES) + 1, True) == []
+@needs_two
+def test_a_core_another_arena_claims_is_left_to_it(other_arena: Callable[[int], None]):
+    other_arena(CORES[0])
+    # One worker: its own core is taken, it takes the next.
+    [(mine, child)] = _placed(1, "auto")
+    assert mine == [CORES[1]] and child == str(CORES[1])
+    if len(CORES) == 2:
+        # Two workers on two cores, one held: one keeps to the free core, the other runs free.
+        placed = _placed(2, "auto")
+        assert sorted(len(mine) for mine, _ in placed) == [1, 2]
+        assert [CORES[1]] in [mine for mine, _ in placed]
+        assert CORES in [mine for mine, _ in placed]
+
+
+@needs_two
+def test_with_every_core_claimed_workers_run_free_unless_told_to_keep(
+        other_arena: Callable[[int], None]):
+    for core in CORES:
+        other_arena(core)
+    for mine, child in _placed(2, "auto"):
+        assert mine == CORES, "a worker took a core another arena holds"
+        assert child == _allowed_list()
+    # --affinity: kept to cores whatever is claimed, as asked.
+    assert sorted(mine[0] for mine, _ in _placed(2, True)) == CORES[:2]
+
+
+@needs_two
+def test_no_affinity_leaves_every_worker_free(claims: Path):
+    for mine, _ in _placed(2, False):
+        assert mine == CORES
+    assert not claims.exists()  # nothing claimed
+
+
+@needs_two
+def test_a_claim_planted_as_a_link_is_not_followed(claims: Path, tmp_path: Path):
+    """The claims folder is shared by every user (like /tmp): a link put there by another user
+    is refused, never opened, and that core is simply not claimed."""
+    claims.mkdir()
+    target = tmp_path / "victim"
+    target.write_text("")
+    (claims / f"core-{CORES[0]}").symlink_to(target)
+    [(mine, _)] = _placed(1, "auto")
+    assert mine == [CORES[1]]
+    assert target.read_text() == "" and not target.stat().st_mode & 0o111
 
 
 # A bot that says on stderr which cores it may run on, then plays as first_legal.py.
@@ -79,16 +183,17 @@ def _cores_seen(folder: Path) -> list[str]:
 
 
 @needs_two
-@pytest.mark.parametrize("affinity", [True, False])
-def test_a_tournament_with_affinity_keeps_each_bot_to_its_worker_s_core(
-        tmp_path, monkeypatch: pytest.MonkeyPatch, affinity: bool):
+@pytest.mark.parametrize("flags, kept", [([], True), (["--affinity"], True),
+                                         (["--no-affinity"], False),
+                                         (["--limit", "cores=2"], False)],
+                         ids=["default", "affinity", "no-affinity", "bots-with-two-cores"])
+def test_a_tournament_keeps_each_bot_to_its_worker_s_core(tmp_path, claims: Path,
+                                                          flags: list[str], kept: bool):
     from typer.testing import CliRunner
 
     from arena.cli import app
 
-    monkeypatch.delenv(PIN_ENV, raising=False)
     out = tmp_path / "t"
-    flags = ["--affinity"] if affinity else []
     result = CliRunner().invoke(app, ["tournament", "--no-report", "-b", _says_its_cores(tmp_path),
                                       "-b", "first-legal-c", "-n", "6", "-w", "2", *flags,
                                       "-o", str(out)])
@@ -96,22 +201,20 @@ def test_a_tournament_with_affinity_keeps_each_bot_to_its_worker_s_core(
     seen = _cores_seen(out)
     sets = set(seen)
     assert len(seen) == 6, [p.name for p in (out / "logs").iterdir()]
-    if affinity:  # each bot on one core; the two workers' cores
+    if kept:  # each bot on one core; the two workers' cores
         assert sets <= {str(c) for c in CORES[:2]} and len(sets) == 2, sets
     else:
-        assert sets == {", ".join(map(str, CORES))}, sets
+        assert sets == {ALL}, sets
 
 
 @needs_two
-def test_a_league_with_affinity_keeps_each_bot_to_its_worker_s_core(
-        tmp_path, monkeypatch: pytest.MonkeyPatch):
+def test_a_league_keeps_each_bot_to_its_worker_s_core(tmp_path, claims: Path):
     from arena.league import run_league
     from league_util import write_settings
 
-    monkeypatch.delenv(PIN_ENV, raising=False)
     league = tmp_path / "league"
     write_settings(league, name="pinned", bots=[_says_its_cores(tmp_path), "first-legal-c"],
-                   workers=2, affinity=True, publish_every=0)
+                   workers=2, publish_every=0)
     progress = run_league(league, data=tmp_path / "data", max_pairs=3, publish=False)
     assert progress.played == 6
     seen = _cores_seen(league)

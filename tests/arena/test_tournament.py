@@ -119,7 +119,7 @@ def test_a_forfeiting_bot_loses_its_matches_and_the_tournament_completes(tmp_pat
     ({"bots": ["random", "greedy"], "profile": "poker"}, "unknown rules profile 'poker'"),
     ({"bots": ["random", "greedy"], "rules": {"match_target": "many"}}, "match_target"),
     ({"bots": ["random", "greedy"], "colour": "red"}, "colour"),
-    ({"bots": ["random", "greedy"], "affinity": "yes"}, "'affinity' must be true or false"),
+    ({"bots": ["random", "greedy"], "affinity": "yes"}, "'affinity' must be true, false or \"auto\""),
 ])
 def test_bad_settings_are_clear_errors_before_anything_runs(tmp_path, settings, message):
     with pytest.raises(ConfigError, match=message):
