@@ -5,28 +5,28 @@ greedy vs random at least 2x the matches/s of the previous code).
 
 1. The bare referee: the schedule's matches played one after another with ``run_match`` in this
    process, writing the same records, without pool, store or progress.
-2. The same tournament through ``run_tournament`` with 1 worker, then with 2 workers.
+2. The same tournament through ``run_tournament`` with 1 worker, then with 2 workers, each placed
+   as a run places them by default (kept to a core of its own) and free to use any core.
 
-Overhead per match = (1-worker tournament time - bare time) / matches; speed-up = 2-worker matches/s
-over 1-worker matches/s. Interleaved rounds, medians (these machines are shared and noisy). The CPU
-time of each run (this process and every process it waited for: workers, referees, bots) is printed
-too: the CPU overhead does not depend on what else the machine is doing, the wall-clock one does;
-and the coordinator's own CPU, the scheduler's cost measured within one run. "Cores busy" says how
-much of the machine each run used: a match is three processes, so one worker uses more than one
-core, which bounds what a second worker can add on 2 cores.
+Overhead per match = (1-worker tournament time - bare time) / matches, both free to use any core;
+speed-up = 2-worker matches/s over 1-worker matches/s. Interleaved rounds, medians (these machines
+are shared and noisy). The CPU time of each run (this process and every process it waited for:
+workers, referees, bots) is printed too: the CPU overhead does not depend on what else the machine
+is doing, the wall-clock one does; and the coordinator's own CPU, the scheduler's cost measured
+within one run. "Cores busy" says how much of the machine each run used: a match is three
+processes, and a free worker's bots start on any core, so one free worker may use more than one
+core, which bounds what a second free worker can add on 2 cores.
 By default the tournament is the demo's (the bundled bots, the strong one at a 25 ms budget); bots
-that think little, like ``--bots greedy,c-counter,random``, spend most of a match starting up,
-and both bots of a match start at once: one worker then keeps ~1.2 cores busy, which caps the
-speed-up near 1.7 on 2 cores whatever the scheduler does (the "cores busy" lines show it).
+that think little, like ``--bots greedy,c-counter,random``, spend most of a match starting up.
 
-The speed-up is measured like for like: 2 workers over 1, each kept to a core
-(``ARENA_PIN_WORKERS=1``, which a run must ask for: pool.py says why it is not the default), and
-both free to use any core (the default), in the same rounds; 2 kept over 1 free is printed too (it
-was this script's headline, which mixed the two). Each run prints the split that explains the
-speed-up: the seconds to the first result (pre-flight, the workers' start, their first match:
-fixed, a second worker cannot shorten them), then a match's wall in a worker (the time between
-results times the workers), with the referee's play time in it; and the speed-up after the first
-result, which leaves that fixed start out (what a long tournament tends to).
+The speed-up is measured like for like, in the same rounds: 2 workers over 1 as a run places them
+by default, each kept to a core of its own (``affinity = "auto"``, worker_cores.py: on a machine
+where no other arena holds a core, which the header line checks), and both free to use any core
+(``--no-affinity``). Each run prints the split that explains the speed-up: the seconds to the
+first result (pre-flight, the workers' start, their first match: fixed, a second worker cannot
+shorten them), then a match's wall in a worker (the time between results times the workers), with
+the referee's play time in it; and the speed-up after the first result, which leaves that fixed
+start out (what a long tournament tends to).
 
 ``--baseline REV`` (issue 18) compares this tree with an earlier one instead, in the same run:
 REV's files are taken with ``git archive`` into a temporary folder, and each round runs the same
@@ -61,10 +61,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from arena.bot_process import Limits  # noqa: E402
 from arena.cli import DEMO_BOTS  # noqa: E402
 from arena.deal_keys import deal_secret, key_from_seed  # noqa: E402
-from arena.pool import PIN_ENV  # noqa: E402
 from arena.referee import MatchConfig, run_match  # noqa: E402
 from arena.schedule import round_robin  # noqa: E402
 from arena.tournament import load_config, resolve_bots, rules_of, run_tournament  # noqa: E402
+from arena.worker_cores import CLAIMS_ENV, claimed, usable_cores  # noqa: E402
 
 
 class _CpuGroup:
@@ -150,12 +150,13 @@ def bare(config, folder: Path) -> float:  # noqa: ANN001
     return time.perf_counter() - start
 
 
-def tournament(config, folder: Path, workers: int, pin: str | None = None) -> dict[str, float]:  # noqa: ANN001
-    """One tournament; ``pin`` sets ``ARENA_PIN_WORKERS`` for its pool (None: the pool's default).
-    Returns its wall time and where it went: until the first result (pre-flight, the workers'
-    start, their first match), the time between results after that (times the workers: a match's
-    wall in a worker), and per match the referee's play time and the bots' answer time in it."""
-    cfg = load_config(None, {**config.to_dict(), "workers": workers, "output": str(folder)})
+def tournament(config, folder: Path, workers: int, affinity: bool | str = "auto") -> dict[str, float]:  # noqa: ANN001
+    """One tournament, its workers placed as ``affinity`` says (a run's setting). Returns its wall
+    time and where it went: until the first result (pre-flight, the workers' start, their first
+    match), the time between results after that (times the workers: a match's wall in a worker),
+    and per match the referee's play time and the bots' answer time in it."""
+    cfg = load_config(None, {**config.to_dict(), "workers": workers, "output": str(folder),
+                             "affinity": affinity})
     stamps: list[float] = []
     play_ms: list[float] = []
     answer_ms: list[float] = []
@@ -168,17 +169,9 @@ def tournament(config, folder: Path, workers: int, pin: str | None = None) -> di
             # seat's decisions times its median answer time.
             answer_ms.append(sum(seat[6] * (seat[7] or 0.0) for seat in progress.last.seats))
 
-    before = os.environ.pop(PIN_ENV, None)
-    if pin is not None:
-        os.environ[PIN_ENV] = pin
-    try:
-        start = time.perf_counter()
-        run_tournament(cfg, on_progress=note)
-        end = time.perf_counter()
-    finally:
-        os.environ.pop(PIN_ENV, None)
-        if before is not None:
-            os.environ[PIN_ENV] = before
+    start = time.perf_counter()
+    run_tournament(cfg, on_progress=note)
+    end = time.perf_counter()
     results = stamps[1:]  # the first report comes before any match (after the pre-flight)
     return {"wall": end - start, "to first result": results[0] - start,
             "after first": (len(results) - 1) / max(end - results[0], 1e-9),
@@ -315,85 +308,68 @@ def main() -> None:
                         config.matches_per_pairing // 2))
     global _cpu_group
     _cpu_group = _CpuGroup()
+    held = claimed(usable_cores())
     print(f"# python {sys.version.split()[0]}, {os.cpu_count()} cores; bots {args.bots}; {n} matches "
           f"per run; {args.rounds} interleaved rounds, medians; CPU time from {_cpu_group.what}")
+    if held:  # the default runs would then not be what they measure
+        print(f"# WARNING: cores {held} are claimed by another arena ({CLAIMS_ENV} or "
+              "/tmp/sixtysix-arena-cores): the default runs may play free, not kept to a core")
     rows: dict[str, list[float]] = {}
+    runs_of = {"1 worker": (1, "auto"), "2 workers": (2, "auto"),
+               "1 worker free": (1, False), "2 workers free": (2, False)}
     with tempfile.TemporaryDirectory() as tmp, contextlib.closing(_cpu_group):
         for r in range(args.rounds):
             base = Path(tmp) / str(r)
             c0 = cpu_seconds()
             t_bare = bare(config, base / "bare")
-            c1, own1 = cpu_seconds(), own_cpu_seconds()
-            r1 = tournament(config, base / "w1", 1)
-            c2, own2 = cpu_seconds(), own_cpu_seconds()
-            # 2 workers each kept to a core (ARENA_PIN_WORKERS=1) and, in turn, free to use any
-            # core (the default): both in the same round, the order alternating.
-            runs = {}
-            for label in (("kept", "free") if r % 2 == 0 else ("free", "kept")):
-                c_before = cpu_seconds()
-                runs[label] = tournament(config, base / f"w2-{label}", 2,
-                                         "1" if label == "kept" else "0")
-                runs[label]["cpu"] = cpu_seconds() - c_before
-            c3 = c2 + runs["kept"]["cpu"]
-            # And one worker kept to a core too: were that faster, the speed-up should be
-            # measured against it.
-            c_before = cpu_seconds()
-            r1_kept = tournament(config, base / "w1-kept", 1, "1")
-            r1_kept["cpu"] = cpu_seconds() - c_before
-            t1, t2, t2_free = r1["wall"], runs["kept"]["wall"], runs["free"]["wall"]
-            shutil.rmtree(base)
+            c1 = cpu_seconds()
             rows.setdefault("bare referee: matches/s", []).append(n / t_bare)
-            rows.setdefault("tournament, 1 worker: matches/s", []).append(n / t1)
-            rows.setdefault("tournament, 2 workers: matches/s", []).append(n / t2)
-            rows.setdefault("tournament, 2 workers free to use any core: matches/s", []).append(
-                n / t2_free)
-            rows.setdefault("tournament, 1 worker kept to a core: matches/s", []).append(
-                n / r1_kept["wall"])
-            rows.setdefault("speed-up, 2 workers kept to a core / 1 worker free", []).append(
-                t1 / t2)
-            rows.setdefault("speed-up, 2 workers / 1 worker, both kept to a core", []).append(
-                r1_kept["wall"] / t2)
-            rows.setdefault("speed-up, 2 workers / 1 worker, both free to use any core", []).append(
-                t1 / t2_free)
-            # The same ratios after each run's first result: the fixed start (a worker's
-            # interpreter and imports, its zygote, the pre-flight, the first match) left out.
-            rows.setdefault("speed-up after the first result, both kept to a core", []).append(
-                runs["kept"]["after first"] / r1_kept["after first"])
-            rows.setdefault("speed-up after the first result, both free", []).append(
-                runs["free"]["after first"] / r1["after first"])
+            rows.setdefault("CPU per match, bare referee (ms)", []).append((c1 - c0) / n * 1000)
+            # The four runs in the same round, in turn reversed (a machine's state drifts).
+            runs = {}
+            for label in (list(runs_of) if r % 2 == 0 else list(reversed(runs_of))):
+                workers, affinity = runs_of[label]
+                c_before, own_before = cpu_seconds(), own_cpu_seconds()
+                runs[label] = tournament(config, base / label.replace(" ", "-"), workers, affinity)
+                runs[label]["cpu"] = cpu_seconds() - c_before
+                runs[label]["own"] = own_cpu_seconds() - own_before
+            shutil.rmtree(base)
+            for label in runs_of:
+                rows.setdefault(f"tournament, {label}: matches/s", []).append(n / runs[label]["wall"])
+            for kind, one, two in (("the default, each kept to a core", "1 worker", "2 workers"),
+                                   ("both free to use any core", "1 worker free",
+                                    "2 workers free")):
+                rows.setdefault(f"speed-up, 2 workers / 1 worker, {kind}", []).append(
+                    runs[one]["wall"] / runs[two]["wall"])
+                # The same ratio after each run's first result: the fixed start (a worker's
+                # interpreter and imports, its zygote, the pre-flight, the first match) left out.
+                rows.setdefault(f"speed-up after the first result, {kind}", []).append(
+                    runs[two]["after first"] / runs[one]["after first"])
+            # The bare referee runs free in this process: its like is the 1-worker run kept free.
+            t1 = runs["1 worker free"]["wall"]
             rows.setdefault("scheduler overhead per match (ms)", []).append((t1 - t_bare) / n * 1000)
             rows.setdefault("scheduler overhead, % of bare referee time", []).append(
                 100 * (t1 - t_bare) / t_bare)
-            rows.setdefault("CPU per match, bare referee (ms)", []).append((c1 - c0) / n * 1000)
-            rows.setdefault("CPU per match, tournament 1 worker (ms)", []).append((c2 - c1) / n * 1000)
             # The coordinator's own work (pool, result transfer, store, ratings of the progress
             # line) runs beside the worker: its CPU is the scheduler's cost, free of the noise
             # that two separately timed runs carry on a shared machine.
-            rows.setdefault("coordinator CPU per match (ms)", []).append((own2 - own1) / n * 1000)
-            rows.setdefault("coordinator CPU, % of bare referee time", []).append(
-                100 * (own2 - own1) / t_bare)
-            rows.setdefault("CPU per match, tournament 2 workers (ms)", []).append(
-                (c3 - c2) / n * 1000)
-            rows.setdefault("CPU per match, 1 worker kept to a core (ms)", []).append(
-                r1_kept["cpu"] / n * 1000)
-            rows.setdefault("CPU per match, 2 workers free to use any core (ms)", []).append(
-                runs["free"]["cpu"] / n * 1000)
+            own = runs["1 worker free"]["own"]
+            rows.setdefault("coordinator CPU per match (ms)", []).append(own / n * 1000)
+            rows.setdefault("coordinator CPU, % of bare referee time", []).append(100 * own / t_bare)
             rows.setdefault("scheduler CPU overhead, % of bare referee CPU", []).append(
-                100 * ((c2 - c1) - (c1 - c0)) / (c1 - c0))
-            # A match is three processes (referee, two bots) and both bots start at the same time,
-            # so one worker keeps more than one core busy; what the second worker can add is
-            # bounded by what the first leaves idle.
-            rows.setdefault("cores busy (CPU time / wall time), 1 worker", []).append(
-                (c2 - c1) / t1)
-            rows.setdefault("cores busy (CPU time / wall time), 2 workers", []).append(
-                (c3 - c2) / t2)
+                100 * (runs["1 worker free"]["cpu"] - (c1 - c0)) / (c1 - c0))
+            for label in runs_of:
+                run = runs[label]
+                rows.setdefault(f"CPU per match, {label} (ms)", []).append(run["cpu"] / n * 1000)
+                # What a second worker can add is bounded by what the first leaves idle.
+                rows.setdefault(f"cores busy (CPU time / wall time), {label}", []).append(
+                    run["cpu"] / run["wall"])
             # The split that explains the speed-up: a fixed start that a second worker cannot
             # shorten, and a match's wall in a worker (with its play and the bots' answers as
             # the referee timed them), which waits longer when the other worker's match runs
             # beside it.
-            for label, run in (("1 worker", r1), ("1 worker kept", r1_kept),
-                               ("2 workers", runs["kept"]),
-                               ("2 workers free", runs["free"])):
+            for label in runs_of:
+                run = runs[label]
                 rows.setdefault(f"split, {label}: s to the first result (pre-flight, workers' "
                                 "start, first match)", []).append(run["to first result"])
                 rows.setdefault(f"split, {label}: ms per match in a worker, then", []).append(
@@ -407,35 +383,31 @@ def main() -> None:
         print(f"{key}: {statistics.median(values):.2f}  (rounds: "
               f"{', '.join(f'{v:.2f}' for v in values)})")
     m = {key: statistics.median(values) for key, values in rows.items()}
-    speed_up = m["speed-up, 2 workers / 1 worker, both kept to a core"]
+    speed_up = m["speed-up, 2 workers / 1 worker, the default, each kept to a core"]
     free = m["speed-up, 2 workers / 1 worker, both free to use any core"]
-    mixed = m["speed-up, 2 workers kept to a core / 1 worker free"]
     print(f"speed-up target >= 1.85 (whole runs of {n} matches, like for like): "
-          f"{'met' if speed_up >= 1.85 else 'NOT met'} with each worker kept to a core "
-          f"({speed_up:.2f}); {'met' if free >= 1.85 else 'NOT met'} with the workers free to use "
-          f"any core, the default ({free:.2f}); 2 kept over 1 free {mixed:.2f}; after the first "
-          f"result {m['speed-up after the first result, both kept to a core']:.2f} kept, "
-          f"{m['speed-up after the first result, both free']:.2f} free")
+          f"{'met' if speed_up >= 1.85 else 'NOT met'} by default, each worker kept to a core "
+          f"({speed_up:.2f}); free to use any core (--no-affinity) {free:.2f}; after the first "
+          f"result {m['speed-up after the first result, the default, each kept to a core']:.2f} "
+          f"by default, {m['speed-up after the first result, both free to use any core']:.2f} free")
     split = {label: (m[f"split, {label}: s to the first result (pre-flight, workers' start, "
                        "first match)"], m[f"split, {label}: ms per match in a worker, then"],
                      m[f"split, {label}: ms of play per match (median)"])
-             for label in ("1 worker", "1 worker kept", "2 workers", "2 workers free")}
+             for label in runs_of}
     print("why: " + "; ".join(f"{label}: {first:.2f} s to the first result, then {wall:.0f} ms "
                               f"per match in a worker ({play:.0f} ms of play)"
                               for label, (first, wall, play) in split.items()))
     print(f"| `--bots {args.bots} --matches-per-pairing {args.matches_per_pairing}` | "
-          f"{m['tournament, 1 worker kept to a core: matches/s']:.2f} matches/s | "
+          f"{m['tournament, 1 worker: matches/s']:.2f} matches/s | "
           f"{m['tournament, 2 workers: matches/s']:.2f} matches/s | {speed_up:.2f} | "
           f"{m['cores busy (CPU time / wall time), 1 worker']:.2f} | "
           f"{m['scheduler overhead, % of bare referee time']:.1f}% wall, "
           f"{m['coordinator CPU, % of bare referee time']:.1f}% coordinator CPU |")
     print(f"| `bench_tournament.py` | 2 workers / 1 worker, {args.bots.replace(',', ', ')}, "
-          f"{n} matches | {free:.2f} (both free to use any core, the default) | "
-          f"{m['tournament, 2 workers: matches/s']:.2f} / "
-          f"{m['tournament, 1 worker kept to a core: matches/s']:.2f} matches/s = {speed_up:.2f} "
-          f"(both kept to a core) | >= 1.85 | kept {'met' if speed_up >= 1.85 else 'not met'}, "
-          f"free {'met' if free >= 1.85 else 'not met'} |")
-
+          f"{n} matches | {m['tournament, 2 workers: matches/s']:.2f} / "
+          f"{m['tournament, 1 worker: matches/s']:.2f} matches/s = {speed_up:.2f} (the default, "
+          f"each kept to a core) | {free:.2f} (--no-affinity) | >= 1.85 | "
+          f"{'met' if speed_up >= 1.85 else 'not met'} |")
 
 if __name__ == "__main__":
     main()
