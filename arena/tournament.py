@@ -32,6 +32,7 @@ from arena.deal_keys import deal_secret, key_from_seed, new_key
 from arena.folder_lock import FolderLock, FolderLockedError
 from arena.game import Rules, RulesError, load_rules
 from arena.pool import Pool, WorkerError
+from arena.play_order import MatchCosts, longest_first
 from arena.preflight import PreflightError, preflight, problems, raise_problems
 from arena.registry import data_dir
 # One match job, played here or on a cluster, lives in match_job.py (below cluster.py).
@@ -472,11 +473,14 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
 
         records, logs = out / "records", out / "logs"
 
+        costs = MatchCosts()
+
         def jobs() -> Iterator[_Job]:
             """The matches left, built one at a time as a worker asks (a 10,000-match schedule
-            was 10,000 jobs held from the start), until ``should_stop`` says enough."""
+            was 10,000 jobs held from the start), until ``should_stop`` says enough; each round's
+            deal sets the longest first (play_order.py)."""
             secret = ("", "")  # the last deal set's: the matches of a deal set come together
-            for m in schedule:
+            for m in longest_first(schedule, costs):
                 if stored[m.order]:
                     continue
                 if should_stop is not None and should_stop():
@@ -511,6 +515,7 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
                 if stored[job.entry.order]:
                     continue  # a match played twice (a cluster's retried batch) is stored once
                 stored[job.entry.order] = 1  # or about to be: it waits for its commit
+                costs.add(job.entry.seats, match.play_ms)
                 commits.add(job, match)
                 if should_stop is not None and should_stop():
                     break  # closing the pool ends its workers and their bots
