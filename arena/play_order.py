@@ -27,12 +27,14 @@ class MatchCosts:
 
     def __init__(self) -> None:
         self._sums: dict[str, list[float]] = {}  # bot -> [total ms, matches]
+        self.version = 0  # grows with each match added: an order made before it is stale
 
     def add(self, seats: Sequence[str], play_ms: float) -> None:
         for bot in set(seats):
             total = self._sums.setdefault(bot, [0.0, 0])
             total[0] += play_ms
             total[1] += 1
+        self.version += 1
 
     def of(self, group: Sequence[str]) -> float:
         """The expected play time of a match among ``group``: the mean of its bots' means;
@@ -47,12 +49,17 @@ class MatchCosts:
 
 
 def longest_first(schedule: Iterable[ScheduledMatch], costs: MatchCosts) -> Iterator[ScheduledMatch]:
-    """``schedule``'s matches, round by round; within a round, its deal sets (each whole, in the
-    schedule's order) by ``costs``, the longest first; ties, and a first round with nothing known,
-    keep the schedule's order. A round is ordered when its first match is asked for: by then
-    the rounds before it have mostly been played."""
+    """``schedule``'s matches, round by round; within a round, its deal sets (each whole) by
+    ``costs``, the longest first; ties, and a first round with nothing known, in the schedule's
+    order. Each next set is chosen when it is asked for, from what ``costs`` knows then: a worker
+    holds a fraction of a second of matches ahead, so a round may begin while the last one's
+    results are still coming in."""
     for _, in_round in itertools.groupby(schedule, key=lambda m: m.set_index):
+        # The round's sets, the next at the end: the longest, the first in the schedule of ties.
         sets = [list(matches) for _, matches in itertools.groupby(in_round, key=lambda m: m.deal_set)]
-        sets.sort(key=lambda matches: -costs.of(matches[0].group))  # stable
-        for matches in sets:
-            yield from matches
+        known = -1
+        while sets:
+            if known != costs.version:  # a few hundred sets at most: sorted again per report
+                sets.sort(key=lambda matches: (costs.of(matches[0].group), -matches[0].order))
+                known = costs.version
+            yield from sets.pop()

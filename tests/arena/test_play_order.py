@@ -69,3 +69,18 @@ def test_three_player_deal_sets_stay_whole_in_their_six_seatings():
         assert [m.deal_set for m in in_round] == [s for s in sets for _ in range(6)]
         strong = ["strong" in m.group for m in in_round[::6]]
         assert strong == sorted(strong, reverse=True)
+
+
+def test_the_next_set_is_chosen_from_what_is_known_when_it_is_asked_for():
+    """A worker holds matches ahead, so a round may begin before the last one's results are in:
+    what comes in meanwhile reorders the rest of the round."""
+    schedule = round_robin("t", ["a", "b", "c"], 2)
+    costs = MatchCosts()
+    for m in schedule[:6]:  # round 0: every match as cheap
+        costs.add(m.seats, 10.0)
+    order = longest_first(schedule, costs)
+    taken = [next(order) for _ in range(8)]  # round 0, then round 1's first set (a tie: a-b)
+    assert taken[6].group == ("a", "b")
+    costs.add(("c", "b"), 1000.0)  # b-c turns out slow: it comes next, before a-c
+    rest = list(order)
+    assert [m.group for m in rest] == [("b", "c"), ("b", "c"), ("a", "c"), ("a", "c")]

@@ -174,6 +174,26 @@ exec(compile(open({first_legal!r}).read(), "first_legal.py", "exec"))
 """
 
 
+def test_each_round_hands_out_the_slow_bot_s_deal_sets_first(tmp_path):
+    """play_order.py: a run learns how long each bot's matches take and hands out each later
+    round's deal sets longest first, so that it ends on short matches (with one worker, the
+    order the matches are stored in is the order they were handed out)."""
+    slow = f"{sys.executable} {Path(__file__).parent / 'fixtures' / 'cpu_bot.py'} work 3"
+    db_path = run_tournament(config(tmp_path, bots=["first-legal-c", "c-counter", "random", slow],
+                                    matches_per_pairing=6, workers=1))
+    db = sqlite3.connect(db_path)
+    [(slow_name,)] = db.execute("SELECT name FROM bots WHERE command LIKE '%cpu_bot%'")
+    stored = db.execute("SELECT match_id, seat0, seat1, sched_order FROM matches "
+                        "ORDER BY rowid").fetchall()
+    db.close()
+    rounds = [[r for r in stored if r[0].startswith(f"000{i}")] for i in range(3)]
+    assert [r[0] for r in stored] == [r[0] for r in sum(rounds, [])]  # the rounds in order
+    first = [r[3] for r in rounds[0]]
+    assert first == sorted(first)  # nothing known yet: the schedule's order
+    # By the last round every bot's matches are known: the slow bot's three sets first.
+    assert [slow_name in r[1:3] for r in rounds[2]] == [True] * 6 + [False] * 6, rounds[2]
+
+
 def test_the_matches_on_the_same_deals_are_never_played_at_once(tmp_path):
     """Two instances of a bot on the same deals at the same time, one in each seat, each hold the
     hand the other's opponent hides, and every process may read /proc/stat or feel the CPU's
