@@ -422,7 +422,7 @@ def tournament(
                                             "fastchess's -use-affinity). Default: where it can "
                                             "claim a core no other arena on this machine holds, "
                                             "else free; --affinity: always; --no-affinity: never "
-                                            "(README: the pool)."),
+                                            "(README: Tournaments)."),
     allow_self_partner: bool = typer.Option(False, "--allow-self-partner", help="With four "
                                             "players and fewer than four bots, let each bot "
                                             "partner itself: its two instances could signal "

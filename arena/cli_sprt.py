@@ -92,7 +92,7 @@ def sprt(
                                             "fastchess's -use-affinity). Default: where it can "
                                             "claim a core no other arena on this machine holds, "
                                             "else free; --affinity: always; --no-affinity: never "
-                                            "(README: the pool)."),
+                                            "(README: Tournaments)."),
     seed: Optional[int] = typer.Option(None, help=SEED_HELP),
     output: Optional[Path] = typer.Option(None, "--output", "-o",
                                           help="Output folder (default: DATA/sprt-DATE-TIME)."),
