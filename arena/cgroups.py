@@ -322,7 +322,17 @@ class BotCgroup:
         if self._weight < 0:
             return  # removed: no process left to weigh
         _, normal, least = _WEIGHT[self.layout.version]
-        os.pwrite(self._weight, normal if asked else least, 0)
+        try:
+            os.pwrite(self._weight, normal if asked else least, 0)
+        except OSError as err:
+            # Removed by another process (an arena's sweep, an administrator): only an empty
+            # cgroup can be removed, so its bot has ended and there is nothing left to weigh.
+            # Seen once in the suite beside a busy program, as the referee raised a bot that had
+            # just exited for its exit; the remover was not found.
+            if err.errno not in (errno.ENODEV, errno.ENOENT):
+                raise
+            os.close(self._weight)
+            self._weight = -1
 
     def _counts(self) -> tuple[int, int]:
         """(OOM kills, forks refused at pids.max) so far."""
