@@ -18,7 +18,7 @@ from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
 from arena.bot_specs import BotSpecError, resolve_bot
 from arena.cli_bots import ISOLATION_HELP, LIMIT_HELP, bots_app, submit
 from arena.cli_league import league_app
-from arena.cli_options import DEFAULT_DATA, SEED_HELP, DataOption
+from arena.cli_options import DEFAULT_DATA, SEED_HELP, AffinityOption, DataOption
 from arena.cli_sprt import HELP as SPRT_HELP, sprt
 from arena.deal_keys import SEED_WARNING, deal_secret, key_from_seed, new_key, new_match_id
 from arena.narrate import deal_line, match_line, narrate_deal, narrate_outcome, side_names
@@ -417,12 +417,7 @@ def tournament(
     workers: Optional[int] = typer.Option(None, "--workers", "-w", "--concurrency",
                                           help="Worker processes of a local run (default: all "
                                           "cores; on a cluster, each Dask worker's threads)."),
-    affinity: Optional[bool] = typer.Option(None, "--affinity/--no-affinity", help="Keep each "
-                                            "worker, with its bots, to a core of its own (as "
-                                            "fastchess's -use-affinity). Default: where it can "
-                                            "claim a core no other arena on this machine holds, "
-                                            "else free; --affinity: always; --no-affinity: never "
-                                            "(README: Tournaments)."),
+    affinity: AffinityOption = None,
     allow_self_partner: bool = typer.Option(False, "--allow-self-partner", help="With four "
                                             "players and fewer than four bots, let each bot "
                                             "partner itself: its two instances could signal "

@@ -5,13 +5,13 @@ behave alike everywhere: ``data: DataOption = DEFAULT_DATA`` in a command's para
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
 from arena.registry import DATA_ENV, DEFAULT_DATA
 
-__all__ = ["DEFAULT_DATA", "DataOption", "SEED_HELP"]
+__all__ = ["AffinityOption", "DEFAULT_DATA", "DataOption", "SEED_HELP"]
 
 DATA_HELP = ("The arena's data folder: the registry of submitted bots (DATA/registry), found by "
              "name by every command, and where results go by default.")
@@ -26,3 +26,11 @@ SEED_HELP = ("Research runs only: deal from this public seed (default: a fresh s
 # flag is not given; an empty value counts as unset, as in ``registry.data_dir()``.
 DataOption = Annotated[Path, typer.Option("--data", metavar="DIR", envvar=DATA_ENV,
                                           show_envvar=True, help=DATA_HELP)]
+
+# `arena tournament` and `sprt`: where a local run's workers run (worker_cores.py). Not given: None,
+# the run's setting ("auto" unless a settings file says otherwise).
+AffinityOption = Annotated[Optional[bool], typer.Option(
+    "--affinity/--no-affinity",
+    help="Keep each worker, with its bots, to a core of its own (as fastchess's -use-affinity). "
+         "Default: where it can claim a core no other arena on this machine holds, else free; "
+         "--affinity: always; --no-affinity: never (README: Tournaments).")]

@@ -20,7 +20,7 @@ import typer
 from arena import console as term
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS
 from arena.cli_bots import ISOLATION_HELP, LIMIT_HELP
-from arena.cli_options import DEFAULT_DATA, SEED_HELP, DataOption
+from arena.cli_options import DEFAULT_DATA, SEED_HELP, AffinityOption, DataOption
 
 if TYPE_CHECKING:
     from arena.sprt import Sprt, SprtState
@@ -87,12 +87,7 @@ def sprt(
     startup_ms: int = typer.Option(DEFAULT_STARTUP_MS, min=1, help="Time limit to start (ms)."),
     workers: Optional[int] = typer.Option(None, "--workers", "-w", "--concurrency", min=1,
                                           help="Worker processes (default: all cores)."),
-    affinity: Optional[bool] = typer.Option(None, "--affinity/--no-affinity", help="Keep each "
-                                            "worker, with its bots, to a core of its own (as "
-                                            "fastchess's -use-affinity). Default: where it can "
-                                            "claim a core no other arena on this machine holds, "
-                                            "else free; --affinity: always; --no-affinity: never "
-                                            "(README: Tournaments)."),
+    affinity: AffinityOption = None,
     seed: Optional[int] = typer.Option(None, help=SEED_HELP),
     output: Optional[Path] = typer.Option(None, "--output", "-o",
                                           help="Output folder (default: DATA/sprt-DATE-TIME)."),
