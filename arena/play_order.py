@@ -48,7 +48,8 @@ class MatchCosts:
         return sum(means) / len(means)
 
 
-def longest_first(schedule: Iterable[ScheduledMatch], costs: MatchCosts) -> Iterator[ScheduledMatch]:
+def longest_first(schedule: Iterable[ScheduledMatch],
+                  costs: MatchCosts) -> Iterator[ScheduledMatch]:
     """``schedule``'s matches, round by round; within a round, its deal sets (each whole) by
     ``costs``, the longest first; ties, and a first round with nothing known, in the schedule's
     order. Each next set is chosen when it is asked for, from what ``costs`` knows then: a worker
@@ -56,7 +57,8 @@ def longest_first(schedule: Iterable[ScheduledMatch], costs: MatchCosts) -> Iter
     results are still coming in."""
     for _, in_round in itertools.groupby(schedule, key=lambda m: m.set_index):
         # The round's sets, the next at the end: the longest, the first in the schedule of ties.
-        sets = [list(matches) for _, matches in itertools.groupby(in_round, key=lambda m: m.deal_set)]
+        sets = [list(matches)
+                for _, matches in itertools.groupby(in_round, key=lambda m: m.deal_set)]
         known = -1
         while sets:
             if known != costs.version:  # a few hundred sets at most: sorted again per report

@@ -137,6 +137,13 @@ def test_league_commands_add_remove_and_refuse_bad_input_in_one_line(tmp_path):
     wrong = runner.invoke(app, ["league", "status", str(league), *data])
     assert wrong.exit_code == 2 and "must be a list" in wrong.output
     assert "Traceback" not in wrong.output
+    (league / CONFIG_NAME).write_text('affinity = "yes"\n')
+    with pytest.raises(ConfigError, match='affinity.*must be true, false or "auto"'):
+        load_league_config(league)
+    for value in ('"auto"', "true", "false"):
+        (league / CONFIG_NAME).write_text(f"affinity = {value}\n")
+        expected = {"true": True, "false": False}.get(value, "auto")
+        assert load_league_config(league).affinity == expected
     (league / CONFIG_NAME).write_text('profile = "three_player"\n')
     with pytest.raises(ConfigError, match="two-player profiles"):
         load_league_config(league)

@@ -1,8 +1,8 @@
-"""Each worker keeps to a core of its own where it can claim one (worker_cores.py), and every process
-it starts (the zygote, launchers, bots) inherits it (issue 18: a match's referee and bots woke each
-other across the cores, behind the other worker's match, and a match of cheap bots took ~1.25x as
-long with 2 workers as with 1). A core another arena's worker holds is not taken: two arenas on one
-machine never stack their workers on one core.
+"""Each worker keeps to a core of its own where it can claim one (worker_cores.py), and every
+process it starts (the zygote, launchers, bots) inherits it (issue 18: a match's referee and bots
+woke each other across the cores, behind the other worker's match, and a match of cheap bots took
+~1.25x as long with 2 workers as with 1). A core another arena's worker holds is not taken: two
+arenas on one machine never stack their workers on one core.
 
 Every test here claims in a folder of its own (``ARENA_CORE_CLAIMS``), so another arena running on
 the machine changes nothing in them."""
