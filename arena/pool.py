@@ -47,7 +47,7 @@ from multiprocessing.process import BaseProcess
 from typing import Any, Callable, Generator, Generic, Hashable, Iterable, Iterator, Sequence, \
     TypeVar
 
-from arena.worker_cores import Affinity, keep_to_a_core
+from arena.worker_cores import Affinity, keep_to_a_core, start_at
 
 log = logging.getLogger("arena.pool")
 
@@ -129,6 +129,7 @@ class Pool(Generic[Job, Result]):
     exclusive: Callable[[Job], Hashable] | None = None
     _workers: list[_Worker] = field(default_factory=list)
     _context: Any = None
+    _first_core: int = 0  # where among the cores worker 0 keeps to (worker_cores.start_at)
     _left: int | None = None  # jobs the running source has yet to give, when known
     _owners: dict[Hashable, list[Any]] = field(default_factory=dict)  # key -> [worker, jobs held]
 
@@ -137,6 +138,7 @@ class Pool(Generic[Job, Result]):
         if atomic:  # pickle would write them whole, never as a reference (_SharedPickler)
             raise TypeError(f"a pool's shared objects cannot be of type {type(atomic[0]).__name__}")
         self._context = multiprocessing.get_context("spawn")
+        self._first_core = start_at()
         try:
             for index in range(self.workers):
                 self._start(index)
@@ -155,7 +157,8 @@ class Pool(Generic[Job, Result]):
         process = self._context.Process(
             target=_worker_main, name=f"worker-{index + 1}",
             args=(self.play, child_conn, watch, os.getpid(), level, self.shared,
-                  (index, self.workers, self.affinity), self.on_start), daemon=False)
+                  (index, self.workers, self.affinity, self._first_core), self.on_start),
+            daemon=False)
         # A stop signal while the worker is being started would leave it half-told (it printed
         # a traceback on the missing start data) and unknown to close(): the signals wait until
         # it is on the list. Blocking them in this thread is not enough (the kernel hands a
@@ -503,7 +506,7 @@ def _end(worker: _Worker) -> None:
 
 def _worker_main(play: Callable[[Any], Any], conn: Connection, watch: Connection, parent: int,
                  level: int, shared: tuple[Any, ...] = (),
-                 place: tuple[int, int, Affinity] = (0, 1, False),
+                 place: tuple[int, int, Affinity, int] = (0, 1, False, 0),
                  on_start: Callable[[], object] | None = None) -> None:
     # Ctrl-C reaches the whole foreground process group: the coordinator decides what stops.
     signal.signal(signal.SIGINT, signal.SIG_IGN)

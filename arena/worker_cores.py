@@ -14,7 +14,8 @@ What keeps it from hurting as the default (``affinity = "auto"``):
   ``/tmp/sixtysix-arena-cores``, held for the worker's life and let go by the kernel however it
   ends. A second arena on the machine (the test suite beside a tournament, two users' runs) finds
   the cores taken and its workers run free, as every run did before: two arenas never stack their
-  workers on one core while another idles.
+  workers on one core while another idles. Arenas that share no claims folder (containers on one
+  large machine, each with its own /tmp) mostly keep apart too: each run starts at a random core.
 - Only where a bot may use one core (the sandbox's ``cores``, default 1) and its cgroup holds it to
   spare CPU while it waits (``sandbox.waiting_bots_yield``): the two bots of a match share the
   core, and one computing while its opponent decides must not take it (``for_run``).
@@ -36,6 +37,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import random
 from pathlib import Path
 from typing import Literal, Union
 
@@ -77,20 +79,30 @@ def usable_cores() -> list[int]:
         return []
 
 
-def cores_for(workers: int, affinity: Affinity) -> list[int]:
+def cores_for(workers: int, affinity: Affinity, first: int = 0) -> list[int]:
     """The core each worker keeps to (worker i: the i-th; with ``"auto"``, if it can claim it), or
-    [] when they run free: ``False``, or more workers than cores."""
+    [] when they run free: ``False``, or more workers than cores. ``first``: where in the usable
+    cores a run starts (``start_at``)."""
     cores = usable_cores()
     if affinity is False or workers > len(cores):
         return []
-    return cores[:workers]
+    first %= len(cores)
+    return (cores[first:] + cores[:first])[:workers]
 
 
-def keep_to_a_core(index: int, workers: int, affinity: Affinity) -> tuple[int | None, str]:
+def start_at() -> int:
+    """Where a run's workers start among the cores: at random. Claims keep arenas that share a
+    claims folder apart; this keeps apart most of those that do not (two containers on one large
+    machine, each with its own /tmp), which would otherwise all begin with the first core."""
+    return random.randrange(1 << 16)
+
+
+def keep_to_a_core(index: int, workers: int, affinity: Affinity,
+                   first: int = 0) -> tuple[int | None, str]:
     """In worker ``index`` as it starts, before it starts any process (its zygote, launchers and
     bots inherit the mask): keep to a core, claimed when it can be. Returns the core (None: free)
     and what happened, in words, for the run's log."""
-    cores = cores_for(workers, affinity)
+    cores = cores_for(workers, affinity, first)
     if not cores:
         return None, "runs on any core"
     mine = cores[index]
