@@ -60,7 +60,8 @@ from arena.schedule import ScheduledMatch
 from arena.store import DB_NAME, DiskFullError, Store, StoreError, connect_read_only
 from arena.tournament import check_isolation, run_log
 from arena.types import BotSpec, ConfigError, MatchResult
-from arena.worker_cores import AFFINITY_WORDS, AUTO, Affinity, for_run, is_affinity
+from arena.worker_cores import AFFINITY_WORDS, AUTO, Affinity, default_workers, for_run, \
+    is_affinity
 
 if TYPE_CHECKING:
     from arena.league_publish import Publisher  # which imports this module
@@ -149,9 +150,7 @@ class LeagueConfig:
         return folder / (self.publish or "public")
 
     def worker_count(self) -> int:
-        import os
-
-        return self.workers or os.cpu_count() or 1
+        return self.workers or default_workers()
 
 
 _TYPES: dict[str, tuple[Any, str]] = {

@@ -38,7 +38,8 @@ from arena.registry import data_dir
 # One match job, played here or on a cluster, lives in match_job.py (below cluster.py).
 from arena.match_job import MatchJob as _Job, log_stored, play_for_store, prepare_worker
 from arena.types import BotSpec, ConfigError, MatchResult
-from arena.worker_cores import AFFINITY_WORDS, AUTO, Affinity, for_run, is_affinity
+from arena.worker_cores import AFFINITY_WORDS, AUTO, Affinity, default_workers, for_run, \
+    is_affinity
 from arena.sandbox import SandboxLimits, SandboxUnavailable, Support, check_level, data_folders, \
     describe as describe_sandbox, support as sandbox_support, waiting_bots_yield
 from arena.schedule import ScheduledMatch, partnership_groups, round_robin, three_player_sets
@@ -107,7 +108,7 @@ class TournamentConfig:
         return Path(self.output or Path(self.data or "results") / self.name)
 
     def worker_count(self) -> int:
-        return self.workers or os.cpu_count() or 1
+        return self.workers or default_workers()
 
     def to_dict(self) -> dict[str, Any]:
         """The settings that define the tournament's results (not where or how fast it runs)."""

@@ -79,6 +79,13 @@ def usable_cores() -> list[int]:
         return []
 
 
+def default_workers() -> int:
+    """A local run's workers when none are asked for: one per core this process may use (its
+    affinity mask: ``taskset``, a container's cpuset), not per core of the machine, which a
+    container given 2 of 64 cores would have filled with 64 workers."""
+    return len(usable_cores()) or os.cpu_count() or 1
+
+
 def cores_for(workers: int, affinity: Affinity, first: int = 0) -> list[int]:
     """The core each worker keeps to (worker i: the i-th; with ``"auto"``, if it can claim it), or
     [] when they run free: ``False``, or more workers than cores. ``first``: where in the usable

@@ -229,3 +229,21 @@ def test_a_league_keeps_each_bot_to_its_worker_s_core(tmp_path, claims: Path):
     assert progress.played == 6
     seen = _cores_seen(league)
     assert len(seen) == 6 and set(seen) <= {str(c) for c in CORES}, seen
+
+
+@needs_two
+def test_by_default_a_run_has_a_worker_per_core_it_may_use(tmp_path: Path):
+    """Not per core of the machine: a run under ``taskset`` (or in a container's cpuset) of one
+    core gets one worker, kept to that core."""
+    import subprocess
+
+    script = ("import os\n"
+              f"os.sched_setaffinity(0, {{{CORES[-1]}}})\n"
+              "from arena.tournament import TournamentConfig\n"
+              "from arena.league import LeagueConfig\n"
+              "from arena.worker_cores import cores_for\n"
+              "print(TournamentConfig().worker_count(), LeagueConfig().worker_count(),\n"
+              "      cores_for(1, 'auto', 5))\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True, timeout=60).stdout.strip().split(maxsplit=2)
+    assert out == ["1", "1", f"[{CORES[-1]}]"]
