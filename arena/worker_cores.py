@@ -44,13 +44,11 @@ from typing import Literal, Union
 Affinity = Union[bool, Literal["auto"]]  # a run's setting: keep to cores, never, or where free
 
 AUTO: Literal["auto"] = "auto"
+AFFINITY_WORDS = 'true, false or "auto"'  # what a settings file may say, for its errors
 CLAIMS_ENV = "ARENA_CORE_CLAIMS"  # the claims folder (tests use a private one)
 _CLAIMS = "/tmp/sixtysix-arena-cores"
 
 _held: list[int] = []  # in a worker: the claim's descriptor, open for its life
-
-
-AFFINITY_WORDS = 'true, false or "auto"'
 
 
 def is_affinity(value: object) -> bool:
