@@ -88,11 +88,19 @@ def cores_for(workers: int, affinity: Affinity, first: int = 0) -> list[int]:
     """The core each worker keeps to (worker i: the i-th; with ``"auto"``, if it can claim it), or
     [] when they run free: ``False``, or more workers than cores. ``first``: where in the usable
     cores a run starts (``start_at``)."""
-    cores = usable_cores()
+    cores = _from(first)
     if affinity is False or workers > len(cores):
         return []
+    return cores[:workers]
+
+
+def _from(first: int) -> list[int]:
+    """The usable cores in turn, starting at the ``first``-th (modulo their number)."""
+    cores = usable_cores()
+    if not cores:
+        return []
     first %= len(cores)
-    return (cores[first:] + cores[:first])[:workers]
+    return cores[first:] + cores[:first]
 
 
 def start_at() -> int:
@@ -116,9 +124,7 @@ def keep_to_a_core(index: int, workers: int, affinity: Affinity,
         return _keep_to(mine)
     # Its own core first; another free one if another arena holds it (the usable cores in turn
     # from its own, so that workers taking a second choice spread too).
-    usable = usable_cores()
-    start = usable.index(mine)
-    for core in usable[start:] + usable[:start]:
+    for core in _from(first + index):
         if _claim(core):
             return _keep_to(core)
     return None, "runs on any core: every core is claimed by another arena's worker"
@@ -136,7 +142,7 @@ def _keep_to(core: int) -> tuple[int | None, str]:
 def _claim(core: int) -> bool:
     """Take the lock on ``core``'s claim file, without waiting; False if another process holds
     it or the folder cannot be used (then no claim: the worker runs free)."""
-    folder = Path(os.environ.get(CLAIMS_ENV) or _CLAIMS)
+    folder = _folder()
     try:
         try:
             folder.mkdir(mode=0o1777)
@@ -159,6 +165,10 @@ def _claim(core: int) -> bool:
     return True
 
 
+def _folder() -> Path:
+    return Path(os.environ.get(CLAIMS_ENV) or _CLAIMS)
+
+
 def _release() -> None:
     while _held:
         os.close(_held.pop())
@@ -168,7 +178,7 @@ def _release() -> None:
 def claimed(cores: list[int]) -> list[int]:
     """Which of ``cores`` another process claims now (a benchmark checks that its default runs
     will be kept to cores)."""
-    folder = Path(os.environ.get(CLAIMS_ENV) or _CLAIMS)
+    folder = _folder()
     taken = []
     for core in cores:
         try:
