@@ -9,12 +9,14 @@ bot whose 8 children each touch 60 MB (each far below any per-process limit) aga
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -178,6 +180,7 @@ def test_a_bot_cannot_raise_its_own_caps(launch_path, tmp_path):
 _BUSY_MATCH = """
 import os, subprocess, sys, time
 from pathlib import Path
+from typing import Iterator
 core = int(sys.argv[1])
 os.sched_setaffinity(0, {core})  # before the zygote: every bot inherits it
 # Another program busy on that core, in a session of its own (its own autogroup), as any other
@@ -517,6 +520,9 @@ def test_as_root_without_the_cpu_controller_bots_are_not_run_isolated(tmp_path):
 _PINNED_MATCH = """
 import json, os, sys
 from pathlib import Path
+from typing import Iterator
+if sys.argv[6:]:  # a cpu cgroup to play in, before anything starts: its bots' cgroups go below it
+    open(sys.argv[6] + '/cgroup.procs', 'w').write(str(os.getpid()))
 os.sched_setaffinity(0, {int(sys.argv[1])})  # before the zygote: every bot inherits it
 from arena.bot_process import Limits
 from arena.game import profile
@@ -533,6 +539,27 @@ print(result.reason, len(answers), min(answers))
 """
 
 
+@contextlib.contextmanager
+def _heaviest_cpu_cgroup() -> Iterator[list[str]]:
+    """On cgroup v1, a cpu cgroup of the highest weight below this process's, for a subprocess to
+    move into ([its path]); elsewhere [] (v2 forbids processes beside child cgroups)."""
+    if cgroups.layout().version != 1:
+        yield []
+        return
+    heavy = cgroups.layout().parents[-1] / f"test-heavy-{os.getpid()}"
+    heavy.mkdir()
+    try:
+        (heavy / "cpu.shares").write_text("262144")  # the kernel's largest
+        yield [str(heavy)]
+    finally:
+        for _ in range(50):  # the subprocess has exited; its cgroup entry may linger a moment
+            try:
+                heavy.rmdir()
+                break
+            except OSError:
+                time.sleep(0.02)
+
+
 @needs_cgroups
 def test_a_waiting_bot_cannot_take_its_opponents_decision_time(launch_path, tmp_path):
     """A bot whose 8 children spin (each in a session of its own) on the one core its opponent
@@ -542,19 +569,22 @@ def test_a_waiting_bot_cannot_take_its_opponents_decision_time(launch_path, tmp_
     (43.9 ms against 23.8); before bots had a cpu cgroup, its children, out of its session, took
     nearly all (116 ms against 24, with 4 spinners). The spinners slow every decision, other
     programs on a busy machine (the rest of the suite) only some: each match's fastest decision
-    is compared, which such load leaves alone."""
+    is compared, which such load leaves alone. Another arena's worker kept to the same core
+    leaves no decision alone, so on cgroup v1 both matches play in a cpu cgroup of the highest
+    weight: what else runs on the core takes little from either."""
     core = str(max(os.sched_getaffinity(0)))
     fastest = []
-    for spinners in (0, 8):
-        folder = tmp_path / f"spin{spinners}"
-        folder.mkdir()
-        proc = subprocess.run([sys.executable, "-c", _PINNED_MATCH, core, str(spinners),
-                               str(folder), str(CPU_BOT), TAG],
-                              capture_output=True, text=True, timeout=120)
-        assert proc.returncode == 0, proc.stderr
-        reason, answers, least = proc.stdout.split()
-        assert reason == "deal_limit" and int(answers) >= 10, proc.stdout
-        fastest.append(float(least))
+    with _heaviest_cpu_cgroup() as heavy:
+        for spinners in (0, 8):
+            folder = tmp_path / f"spin{spinners}"
+            folder.mkdir()
+            proc = subprocess.run([sys.executable, "-c", _PINNED_MATCH, core, str(spinners),
+                                   str(folder), str(CPU_BOT), TAG, *heavy],
+                                  capture_output=True, text=True, timeout=120)
+            assert proc.returncode == 0, proc.stderr
+            reason, answers, least = proc.stdout.split()
+            assert reason == "deal_limit" and int(answers) >= 10, proc.stdout
+            fastest.append(float(least))
     alone, beside_spinners = fastest
     assert beside_spinners < 1.5 * alone, fastest
     assert tagged_processes() == []  # the spinners ended with their match
