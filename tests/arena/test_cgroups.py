@@ -520,7 +520,6 @@ def test_as_root_without_the_cpu_controller_bots_are_not_run_isolated(tmp_path):
 _PINNED_MATCH = """
 import json, os, sys
 from pathlib import Path
-from typing import Iterator
 if sys.argv[6:]:  # a cpu cgroup to play in, before anything starts: its bots' cgroups go below it
     open(sys.argv[6] + '/cgroup.procs', 'w').write(str(os.getpid()))
 os.sched_setaffinity(0, {int(sys.argv[1])})  # before the zygote: every bot inherits it
