@@ -325,10 +325,10 @@ class BotCgroup:
         try:
             os.pwrite(self._weight, normal if asked else least, 0)
         except OSError as err:
-            # Removed by another process (an arena's sweep, an administrator): only an empty
-            # cgroup can be removed, so its bot has ended and there is nothing left to weigh.
-            # Seen once in the suite beside a busy program, as the referee raised a bot that had
-            # just exited for its exit; the remover was not found.
+            # Removed by another process (an arena's sweep that judged its owner dead, an
+            # administrator): only an empty cgroup can be removed, so its bot has ended and there
+            # is nothing left to weigh. Seen in the suite, whose sweep test judged every owner
+            # dead, as the referee raised a bot that had just exited for its exit.
             if err.errno not in (errno.ENODEV, errno.ENOENT):
                 raise
             os.close(self._weight)

@@ -592,8 +592,8 @@ def test_a_waiting_bot_cannot_take_its_opponents_decision_time(launch_path, tmp_
 @needs_cgroups
 def test_a_cgroup_removed_by_another_process_is_not_an_error_to_weigh():
     """Only an empty cgroup can be removed, so its bot has ended: raising or lowering its weight
-    then has nothing to do (the suite beside a busy program once saw a referee's last raise, for
-    its bots' exit, fail with ENODEV on a cgroup another process had removed)."""
+    then has nothing to do (the suite once saw a referee's last raise, for its bots' exit, fail
+    with ENODEV on a cgroup another test's sweep had removed)."""
     group = cgroups.BotCgroup(64, 8, cores=1)
     try:
         group.asked(True)
