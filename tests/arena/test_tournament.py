@@ -188,8 +188,9 @@ def test_each_round_hands_out_the_slow_bot_s_deal_sets_first(tmp_path):
     db.close()
     rounds = [[r for r in stored if r[0].startswith(f"000{i}")] for i in range(3)]
     assert [r[0] for r in stored] == [r[0] for r in sum(rounds, [])]  # the rounds in order
-    first = [r[3] for r in rounds[0]]
-    assert first == sorted(first)  # nothing known yet: the schedule's order
+    # Nothing known yet: the schedule's first set first (the rest of round 0 may be reordered
+    # by the results that come in while it is handed out; how many depends on the machine's load).
+    assert [r[3] for r in rounds[0][:2]] == [0, 1]
     # By the last round every bot's matches are known: the slow bot's three sets first.
     assert [slow_name in r[1:3] for r in rounds[2]] == [True] * 6 + [False] * 6, rounds[2]
 
