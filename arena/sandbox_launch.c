@@ -856,8 +856,19 @@ size_t sandbox_request_size(void) {
     return bot_request_size;
 }
 #else
+/* Every descriptor but 0-2 and the status pipe: the referee passes the sealed memfd this program
+ * was exec'ed from (arena/sandbox.py: launcher()), which no bot needs to hold. */
+static void close_inherited(void) {
+    int keep = spec.status_fd;
+    if (keep > 3 && syscall(SYS_close_range, 3, keep - 1, 0) != 0)
+        for (int fd = 3; fd < keep; fd++) close(fd);
+    if (syscall(SYS_close_range, keep + 1, ~0U, 0) != 0)
+        for (int fd = keep + 1; fd < 1 << 16; fd++) close(fd);
+}
+
 int main(int argc, char **argv) {
     parse(argc, forget_arguments(argc, argv));
+    close_inherited();
     launch();
     return 127;  /* not reached: launch() execs the bot or exits */
 }

@@ -337,36 +337,29 @@ def test_a_tampered_launcher_is_built_again(tmp_path, monkeypatch, level):
     if not sys.platform.startswith("linux"):
         pytest.skip("the launcher is Linux only")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    sandbox.launcher.cache_clear()
+    sandbox.forget_launcher()
     try:
-        binary = sandbox.launcher()
+        binary = sandbox._build("", ())
         good = binary.read_bytes()
         for tamper in (lambda: binary.write_bytes(b"#!/bin/sh\necho owned\n"),
                        lambda: binary.write_bytes(good + b"\0"),
                        lambda: binary.chmod(0o777),
                        lambda: binary.with_name(binary.name + ".sha256").unlink()):
             tamper()
-            sandbox.launcher.cache_clear()
-            assert sandbox.launcher() == binary
+            assert sandbox._build("", ()) == binary
             assert binary.read_bytes() == good and not binary.stat().st_mode & 0o022
-        if not ROOT:
-            level("namespaces")
         level("isolated" if ROOT else "namespaces")
         assert probe(tmp_path / "bot", {})["cwd"] == sandbox.BOT_HOME  # and it runs bots
     finally:
-        sandbox.launcher.cache_clear()
+        sandbox.forget_launcher()
 
 
 def test_a_launcher_cache_others_may_write_to_is_refused(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     (tmp_path / "sixtysix-arena").mkdir(mode=0o777)
     (tmp_path / "sixtysix-arena").chmod(0o777)
-    sandbox.launcher.cache_clear()
-    try:
-        with pytest.raises(OSError, match="writable by you alone"):
-            sandbox.launcher()
-    finally:
-        sandbox.launcher.cache_clear()
+    with pytest.raises(OSError, match="writable by you alone"):
+        sandbox._build("", ())
 
 
 NOBODY_SCRIPT = """
@@ -455,6 +448,93 @@ def _nobody_report(tmp_path: Path, home: Path, cache: Path) -> dict:
         pytest.skip(f"this machine refuses user namespaces: {out}")
     assert "mode: namespaces" in out
     return json.loads(out.split("report: ", 1)[1])
+
+
+# -- issue 29: a bot of `limits` as a normal user cannot poison a later run's launcher --------------
+
+# A `limits` bot as the arena's own user: it replaces every cached launcher with a wrapper that
+# leaves a mark and then runs the real one, and rewrites the checksum beside it (what the arena
+# checked before issue 29).
+POISONER = """
+import hashlib, os, pathlib, sys
+cache = pathlib.Path(open("cache").read())
+real = cache / "real"
+for binary in cache.glob("sandbox-launch-*"):
+    if binary.suffix in (".so", ".sha256"):
+        continue
+    os.replace(binary, real)
+    wrapper = f"#!/bin/sh\\nid > {cache.parent / 'owned'}\\nexec {real} \\"$@\\"\\n".encode()
+    binary.write_bytes(wrapper)
+    binary.chmod(0o700)
+    binary.with_name(binary.name + ".sha256").write_text(hashlib.sha256(wrapper).hexdigest())
+    print("poisoned", binary, flush=True)
+print("done", flush=True)
+sys.stdin.read()
+"""
+
+POISON_SCRIPT = """
+import json, os, sys
+sys.path.insert(0, {checkout!r})
+from arena import sandbox
+from arena.bot_process import BotProcess, Limits
+sandbox.set_isolation(sys.argv[1])
+bot = [sys.executable, {bot!r}]
+proc = BotProcess(bot, Limits(max_line_bytes=1 << 15), files={folder!r})
+proc.start()
+said = []
+while not said or said[-1] != "done":
+    said.append(proc.read_line(20).decode())
+proc.close()
+print("said:", json.dumps(said))
+print("trust:", os.environ.get(sandbox.TRUST_ENV, ""))
+"""
+
+
+@pytest.mark.skipif(not ROOT or shutil.which("setpriv") is None or
+                    not os.path.exists("/usr/bin/python3"),
+                    reason="runs the arena as another user with setpriv, as root, with the "
+                           "system's Python")
+def test_a_limits_bot_cannot_poison_the_launcher_of_a_later_namespaces_run():
+    """Issue 29: at `limits` as a normal user the bot IS the arena's user and can rewrite its
+    cache; the next `namespaces` run must not execute what it wrote there."""
+    import tempfile
+
+    top = Path(tempfile.mkdtemp(prefix="sixtysix-test-poison-"))
+    try:
+        home = top / "home"
+        cache = home / "cache"
+        (home / "bot").mkdir(parents=True)
+        (home / "bot" / "poison.py").write_text(POISONER)
+        (home / "bot" / "cache").write_text(str(cache / "sixtysix-arena"))
+        for path in [top, *top.rglob("*")]:
+            os.chown(path, 65534, 65534)
+        top.chmod(0o755)
+        script = POISON_SCRIPT.format(checkout=str(CHECKOUT), bot=str(home / "bot" / "poison.py"),
+                                      folder=str(home / "bot"))
+        env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "XDG_CACHE_HOME": str(cache),
+               "TMPDIR": str(home), "LANG": "C.UTF-8"}
+
+        def run(level: str, extra: dict[str, str] | None = None) -> str:
+            proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                                   "/usr/bin/python3", "-c", script, level], capture_output=True,
+                                  text=True, env={**env, **(extra or {})}, timeout=300)
+            assert proc.returncode == 0, proc.stdout + proc.stderr
+            return proc.stdout
+
+        first = run("namespaces")  # a namespaces run leaves the launcher in the user's cache
+        if "said:" not in first:
+            pytest.skip(f"this machine refuses user namespaces: {first}")
+        trust = first.split("trust: ", 1)[1].strip()
+        assert "poisoned" not in first  # in its own root, the bot found no cache to write
+        poisoned = run("limits")
+        assert "poisoned" in poisoned, poisoned
+        # The next run, a fresh arena; and one started by an arena that passed down the digest
+        # of what it built (a tournament's worker): neither runs the wrapper, both run the bot.
+        for extra in ({}, {sandbox.TRUST_ENV: trust}):
+            again = run("namespaces", extra)
+            assert "done" in again and not (cache / "owned").exists(), again
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
 
 
 # -- end to end: a submitted spy in a tournament ---------------------------------------------------
