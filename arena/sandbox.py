@@ -208,10 +208,36 @@ def set_isolation(level: str | None) -> None:
     _support = None
 
 
+_undumpable_pid = 0
+
+
+def not_dumpable() -> None:
+    """Make this process not dumpable (``PR_SET_DUMPABLE`` 0), once; its forks inherit it, an exec
+    does not. Every process that runs bots (``support()``, ``adopt()``, a pool worker as it starts)
+    does this before its first bot: a bot of the ``limits`` level run by a normal user has that
+    user's id, and could otherwise attach to the coordinator, a worker or the referee with
+    ``ptrace`` or read their ``/proc/PID/mem`` and ``environ`` (they hold every hand and the deal
+    keys; issue 29). Not dumpable, only a process with ``CAP_SYS_PTRACE`` may, and this process's
+    ``/proc/PID`` files belong to root (its own ``/proc/self`` stays readable to it). A bot cannot
+    be made so: an exec makes a process dumpable again, so at ``limits`` as a normal user the bots
+    of one match can still trace each other."""
+    global _undumpable_pid
+    if _undumpable_pid == os.getpid() or not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE
+        code = ctypes.get_errno()
+        raise OSError(code, f"prctl(PR_SET_DUMPABLE, 0): {os.strerror(code)}")
+    _undumpable_pid = os.getpid()
+
+
 def support() -> Support:
     """The sandbox bots run in: the level asked for, found once per process by starting a trivial
     sandboxed program. ``SandboxUnavailable`` when it cannot be had (never a weaker one)."""
     global _support
+    not_dumpable()
     level = requested_level()
     if _support is None or _support.requested != level:
         _support = _probe(level)
@@ -226,6 +252,7 @@ def adopt(found: Support) -> None:
     probe (a sandboxed start, ~25 ms before its first match: issue 18). Each bot's launch still
     builds its sandbox or fails: the probe only chooses the level, never weakens it."""
     global _support
+    not_dumpable()
     if found.requested == requested_level():
         _support = found
 

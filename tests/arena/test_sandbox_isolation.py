@@ -537,6 +537,70 @@ def test_a_limits_bot_cannot_poison_the_launcher_of_a_later_namespaces_run():
         shutil.rmtree(top, ignore_errors=True)
 
 
+# A `limits` bot run by a normal user has that user's id: it tries its referee (its parent there).
+TRACER = """
+import ctypes, json, os, sys
+referee = os.getppid()
+libc = ctypes.CDLL(None, use_errno=True)
+said = {"referee": referee}
+# PTRACE_SEIZE: attached without stopping it; the kernel detaches as this process exits.
+seized = libc.ptrace(0x4206, referee, 0, 0) == 0
+said["ptrace"] = seized or os.strerror(ctypes.get_errno())
+for name in ("mem", "environ", "maps"):
+    try:
+        with open(f"/proc/{referee}/{name}", "rb") as fh:
+            said[name] = len(fh.read(64)) >= 0
+    except OSError as err:
+        said[name] = err.strerror
+print(json.dumps(said), flush=True)
+sys.stdin.read()
+"""
+
+TRACE_SCRIPT = """
+import sys
+sys.path.insert(0, {checkout!r})
+from arena import sandbox
+from arena.bot_process import BotProcess, Limits
+sandbox.set_isolation("limits")
+proc = BotProcess([sys.executable, {bot!r}], Limits(max_line_bytes=1 << 15), files={folder!r})
+proc.start()
+print("report:", proc.read_line(20).decode(), flush=True)
+proc.close()
+"""
+
+
+@pytest.mark.skipif(not ROOT or shutil.which("setpriv") is None or
+                    not os.path.exists("/usr/bin/python3"),
+                    reason="runs the arena as another user with setpriv, as root, with the "
+                           "system's Python")
+def test_a_limits_bot_of_a_normal_user_cannot_trace_or_read_its_referee():
+    """Issue 29: the referee (and the coordinator and workers, which call the same
+    ``sandbox.not_dumpable``) is not dumpable, so a bot of its own user cannot attach to it or
+    read its memory or environment (this kernel has no Yama to stop it otherwise)."""
+    import tempfile
+
+    top = Path(tempfile.mkdtemp(prefix="sixtysix-test-trace-"))
+    try:
+        (top / "bot").mkdir()
+        (top / "bot" / "tracer.py").write_text(TRACER)
+        for path in [top, *top.rglob("*")]:
+            os.chown(path, 65534, 65534)
+        top.chmod(0o755)
+        script = TRACE_SCRIPT.format(checkout=str(CHECKOUT), bot=str(top / "bot" / "tracer.py"),
+                                     folder=str(top / "bot"))
+        proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                               "/usr/bin/python3", "-c", script], capture_output=True, text=True,
+                              env={"PATH": "/usr/bin:/bin", "HOME": str(top), "TMPDIR": str(top),
+                                   "LANG": "C.UTF-8"}, timeout=120)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        report = json.loads(proc.stdout.split("report: ", 1)[1])
+        assert report == {"referee": report["referee"], "ptrace": "Operation not permitted",
+                          "mem": "Permission denied", "environ": "Permission denied",
+                          "maps": "Permission denied"}, report
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
 # -- end to end: a submitted spy in a tournament ---------------------------------------------------
 
 @pytest.mark.slow
