@@ -82,11 +82,15 @@ PROBE_FAIL_ENV = "ARENA_SANDBOX_PROBE_FAIL"
 
 # What of the machine every bot sees, read-only (the interpreter and the installation are added
 # by ``allow_list``). /bin, /lib... are links to /usr on most systems: the launcher makes them
-# links again. /etc holds only what the dynamic loader, a C library and a JVM read.
+# links again. /etc holds only what the dynamic loader, a C library and a JVM read: the machine's
+# user and group lists and hosts are not among them (issue 29), the launcher writes its own
+# (sandbox_launch.c: write_etc: root, the bot's own user, nobody; localhost).
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC_PATHS = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
-             "/etc/localtime", "/etc/nsswitch.conf", "/etc/passwd", "/etc/group", "/etc/hosts",
-             "/etc/host.conf")
+             "/etc/localtime")
+# A bot's PATH, whatever the arena's (issue 29: it showed the host's, a home's folders in it). The
+# bot's own program is found on the arena's PATH before it starts (``_Launch.command``).
+BOT_PATH = "/usr/local/bin:/usr/bin:/bin"
 # Folders never exposed whole as a bot's own folder: they hold other users' and services' files,
 # sockets (/run, /tmp) and the other bots' folders. A bot program directly in one gets that file
 # alone.
@@ -375,13 +379,23 @@ def _try_launch(userns: bool, as_user: bool) -> str | None:
 
 def minimal_env(workdir: str) -> dict[str, str]:
     """What a bot gets of the environment: enough to run an interpreter, nothing of the arena's."""
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": workdir, "TMPDIR": workdir,
+    env = {"PATH": BOT_PATH, "HOME": workdir, "TMPDIR": workdir,
            "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONUNBUFFERED": "1",
            "PYTHONDONTWRITEBYTECODE": "1"}
     # A bundled Python bot imports the SDK from this installation, wherever the venv is.
     if "VIRTUAL_ENV" in os.environ:
         env["VIRTUAL_ENV"] = os.environ["VIRTUAL_ENV"]
     return env
+
+
+def _found(argv: Sequence[str]) -> list[str]:
+    """The bot's command with its program as the arena finds it on its own PATH (``node`` in a
+    folder of the user's): the bot's environment has only ``BOT_PATH``."""
+    if argv and "/" not in argv[0]:
+        program = shutil.which(argv[0])
+        if program is not None:
+            return [os.path.abspath(program), *argv[1:]]
+    return list(argv)
 
 
 @dataclass(frozen=True)
@@ -514,6 +528,7 @@ class _Launch:
     def command(self, argv: Sequence[str]) -> tuple[list[str], dict[str, Any]]:
         """The argument list to start and the extra ``Popen`` arguments."""
         rlimits = {k: v for k, v in self.limits.to_dict().items() if k in _RESOURCES}
+        argv = _found(argv)
         if self.mode == "limits":
             uid = self.uid
             if uid is None:

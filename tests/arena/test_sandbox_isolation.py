@@ -288,6 +288,53 @@ def test_a_disk_filler_forfeits_with_enospc_in_its_stderr(launch_path, tmp_path,
     assert tagged_processes() == [] and sandbox_user_processes() == []
 
 
+# A bot that reports its PATH, its /etc and the users it can name (issue 29: it saw the host's).
+ETC_BOT = """
+import json, os, pwd, sys
+said = {"path": os.environ.get("PATH"), "etc": sorted(os.listdir("/etc")),
+        "users": sorted(entry.pw_name for entry in pwd.getpwall())}
+try:
+    said["me"] = pwd.getpwuid(os.getuid()).pw_name
+except KeyError:
+    said["me"] = None
+print(json.dumps(said), flush=True)
+sys.stdin.read()
+"""
+
+
+@pytest.mark.parametrize("name", LEVELS)
+def test_a_bot_sees_a_minimal_etc_and_a_fixed_path(launch_path, tmp_path, level, name):
+    """Issue 29: a bot's PATH is ``sandbox.BOT_PATH`` at every level, whatever the arena's; in
+    the namespaced levels its /etc holds only the loader's files and a user list of its own."""
+    if name == "isolated" and not ROOT:
+        pytest.skip("the isolated level needs root")
+    level(name)
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "etc_bot.py").write_text(ETC_BOT)
+    for path in (folder, folder / "etc_bot.py"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    python = SYSTEM_PYTHON if name == "limits" else sys.executable
+    proc = BotProcess([python, "etc_bot.py"], LIMITS, files=folder)
+    proc.start()
+    try:
+        said = json.loads(proc.read_line(20))
+    finally:
+        proc.close()
+    assert said["path"] == sandbox.BOT_PATH == "/usr/local/bin:/usr/bin:/bin"
+    if name == "limits":
+        return  # the machine's own /etc: no root of its own at this level
+    mode = sandbox.support().mode
+    assert set(said["etc"]) <= {"ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives",
+                                "localtime", "passwd", "group", "hosts", "nsswitch.conf"} | \
+        {p.name for p in Path("/etc").glob("java-*")}, said["etc"]
+    assert "shadow" not in said["etc"] and "hostname" not in said["etc"]
+    # root, the bot's own user (as root: its leased id; in a user namespace it is root), nobody
+    assert said["users"] == (["bot", "nobody", "root"] if mode == "isolated" else
+                             ["nobody", "root"])
+    assert said["me"] == ("bot" if mode == "isolated" else "root")
+
+
 # -- the sandbox fails closed ----------------------------------------------------------------------
 
 def run_arena(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
