@@ -113,6 +113,8 @@ class SandboxLimits:
     open_files: int = 512     # open file descriptors
     workdir_mb: int = 64      # what it may write beyond its own files: folder, /tmp, /dev/shm (ENOSPC)
     cores: int = 1            # cores' worth of CPU time its processes may use at once (cgroup)
+    # 1: where the bot gets no cgroup, memory_mb may cap each process alone (``check_memory``)
+    memory_per_process: int = 0
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any]) -> "SandboxLimits":
@@ -126,6 +128,9 @@ class SandboxLimits:
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"sandbox limit {key} must be a whole number >= 0 (0: unlimited), "
                                  f"not {value!r}")
+        if values.get("memory_per_process", 0) > 1:
+            raise ValueError(f"sandbox limit memory_per_process is 0 or 1 (an opt-in), not "
+                             f"{values['memory_per_process']!r}")
         return replace(cls(), **dict(values))
 
     def to_dict(self) -> dict[str, int]:
@@ -281,6 +286,32 @@ def describe() -> str:
             f"match; memory_mb is per process, processes per user, and cores not held{asked}")
 
 
+PER_PROCESS_OPT_IN = "--limit memory_per_process=1"
+# The same opt-in for a shell, and for `arena play`, which has no --limit: "1"
+PER_PROCESS_ENV = "ARENA_MEMORY_PER_PROCESS"
+
+
+def check_memory(limits: SandboxLimits, mode: str | None = None) -> None:
+    """``SandboxUnavailable`` when ``limits.memory_mb`` cannot cap a bot as a whole here and the
+    operator has not opted in to a cap per process (``memory_per_process``): the ``namespaces``
+    level without a cgroup per bot (a normal user, no cgroup v2 delegated), where a bot of 8
+    processes x 512 MB held 4.2 GB (issue 29). ``limits`` is the level of resource limits only,
+    per process by its own opt-in; ``isolated`` needs the cgroup. ``mode``: the level bots run
+    in (default: ``support()``'s)."""
+    if not limits.memory_mb or limits.memory_per_process or \
+            os.environ.get(PER_PROCESS_ENV) == "1" or (mode or support().mode) != "namespaces":
+        return
+    missing = cgroups.available()
+    if missing is None:
+        return
+    raise SandboxUnavailable(
+        f"bots do not run: memory_mb={limits.memory_mb} cannot cap a bot's memory as a whole "
+        f"here, only each of its processes (no cgroup per bot: {missing}); a bot of N processes "
+        f"could hold N x {limits.memory_mb} MB. To accept a cap per process: "
+        f"{PER_PROCESS_OPT_IN} (memory_per_process = 1 in a [sandbox] table, or "
+        f"{PER_PROCESS_ENV}=1), or memory_mb=0 for none; see README, 'The sandbox'")
+
+
 def waiting_bots_yield() -> bool:
     """Whether each bot gets a cgroup that holds it to spare CPU while it is not asked to act
     (``cgroups.BotCgroup.asked``): the ``isolated`` level, or ``namespaces`` where cgroups can be
@@ -360,8 +391,9 @@ def _try_launch(userns: bool, as_user: bool) -> str | None:
     if os.environ.get(PROBE_FAIL_ENV):
         return os.environ[PROBE_FAIL_ENV]
     try:
-        run = _Launch(SandboxLimits(), mode="isolated" if as_user else "namespaces",
-                      userns=userns)
+        # `true` runs one process: a cap per process is a cap of the whole (check_memory)
+        run = _Launch(SandboxLimits(memory_per_process=1),
+                      mode="isolated" if as_user else "namespaces", userns=userns)
         try:
             argv, kwargs = run.command(["true"])
             proc = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True,
@@ -503,6 +535,8 @@ class _Launch:
         try:
             if mode != "limits":
                 self._cgroup = _bot_cgroup(limits, required=mode == "isolated")
+            if self._cgroup is None and mode == "namespaces":
+                check_memory(limits, mode)  # said before any bot ran; fail closed all the same
             # A bot never runs as root: as root every level leases it a user id of its own.
             if mode == "isolated" or (mode == "limits" and os.geteuid() == 0):
                 self._lease = _UidLease()

@@ -484,7 +484,7 @@ def _nobody_report(tmp_path: Path, home: Path, cache: Path) -> dict:
     script = NOBODY_SCRIPT.format(checkout=str(CHECKOUT), probe=str(home / "bot" / "probe_bot.py"),
                                   folder=str(home / "bot"))
     env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "XDG_CACHE_HOME": str(cache),
-           "TMPDIR": str(home), "LANG": "C.UTF-8"}
+           "TMPDIR": str(home), "LANG": "C.UTF-8", sandbox.PER_PROCESS_ENV: "1"}
     proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
                            "/usr/bin/python3", "-c", script], capture_output=True, text=True,
                           env=env, timeout=120)
@@ -559,7 +559,7 @@ def test_a_limits_bot_cannot_poison_the_launcher_of_a_later_namespaces_run():
         script = POISON_SCRIPT.format(checkout=str(CHECKOUT), bot=str(home / "bot" / "poison.py"),
                                       folder=str(home / "bot"))
         env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "XDG_CACHE_HOME": str(cache),
-               "TMPDIR": str(home), "LANG": "C.UTF-8"}
+               "TMPDIR": str(home), "LANG": "C.UTF-8", sandbox.PER_PROCESS_ENV: "1"}
 
         def run(level: str, extra: dict[str, str] | None = None) -> str:
             proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
@@ -646,6 +646,93 @@ def test_a_limits_bot_of_a_normal_user_cannot_trace_or_read_its_referee():
                           "maps": "Permission denied"}, report
     finally:
         shutil.rmtree(top, ignore_errors=True)
+
+
+MEMORY_SCRIPT = """
+import json, os, sys
+sys.path.insert(0, {checkout!r})
+from arena import cgroups, sandbox
+from arena.bot_process import BotProcess, Limits
+from arena.sandbox import SandboxLimits, SandboxUnavailable
+from arena.submit import submit
+from arena.tournament import ConfigError, load_config, run_tournament
+sandbox.set_isolation("namespaces")
+print("mode:", sandbox.support().mode, cgroups.available() is None, flush=True)
+
+def bot(**limits):
+    proc = BotProcess([sys.executable, {bot!r}], Limits(max_line_bytes=1 << 15,
+                      sandbox=SandboxLimits(**limits)), files={folder!r})
+    try:
+        proc.start()
+    except SandboxUnavailable as err:
+        return "refused: " + str(err)
+    try:
+        return "ran: " + proc.read_line(20).decode()
+    finally:
+        proc.close()
+
+said = {{"default": bot(), "opt_in": bot(memory_per_process=1), "none": bot(memory_mb=0)}}
+os.environ[sandbox.PER_PROCESS_ENV] = "1"
+said["env"] = bot()
+del os.environ[sandbox.PER_PROCESS_ENV]
+try:
+    run_tournament(load_config(None, {{"name": "t", "bots": ["first-legal", "random"],
+                                       "matches_per_pairing": 2, "workers": 1,
+                                       "output": {out!r}}}))
+    said["tournament"] = "ran"
+except ConfigError as err:
+    said["tournament"] = "refused: " + str(err)
+outcome = submit("first-legal", name="mine", data={data!r})
+said["submit"] = outcome.status + ": " + outcome.reason
+print("said:", json.dumps(said))
+"""
+
+
+@pytest.mark.skipif(not ROOT or shutil.which("setpriv") is None or
+                    not os.path.exists("/usr/bin/python3"),
+                    reason="runs the arena as another user with setpriv, as root, with the "
+                           "system's Python")
+def test_namespaces_without_a_cgroup_refuses_a_memory_cap_it_cannot_hold_whole():
+    """Issue 29: at `namespaces` as a normal user with no cgroup per bot, memory_mb would cap
+    each process alone (8 children x 512 MB held 4.2 GB): refused, naming the opt-in, unless the
+    operator asks for a cap per process (or none)."""
+    import tempfile
+
+    top = Path(tempfile.mkdtemp(prefix="sixtysix-test-memory-"))
+    try:
+        (top / "bot").mkdir()
+        (top / "bot" / "hello.py").write_text("print('hello', flush=True)\nimport sys\n"
+                                               "sys.stdin.read()\n")
+        for path in [top, *top.rglob("*")]:
+            os.chown(path, 65534, 65534)
+        top.chmod(0o755)
+        script = MEMORY_SCRIPT.format(checkout=str(CHECKOUT), bot=str(top / "bot" / "hello.py"),
+                                      folder=str(top / "bot"), out=str(top / "t"),
+                                      data=str(top / "data"))
+        proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                               "/usr/bin/python3", "-c", script], capture_output=True, text=True,
+                              env={"PATH": "/usr/bin:/bin", "HOME": str(top), "TMPDIR": str(top),
+                                   "LANG": "C.UTF-8"}, timeout=300, cwd=str(top))
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        if "mode: namespaces False" not in proc.stdout:
+            pytest.skip(f"not namespaces without cgroups here: {proc.stdout[:200]}")
+        said = json.loads(proc.stdout.split("said: ", 1)[1])
+        for key in ("default", "tournament", "submit"):
+            assert "memory_mb=2048 cannot cap a bot's memory as a whole" in said[key], said
+            assert "--limit memory_per_process=1" in said[key]
+            assert "ARENA_MEMORY_PER_PROCESS=1" in said[key]
+        assert said["submit"].startswith("rejected: ")
+        assert not (top / "t" / "results.sqlite").exists()  # nothing was played or stored
+        for key in ("opt_in", "none", "env"):
+            assert said[key] == "ran: hello", said
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def test_memory_per_process_is_an_opt_in_of_0_or_1():
+    assert SandboxLimits.from_mapping({"memory_per_process": 1}).memory_per_process == 1
+    with pytest.raises(ValueError, match="memory_per_process is 0 or 1"):
+        SandboxLimits.from_mapping({"memory_per_process": 2})
 
 
 # -- end to end: a submitted spy in a tournament ---------------------------------------------------
