@@ -138,11 +138,15 @@ def demo(
     from arena.bot_specs import BotSpecError, resolve_bot as check
     from arena.registry import data_dir
 
-    from arena.sandbox import best_level
+    import os
+
+    from arena.sandbox import PER_PROCESS_ENV, best_level
 
     # The demo's bots are the arena's own code: it runs them in the strongest sandbox this machine
-    # has, and says which (a tournament of untrusted bots asks for `isolated` unless told not to).
+    # has, and says which (a tournament of untrusted bots asks for `isolated` unless told not to);
+    # where that caps memory per process only, that will do for them too (sandbox.check_memory).
     level = best_level()
+    os.environ.setdefault(PER_PROCESS_ENV, "1")
     console.print(f"sandbox level for the demo: {level} (the strongest this machine gives; the "
                   "demo's bots are the arena's own, so the demo opts in to it)", soft_wrap=True)
     from bots import BUNDLED_PROFILES

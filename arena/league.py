@@ -55,7 +55,8 @@ from arena.pool import Pool, WorkerError
 from arena.preflight import PreflightError, preflight
 from arena.ratings import ENV
 from arena.registry import Registry, RegistryError, data_dir
-from arena.sandbox import SandboxLimits, data_folders, waiting_bots_yield
+from arena.sandbox import SandboxLimits, SandboxUnavailable, check_memory, data_folders, \
+    waiting_bots_yield
 from arena.schedule import ScheduledMatch
 from arena.store import DB_NAME, DiskFullError, Store, StoreError, connect_read_only
 from arena.tournament import check_isolation, run_log
@@ -532,6 +533,10 @@ def run_league(folder: Path, overrides: Mapping[str, Any] | None = None,
     rules = rules_of(config)
     limits = Limits(decision_ms=config.decision_ms, startup_ms=config.startup_ms,
                     sandbox=sandbox_limits(config))
+    try:
+        check_memory(limits.sandbox)  # before any bot: a memory_mb this level cannot hold whole
+    except SandboxUnavailable as err:
+        raise ConfigError(str(err)) from None
     db_path = folder / DB_NAME
     progress = LeagueProgress()
 

@@ -508,6 +508,11 @@ def _worker_main(play: Callable[[Any], Any], conn: Connection, watch: Connection
                  level: int, shared: tuple[Any, ...] = (),
                  place: tuple[int, int, Affinity, int] = (0, 1, False, 0),
                  on_start: Callable[[], object] | None = None) -> None:
+    # First of all: no bot of another worker (at `limits`, as a normal user, the same user) may
+    # attach to this one, which will hold matches' hands and deal keys (issue 29).
+    from arena.sandbox import not_dumpable
+
+    not_dumpable()
     # Ctrl-C reaches the whole foreground process group: the coordinator decides what stops.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, lambda signum, frame: _die(128 + signum))

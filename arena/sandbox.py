@@ -82,11 +82,15 @@ PROBE_FAIL_ENV = "ARENA_SANDBOX_PROBE_FAIL"
 
 # What of the machine every bot sees, read-only (the interpreter and the installation are added
 # by ``allow_list``). /bin, /lib... are links to /usr on most systems: the launcher makes them
-# links again. /etc holds only what the dynamic loader, a C library and a JVM read.
+# links again. /etc holds only what the dynamic loader, a C library and a JVM read: the machine's
+# user and group lists and hosts are not among them (issue 29), the launcher writes its own
+# (sandbox_launch.c: write_etc: root, the bot's own user, nobody; localhost).
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC_PATHS = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
-             "/etc/localtime", "/etc/nsswitch.conf", "/etc/passwd", "/etc/group", "/etc/hosts",
-             "/etc/host.conf")
+             "/etc/localtime")
+# A bot's PATH, whatever the arena's (issue 29: it showed the host's, a home's folders in it). The
+# bot's own program is found on the arena's PATH before it starts (``_Launch.command``).
+BOT_PATH = "/usr/local/bin:/usr/bin:/bin"
 # Folders never exposed whole as a bot's own folder: they hold other users' and services' files,
 # sockets (/run, /tmp) and the other bots' folders. A bot program directly in one gets that file
 # alone.
@@ -109,6 +113,8 @@ class SandboxLimits:
     open_files: int = 512     # open file descriptors
     workdir_mb: int = 64      # what it may write beyond its own files: folder, /tmp, /dev/shm (ENOSPC)
     cores: int = 1            # cores' worth of CPU time its processes may use at once (cgroup)
+    # 1: where the bot gets no cgroup, memory_mb may cap each process alone (``check_memory``)
+    memory_per_process: int = 0
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any]) -> "SandboxLimits":
@@ -122,6 +128,9 @@ class SandboxLimits:
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"sandbox limit {key} must be a whole number >= 0 (0: unlimited), "
                                  f"not {value!r}")
+        if values.get("memory_per_process", 0) > 1:
+            raise ValueError(f"sandbox limit memory_per_process is 0 or 1 (an opt-in), not "
+                             f"{values['memory_per_process']!r}")
         return replace(cls(), **dict(values))
 
     def to_dict(self) -> dict[str, int]:
@@ -208,10 +217,36 @@ def set_isolation(level: str | None) -> None:
     _support = None
 
 
+_undumpable_pid = 0
+
+
+def not_dumpable() -> None:
+    """Make this process not dumpable (``PR_SET_DUMPABLE`` 0), once; its forks inherit it, an exec
+    does not. Every process that runs bots (``support()``, ``adopt()``, a pool worker as it starts)
+    does this before its first bot: a bot of the ``limits`` level run by a normal user has that
+    user's id, and could otherwise attach to the coordinator, a worker or the referee with
+    ``ptrace`` or read their ``/proc/PID/mem`` and ``environ`` (they hold every hand and the deal
+    keys; issue 29). Not dumpable, only a process with ``CAP_SYS_PTRACE`` may, and this process's
+    ``/proc/PID`` files belong to root (its own ``/proc/self`` stays readable to it). A bot cannot
+    be made so: an exec makes a process dumpable again, so at ``limits`` as a normal user the bots
+    of one match can still trace each other."""
+    global _undumpable_pid
+    if _undumpable_pid == os.getpid() or not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE
+        code = ctypes.get_errno()
+        raise OSError(code, f"prctl(PR_SET_DUMPABLE, 0): {os.strerror(code)}")
+    _undumpable_pid = os.getpid()
+
+
 def support() -> Support:
     """The sandbox bots run in: the level asked for, found once per process by starting a trivial
     sandboxed program. ``SandboxUnavailable`` when it cannot be had (never a weaker one)."""
     global _support
+    not_dumpable()
     level = requested_level()
     if _support is None or _support.requested != level:
         _support = _probe(level)
@@ -226,6 +261,7 @@ def adopt(found: Support) -> None:
     probe (a sandboxed start, ~25 ms before its first match: issue 18). Each bot's launch still
     builds its sandbox or fails: the probe only chooses the level, never weakens it."""
     global _support
+    not_dumpable()
     if found.requested == requested_level():
         _support = found
 
@@ -248,6 +284,32 @@ def describe() -> str:
     return (f"sandbox: limits: resource limits only; bots HAVE NETWORK ACCESS, see the machine's "
             f"files, run as {user}, and a process that leaves its process group can outlive a "
             f"match; memory_mb is per process, processes per user, and cores not held{asked}")
+
+
+PER_PROCESS_OPT_IN = "--limit memory_per_process=1"
+# The same opt-in for a shell, and for `arena play`, which has no --limit: "1"
+PER_PROCESS_ENV = "ARENA_MEMORY_PER_PROCESS"
+
+
+def check_memory(limits: SandboxLimits, mode: str | None = None) -> None:
+    """``SandboxUnavailable`` when ``limits.memory_mb`` cannot cap a bot as a whole here and the
+    operator has not opted in to a cap per process (``memory_per_process``): the ``namespaces``
+    level without a cgroup per bot (a normal user, no cgroup v2 delegated), where a bot of 8
+    processes x 512 MB held 4.2 GB (issue 29). ``limits`` is the level of resource limits only,
+    per process by its own opt-in; ``isolated`` needs the cgroup. ``mode``: the level bots run
+    in (default: ``support()``'s)."""
+    if not limits.memory_mb or limits.memory_per_process or \
+            os.environ.get(PER_PROCESS_ENV) == "1" or (mode or support().mode) != "namespaces":
+        return
+    missing = cgroups.available()
+    if missing is None:
+        return
+    raise SandboxUnavailable(
+        f"bots do not run: memory_mb={limits.memory_mb} cannot cap a bot's memory as a whole "
+        f"here, only each of its processes (no cgroup per bot: {missing}); a bot of N processes "
+        f"could hold N x {limits.memory_mb} MB. To accept a cap per process: "
+        f"{PER_PROCESS_OPT_IN} (memory_per_process = 1 in a [sandbox] table, or "
+        f"{PER_PROCESS_ENV}=1), or memory_mb=0 for none; see README, 'The sandbox'")
 
 
 def waiting_bots_yield() -> bool:
@@ -329,8 +391,9 @@ def _try_launch(userns: bool, as_user: bool) -> str | None:
     if os.environ.get(PROBE_FAIL_ENV):
         return os.environ[PROBE_FAIL_ENV]
     try:
-        run = _Launch(SandboxLimits(), mode="isolated" if as_user else "namespaces",
-                      userns=userns)
+        # `true` runs one process: a cap per process is a cap of the whole (check_memory)
+        run = _Launch(SandboxLimits(memory_per_process=1),
+                      mode="isolated" if as_user else "namespaces", userns=userns)
         try:
             argv, kwargs = run.command(["true"])
             proc = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True,
@@ -348,13 +411,23 @@ def _try_launch(userns: bool, as_user: bool) -> str | None:
 
 def minimal_env(workdir: str) -> dict[str, str]:
     """What a bot gets of the environment: enough to run an interpreter, nothing of the arena's."""
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": workdir, "TMPDIR": workdir,
+    env = {"PATH": BOT_PATH, "HOME": workdir, "TMPDIR": workdir,
            "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONUNBUFFERED": "1",
            "PYTHONDONTWRITEBYTECODE": "1"}
     # A bundled Python bot imports the SDK from this installation, wherever the venv is.
     if "VIRTUAL_ENV" in os.environ:
         env["VIRTUAL_ENV"] = os.environ["VIRTUAL_ENV"]
     return env
+
+
+def _found(argv: Sequence[str]) -> list[str]:
+    """The bot's command with its program as the arena finds it on its own PATH (``node`` in a
+    folder of the user's): the bot's environment has only ``BOT_PATH``."""
+    if argv and "/" not in argv[0]:
+        program = shutil.which(argv[0])
+        if program is not None:
+            return [os.path.abspath(program), *argv[1:]]
+    return list(argv)
 
 
 @dataclass(frozen=True)
@@ -462,6 +535,8 @@ class _Launch:
         try:
             if mode != "limits":
                 self._cgroup = _bot_cgroup(limits, required=mode == "isolated")
+            if self._cgroup is None and mode == "namespaces":
+                check_memory(limits, mode)  # said before any bot ran; fail closed all the same
             # A bot never runs as root: as root every level leases it a user id of its own.
             if mode == "isolated" or (mode == "limits" and os.geteuid() == 0):
                 self._lease = _UidLease()
@@ -487,6 +562,7 @@ class _Launch:
     def command(self, argv: Sequence[str]) -> tuple[list[str], dict[str, Any]]:
         """The argument list to start and the extra ``Popen`` arguments."""
         rlimits = {k: v for k, v in self.limits.to_dict().items() if k in _RESOURCES}
+        argv = _found(argv)
         if self.mode == "limits":
             uid = self.uid
             if uid is None:
@@ -520,7 +596,10 @@ class _Launch:
         elif self.files is not None:
             command.append(f"--files={os.path.realpath(self.files)}")
         command += [f"--ro={path}" for path in allow_list(argv, self.private)]
-        return [*command, "--", *argv], {"pass_fds": (self._status_w,), "cwd": self._base}
+        # The launcher runs from this process's sealed memfd (``launcher()``), which the child
+        # must have open to exec it; the launcher closes it first of all.
+        return [*command, "--", *argv], {"pass_fds": (self._status_w, launcher_fd()),
+                                         "cwd": self._base}
 
     @property
     def status_w(self) -> int:
@@ -603,75 +682,177 @@ class _Launch:
             self._hold = -1
 
 
+# What this process runs as the launcher, and the zygote's library: images held in memory (a sealed
+# memfd for the launcher), never a file someone may change after the check. See ``launcher()``.
+TRUST_ENV = "ARENA_LAUNCHER_SHA256"
+
+
 @functools.cache
 def launcher() -> Path:
-    """The launcher's binary, compiled from ``sandbox_launch.c`` on first use (~0.3 s, once per
-    machine and version of the source), and checked before every use by a process.
+    """Where a child of this process finds the launcher to exec: ``/proc/self/fd/N``, a sealed,
+    read-only memfd of this process holding its image; the child must be given the descriptor
+    (``launcher_fd()`` in ``pass_fds``; the launcher closes it before anything else).
 
-    It lives in the user's cache folder (``$XDG_CACHE_HOME`` or ``~/.cache``, then
-    ``sixtysix-arena/``), not in the installation, which may be read-only; its name carries the
-    source's hash, so an edited source is rebuilt, and it is renamed into place once whole, so
-    arenas building it at the same moment never run half a file. The arena runs what it finds
-    there, as root in the ``isolated`` mode, so: the folder and the binary must be the caller's
-    and writable by nobody else, and the binary's SHA-256 must match the one written beside it
-    when it was built; a binary that fails the check is removed and built again. No bot can write
-    there in the namespaced levels (the cache is not in a bot's root). ``OSError`` says why it
-    cannot be built (no C compiler, say)."""
-    return _build("", ())
+    The image is compiled from ``sandbox_launch.c`` (~0.5 s of CPU) and checked once per process,
+    then held: nothing written to disk afterwards, by a bot or anyone, changes what this process
+    runs (issue 29: a bot of the ``limits`` level, as a normal user, replaced the cached binary
+    and its checksum, and the next ``namespaces`` run executed its wrapper outside any sandbox).
+    Where the image may come from (``_trusted_image``):
+
+    - as root, the cache folder (``$XDG_CACHE_HOME`` or ``~/.cache``, then ``sixtysix-arena/``),
+      root's own and writable by root alone: no bot ever runs as root, at any level. Its SHA-256
+      is written beside it when built and checked against the bytes read; a mismatch is built
+      again.
+    - as a normal user, whose ``limits`` bots run as that very user and may write anything it
+      can, nothing on disk is trusted by itself: the image is this process's own fresh compile
+      (into a private temporary folder, read back and removed), or a cached copy whose SHA-256 is
+      the one an arena process above this one compiled (``ARENA_LAUNCHER_SHA256`` in the
+      environment it passed down to its workers and commands: a bot cannot change a running
+      process's environment, and reads none of it). The fresh image is cached for those.
+
+    ``OSError`` says why it cannot be had (no C compiler, say)."""
+    return Path(f"/proc/self/fd/{launcher_fd()}")
 
 
 @functools.cache
-def launcher_library() -> Path:
-    """The same source built as a shared library (``sandbox_enter``), for the zygote
-    (``zygote.py``): cached and checked exactly as ``launcher()``."""
-    return _build(".so", ("-shared", "-fPIC", "-DSANDBOX_LIBRARY"))
+def launcher_fd() -> int:
+    """The descriptor of the launcher's sealed memfd (see ``launcher()``)."""
+    return _sealed(_trusted_image("", ()), "sandbox-launch")
 
 
+@functools.cache
 def launcher_library_bytes() -> bytes:
-    """The library's contents, read once and checked against its checksum as read: the zygote
-    loads these very bytes (from a memfd), so nothing can swap the file between check and load,
-    and no bot's memory map names the cache folder."""
-    path = launcher_library()
-    data = path.read_bytes()
-    expected = path.with_name(path.name + ".sha256").read_text().strip()
-    if hashlib.sha256(data).hexdigest() != expected:
-        raise OSError(errno.EINVAL, f"{path} does not match its checksum (changed since built)")
-    return data
+    """The same source built as a shared library (``sandbox_enter``), for the zygote
+    (``zygote.py``), which loads these very bytes from a memfd: trusted exactly as ``launcher()``,
+    read once, and no bot's memory map names the cache folder."""
+    return _trusted_image(".so", ("-shared", "-fPIC", "-DSANDBOX_LIBRARY"))
+
+
+def forget_launcher() -> None:
+    """Forget the images this process holds (tests: a changed source or cache): the next use
+    finds them again."""
+    if launcher_fd.cache_info().currsize:
+        os.close(launcher_fd())
+    for cached in (launcher, launcher_fd, launcher_library_bytes):
+        cached.cache_clear()
+
+
+def _sealed(image: bytes, name: str) -> int:
+    """A memfd holding ``image``, sealed against any change and reopened read-only (a descriptor
+    open for writing could not be exec'ed everywhere); close-on-exec, so that only a child given
+    it in ``pass_fds`` has it."""
+    fd = os.memfd_create(name, os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    try:
+        view = memoryview(image)
+        while view:
+            view = view[os.write(fd, view):]
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW |
+                    fcntl.F_SEAL_WRITE | fcntl.F_SEAL_SEAL)
+        return os.open(f"/proc/self/fd/{fd}", os.O_RDONLY | os.O_CLOEXEC)
+    finally:
+        os.close(fd)
+
+
+def _trusted_image(suffix: str, flags: tuple[str, ...]) -> bytes:
+    """The launcher's image (``suffix`` "") or the library's (".so"), from a source this process
+    may trust (``launcher()``), as bytes read once."""
+    if os.geteuid() == 0:
+        return _cached_image(suffix, flags)
+    source = LAUNCHER_SOURCE.read_bytes()
+    name = _image_name(source, suffix)
+    passed = dict(item.split("=", 1) for item in os.environ.get(TRUST_ENV, "").split(";")
+                  if "=" in item)
+    if name in passed:
+        try:
+            image = (_cache_folder() / name).read_bytes()
+        except OSError:
+            image = b""
+        if hashlib.sha256(image).hexdigest() == passed[name]:
+            return image
+        log.warning("the cached sandbox launcher %s is not what this arena built: building it "
+                    "again", name)
+    image = _compile(source, flags)
+    digest = hashlib.sha256(image).hexdigest()
+    os.environ[TRUST_ENV] = ";".join(f"{k}={v}" for k, v in {**passed, name: digest}.items())
+    try:
+        _store(_cache_folder(), name, image)
+    except OSError as err:  # the cache only spares the workers a compile each
+        log.warning("cannot cache the sandbox launcher: %s", err)
+    return image
+
+
+def _image_name(source: bytes, suffix: str) -> str:
+    return f"sandbox-launch-{hashlib.sha256(source).hexdigest()[:16]}{suffix}"
+
+
+def _cached_image(suffix: str, flags: tuple[str, ...]) -> bytes:
+    """The image from the cache folder (as root), checked against the SHA-256 written beside it
+    when it was built, as read; built again when it is missing or does not match."""
+    binary = _build(suffix, flags)
+    image = binary.read_bytes()
+    expected = binary.with_name(binary.name + ".sha256").read_text().strip()
+    if hashlib.sha256(image).hexdigest() == expected:
+        return image
+    log.warning("the cached sandbox launcher %s changed as it was read: building it again", binary)
+    return _compile(LAUNCHER_SOURCE.read_bytes(), flags)
 
 
 def _build(suffix: str, flags: tuple[str, ...]) -> Path:
+    """The cached image's path, built first if missing or not as built (``_tampered``)."""
     source = LAUNCHER_SOURCE.read_bytes()
     cache = _cache_folder()
+    binary = cache / _image_name(source, suffix)
+    _own_cache(cache)
+    problem = _tampered(binary, binary.with_name(binary.name + ".sha256"))
+    if problem is None:
+        return binary
+    if problem:
+        log.warning("the cached sandbox launcher %s %s: building it again", binary, problem)
+    _store(cache, binary.name, _compile(source, flags))
+    return binary
+
+
+def _own_cache(cache: Path) -> None:
     cache.mkdir(mode=0o700, parents=True, exist_ok=True)
     info = cache.lstat()
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
         raise OSError(errno.EPERM, f"{cache} must be a folder that belongs to you and is "
                                    "writable by you alone")
-    binary = cache / f"sandbox-launch-{hashlib.sha256(source).hexdigest()[:16]}{suffix}"
-    checksum = binary.with_name(binary.name + ".sha256")
-    problem = _tampered(binary, checksum)
-    if problem is None:
-        return binary
-    if problem:
-        log.warning("the cached sandbox launcher %s %s: building it again", binary, problem)
-        binary.unlink(missing_ok=True)
-        checksum.unlink(missing_ok=True)
+
+
+def _store(cache: Path, name: str, image: bytes) -> None:
+    """``image`` and its SHA-256 in the cache, each renamed into place once whole, so arenas
+    building it at the same moment never read half a file."""
+    _own_cache(cache)
+    binary = cache / name
+    checksum = binary.with_name(name + ".sha256")
+    for path, data in ((checksum, (hashlib.sha256(image).hexdigest() + "\n").encode()),
+                       (binary, image)):
+        partial = cache / f".{path.name}.{os.getpid()}"
+        partial.unlink(missing_ok=True)
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o700)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(partial, path)
+
+
+def _compile(source: bytes, flags: tuple[str, ...]) -> bytes:
+    """``source`` compiled with the machine's C compiler in a private temporary folder (0700),
+    read back and removed."""
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None:
         raise OSError(errno.ENOENT, "it is C, and there is no C compiler (cc or gcc) on PATH")
-    partial = cache / f".{binary.name}.{os.getpid()}"
-    proc = subprocess.run([compiler, "-std=gnu99", "-O2", "-Wall", *flags, "-o", str(partial),
-                           str(LAUNCHER_SOURCE)], capture_output=True, text=True)
-    if proc.returncode != 0:
-        partial.unlink(missing_ok=True)
-        raise OSError(errno.EINVAL, f"{compiler} failed on {LAUNCHER_SOURCE}: "
-                                    f"{proc.stderr.strip()[-2000:]}")
-    os.chmod(partial, 0o700)
-    partial_sum = cache / f".{checksum.name}.{os.getpid()}"
-    partial_sum.write_text(_sha256(partial) + "\n")
-    os.replace(partial_sum, checksum)
-    os.replace(partial, binary)
-    return binary
+    with tempfile.TemporaryDirectory(prefix="sixtysix-launcher-") as folder:
+        src, out = os.path.join(folder, "sandbox_launch.c"), os.path.join(folder, "out")
+        with open(src, "wb") as fh:
+            fh.write(source)  # what was read (and hashed for the name) is what is compiled
+        proc = subprocess.run([compiler, "-std=gnu99", "-O2", "-Wall", *flags, "-o", out, src],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise OSError(errno.EINVAL, f"{compiler} failed on {LAUNCHER_SOURCE}: "
+                                        f"{proc.stderr.strip()[-2000:]}")
+        with open(out, "rb") as fh:
+            return fh.read()
 
 
 def _sha256(path: Path) -> str:

@@ -294,6 +294,38 @@ static void copy_tree(const char *from, const char *to) {
     closedir(dir);
 }
 
+static void write_text(const char *path, const char *text) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) fail(path);
+    size_t len = strlen(text);
+    if (write(fd, text, len) != (ssize_t)len) fail(path);
+    close(fd);
+}
+
+/* The bot's /etc/passwd, group, hosts and nsswitch.conf, written here rather than bound from the
+ * machine's (issue 29: they listed the host's users): root, the bot's own user (its leased id; in
+ * a user namespace it is root there) and nobody; localhost. */
+static void write_etc(const char *root) {
+    char etc[PATH_MAX], path[PATH_MAX + 32], text[1024], own[256] = "", own_group[128] = "";
+    joined(etc, root, "/etc");
+    make_dirs(etc, 0755);
+    if (spec.uid > 0) {
+        snprintf(own, sizeof own, "bot:x:%ld:%ld:bot:" BOT_HOME ":/bin/sh\n", spec.uid, spec.uid);
+        snprintf(own_group, sizeof own_group, "bot:x:%ld:\n", spec.uid);
+    }
+    snprintf(text, sizeof text, "root:x:0:0:root:/root:/bin/sh\n%s"
+             "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n", own);
+    snprintf(path, sizeof path, "%s/passwd", etc);
+    write_text(path, text);
+    snprintf(text, sizeof text, "root:x:0:\n%snogroup:x:65534:\n", own_group);
+    snprintf(path, sizeof path, "%s/group", etc);
+    write_text(path, text);
+    snprintf(path, sizeof path, "%s/hosts", etc);
+    write_text(path, "127.0.0.1\tlocalhost\n::1\tlocalhost\n");
+    snprintf(path, sizeof path, "%s/nsswitch.conf", etc);
+    write_text(path, "passwd: files\ngroup: files\nhosts: files\n");
+}
+
 /* The bot's root, built in base/root, then made the root of this mount namespace; the old root is
  * detached, so no path leads back to it. */
 static void build_root(void) {
@@ -367,7 +399,9 @@ static void build_root(void) {
     make_dirs(path, 0755);
     check(mount(shm, path, NULL, MS_BIND, NULL), "mount /dev/shm");
 
-    /* The allow-list, after /tmp: a bot's program may live under the host's /tmp. */
+    /* The allow-list, after /tmp: a bot's program may live under the host's /tmp; after /etc's
+     * own files, which a command naming one of the machine's then covers. */
+    write_etc(root);
     for (int i = 0; i < spec.n_ro; i++) bind_read_only(root, spec.ro[i]);
 
     /* a fresh /proc: the processes of this PID namespace only */
@@ -856,8 +890,19 @@ size_t sandbox_request_size(void) {
     return bot_request_size;
 }
 #else
+/* Every descriptor but 0-2 and the status pipe: the referee passes the sealed memfd this program
+ * was exec'ed from (arena/sandbox.py: launcher()), which no bot needs to hold. */
+static void close_inherited(void) {
+    int keep = spec.status_fd;
+    if (keep > 3 && syscall(SYS_close_range, 3, keep - 1, 0) != 0)
+        for (int fd = 3; fd < keep; fd++) close(fd);
+    if (syscall(SYS_close_range, keep + 1, ~0U, 0) != 0)
+        for (int fd = keep + 1; fd < 1 << 16; fd++) close(fd);
+}
+
 int main(int argc, char **argv) {
     parse(argc, forget_arguments(argc, argv));
+    close_inherited();
     launch();
     return 127;  /* not reached: launch() execs the bot or exits */
 }

@@ -22,7 +22,7 @@ from arena.qualify import QUALIFYING_MATCHES, QualificationReport, qualify
 from arena.types import BotSpec
 from arena.registry import (MAX_FOLDER_BYTES, RegisteredBot, Registry, RegistryError,
                             content_hash, copy_bot_folder, folder_size)
-from arena.sandbox import SandboxLimits, run_command
+from arena.sandbox import SandboxLimits, SandboxUnavailable, check_memory, run_command
 
 # A build may compile for a while, with more memory and processes than a bot playing a match.
 BUILD_LIMITS = SandboxLimits(cpu_s=600, memory_mb=4096, processes=256, file_mb=1024,
@@ -51,6 +51,10 @@ def submit(target: str, name: str | None = None, data: Path | None = None,
     """Submit a folder holding ``bot.toml``, or a command (then ``name`` is needed).
     ``profiles``: the variants a command declares (a folder declares them in its manifest)."""
     folder = Path(target)
+    try:
+        check_memory(limits.sandbox)  # before the build: it runs with a memory cap too
+    except SandboxUnavailable as err:
+        return Submission("rejected", str(err), name or "")
     try:
         with Registry.open(data) as registry:
             if folder.is_dir():
@@ -99,7 +103,8 @@ def _submit_folder(registry: Registry, folder: Path, name: str | None, limits: L
     try:
         build_output = ""
         if manifest.build:
-            failed, build_output = _build(manifest, folder, staging)
+            failed, build_output = _build(manifest, folder, staging,
+                                         limits.sandbox.memory_per_process)
             if failed:
                 return Submission("rejected", failed, manifest.name, version,
                                   build_output=build_output)
@@ -125,13 +130,16 @@ def _submit_folder(registry: Registry, folder: Path, name: str | None, limits: L
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _build(manifest: Manifest, folder: Path, staging: Path) -> tuple[str, str]:
-    """Build in the sandbox (no network: vendor what the build needs). A reason when it failed."""
+def _build(manifest: Manifest, folder: Path, staging: Path, memory_per_process: int = 0
+           ) -> tuple[str, str]:
+    """Build in the sandbox (no network: vendor what the build needs). A reason when it failed.
+    ``memory_per_process``: the submission's opt-in (``sandbox.check_memory``) holds for it too."""
+    limits = replace(BUILD_LIMITS, memory_per_process=memory_per_process)
     source = staging.parent / (staging.name + ".src")
     shutil.rmtree(source, ignore_errors=True)
     copy_bot_folder(folder, source)  # without .git and caches, as hashed
     try:
-        status, output, report = run_command(manifest.build_argv(), source, BUILD_LIMITS,
+        status, output, report = run_command(manifest.build_argv(), source, limits,
                                              BUILD_TIMEOUT_S, keep=staging)
     finally:
         shutil.rmtree(source, ignore_errors=True)
@@ -141,7 +149,7 @@ def _build(manifest: Manifest, folder: Path, staging: Path) -> tuple[str, str]:
     if report.error:
         return f"the build could not start: {report.error}", output
     if status != 0:
-        said = report.describe(BUILD_LIMITS) or f"exited with status {status}"
+        said = report.describe(limits) or f"exited with status {status}"
         return f"the build ({command}) failed: {said}", output
     return "", output
 

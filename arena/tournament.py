@@ -40,8 +40,8 @@ from arena.match_job import MatchJob as _Job, log_stored, play_for_store, prepar
 from arena.types import BotSpec, ConfigError, MatchResult
 from arena.worker_cores import AFFINITY_WORDS, AUTO, Affinity, default_workers, for_run, \
     is_affinity
-from arena.sandbox import SandboxLimits, SandboxUnavailable, Support, check_level, data_folders, \
-    describe as describe_sandbox, support as sandbox_support, waiting_bots_yield
+from arena.sandbox import SandboxLimits, SandboxUnavailable, Support, check_level, check_memory, \
+    data_folders, describe as describe_sandbox, support as sandbox_support, waiting_bots_yield
 from arena.schedule import ScheduledMatch, partnership_groups, round_robin, three_player_sets
 from arena.store import DB_NAME, DiskFullError, MatchRows, Store, StoreError, connect_read_only, \
     is_disk_full, match_rows
@@ -386,6 +386,12 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
     schedule = schedule_of(config, rules, [s.name for s in specs])
     limits = Limits(decision_ms=config.decision_ms, startup_ms=config.startup_ms,
                     sandbox=sandbox_limits(config))
+    found = None if config.cluster else _sandbox_found()  # a cluster's workers: theirs
+    if found is not None:
+        try:
+            check_memory(limits.sandbox, found.mode)
+        except SandboxUnavailable as err:
+            raise ConfigError(str(err)) from None
     with ExitStack() as cleanup:
         stop = cleanup.enter_context(stop_on_signals())
         progress = Progress(_stored_count(db_path) if resume else 0, len(schedule),
@@ -414,7 +420,7 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
                      # The matches on the same deals never at once (pool.py says why).
                      exclusive=lambda job: job.entry.deal_set,
                      shared=(rules, limits, *specs),
-                     on_start=functools.partial(prepare_worker, tuple(specs), _sandbox_found()),
+                     on_start=functools.partial(prepare_worker, tuple(specs), found),
                      ahead_s=0.0 if should_stop is not None else HOLD_S,
                      affinity=for_run(config.affinity, limits.sandbox.cores,
                                       waiting_bots_yield())))

@@ -28,6 +28,11 @@ os.environ[ENV_TAG] = TAG
 # gives unless told otherwise; tests that need a level skip without it (test_sandbox*.py).
 if not os.environ.get(sandbox.ISOLATION_ENV) and not os.environ.get("ARENA_SANDBOX"):
     os.environ[sandbox.ISOLATION_ENV] = sandbox.best_level()
+# As a normal user without a cgroup per bot, `namespaces` refuses a memory_mb it cannot hold as a
+# bot's total unless told a cap per process will do (issue 29): the suite's bots are the arena's
+# own and its fixtures, and the tests that mean the caps say which they need. The refusal itself
+# is tested with a clean environment (test_namespaces_without_a_cgroup_refuses_...).
+os.environ.setdefault(sandbox.PER_PROCESS_ENV, "1")
 
 BAD_BOT = Path(__file__).parent / "fixtures" / "bad_bot.py"
 RESULTS = Path(__file__).resolve().parents[2] / "results"

@@ -25,7 +25,7 @@ from arena.bot_process import BotProcess, Limits
 from arena.bot_specs import resolve_bot
 from arena.game import profile
 from arena.referee import BotSpec, MatchConfig, run_match
-from arena.sandbox import SandboxLimits, launcher, support
+from arena.sandbox import SandboxLimits, launcher, launcher_fd, support
 from bot_procs import TAG, tagged_processes
 
 CAP_BOT = Path(__file__).parent / "fixtures" / "cap_bot.py"
@@ -418,7 +418,8 @@ def test_the_launcher_refuses_to_start_a_bot_outside_its_cgroup(tmp_path):
     missing = tmp_path / "no-such-cgroup"
     proc = subprocess.run([str(launcher()), f"--status-fd={status_w}", f"--parent={os.getpid()}",
                            f"--cwd={tmp_path}", f"--base={tmp_path}", f"--cgroup={missing}", "--",
-                           "sh", "-c", f"touch {tmp_path}/ran"], pass_fds=(status_w,))
+                           "sh", "-c", f"touch {tmp_path}/ran"],
+                          pass_fds=(status_w, launcher_fd()))
     os.close(status_w)
     with os.fdopen(status_r) as fh:
         said = fh.read()

@@ -295,14 +295,9 @@ def test_the_launcher_is_rebuilt_when_its_source_changes(tmp_path, monkeypatch):
     source = tmp_path / "sandbox_launch.c"
     source.write_bytes(sandbox.LAUNCHER_SOURCE.read_bytes())
     monkeypatch.setattr(sandbox, "LAUNCHER_SOURCE", source)
-    sandbox.launcher.cache_clear()
-    try:
-        first = sandbox.launcher()
-        source.write_text(source.read_text() + "\n/* edited */\n")
-        sandbox.launcher.cache_clear()
-        second = sandbox.launcher()
-    finally:
-        sandbox.launcher.cache_clear()
+    first = sandbox._build("", ())
+    source.write_text(source.read_text() + "\n/* edited */\n")
+    second = sandbox._build("", ())
     assert first != second and first.parent == second.parent == tmp_path / "cache/sixtysix-arena"
     assert os.access(second, os.X_OK)
     assert [p.name for p in second.parent.iterdir() if p.name.startswith(".")] == []  # no partial

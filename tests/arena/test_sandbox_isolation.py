@@ -288,6 +288,53 @@ def test_a_disk_filler_forfeits_with_enospc_in_its_stderr(launch_path, tmp_path,
     assert tagged_processes() == [] and sandbox_user_processes() == []
 
 
+# A bot that reports its PATH, its /etc and the users it can name (issue 29: it saw the host's).
+ETC_BOT = """
+import json, os, pwd, sys
+said = {"path": os.environ.get("PATH"), "etc": sorted(os.listdir("/etc")),
+        "users": sorted(entry.pw_name for entry in pwd.getpwall())}
+try:
+    said["me"] = pwd.getpwuid(os.getuid()).pw_name
+except KeyError:
+    said["me"] = None
+print(json.dumps(said), flush=True)
+sys.stdin.read()
+"""
+
+
+@pytest.mark.parametrize("name", LEVELS)
+def test_a_bot_sees_a_minimal_etc_and_a_fixed_path(launch_path, tmp_path, level, name):
+    """Issue 29: a bot's PATH is ``sandbox.BOT_PATH`` at every level, whatever the arena's; in
+    the namespaced levels its /etc holds only the loader's files and a user list of its own."""
+    if name == "isolated" and not ROOT:
+        pytest.skip("the isolated level needs root")
+    level(name)
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "etc_bot.py").write_text(ETC_BOT)
+    for path in (folder, folder / "etc_bot.py"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    python = SYSTEM_PYTHON if name == "limits" else sys.executable
+    proc = BotProcess([python, "etc_bot.py"], LIMITS, files=folder)
+    proc.start()
+    try:
+        said = json.loads(proc.read_line(20))
+    finally:
+        proc.close()
+    assert said["path"] == sandbox.BOT_PATH == "/usr/local/bin:/usr/bin:/bin"
+    if name == "limits":
+        return  # the machine's own /etc: no root of its own at this level
+    mode = sandbox.support().mode
+    assert set(said["etc"]) <= {"ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives",
+                                "localtime", "passwd", "group", "hosts", "nsswitch.conf"} | \
+        {p.name for p in Path("/etc").glob("java-*")}, said["etc"]
+    assert "shadow" not in said["etc"] and "hostname" not in said["etc"]
+    # root, the bot's own user (as root: its leased id; in a user namespace it is root), nobody
+    assert said["users"] == (["bot", "nobody", "root"] if mode == "isolated" else
+                             ["nobody", "root"])
+    assert said["me"] == ("bot" if mode == "isolated" else "root")
+
+
 # -- the sandbox fails closed ----------------------------------------------------------------------
 
 def run_arena(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -337,36 +384,29 @@ def test_a_tampered_launcher_is_built_again(tmp_path, monkeypatch, level):
     if not sys.platform.startswith("linux"):
         pytest.skip("the launcher is Linux only")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    sandbox.launcher.cache_clear()
+    sandbox.forget_launcher()
     try:
-        binary = sandbox.launcher()
+        binary = sandbox._build("", ())
         good = binary.read_bytes()
         for tamper in (lambda: binary.write_bytes(b"#!/bin/sh\necho owned\n"),
                        lambda: binary.write_bytes(good + b"\0"),
                        lambda: binary.chmod(0o777),
                        lambda: binary.with_name(binary.name + ".sha256").unlink()):
             tamper()
-            sandbox.launcher.cache_clear()
-            assert sandbox.launcher() == binary
+            assert sandbox._build("", ()) == binary
             assert binary.read_bytes() == good and not binary.stat().st_mode & 0o022
-        if not ROOT:
-            level("namespaces")
         level("isolated" if ROOT else "namespaces")
         assert probe(tmp_path / "bot", {})["cwd"] == sandbox.BOT_HOME  # and it runs bots
     finally:
-        sandbox.launcher.cache_clear()
+        sandbox.forget_launcher()
 
 
 def test_a_launcher_cache_others_may_write_to_is_refused(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     (tmp_path / "sixtysix-arena").mkdir(mode=0o777)
     (tmp_path / "sixtysix-arena").chmod(0o777)
-    sandbox.launcher.cache_clear()
-    try:
-        with pytest.raises(OSError, match="writable by you alone"):
-            sandbox.launcher()
-    finally:
-        sandbox.launcher.cache_clear()
+    with pytest.raises(OSError, match="writable by you alone"):
+        sandbox._build("", ())
 
 
 NOBODY_SCRIPT = """
@@ -444,7 +484,7 @@ def _nobody_report(tmp_path: Path, home: Path, cache: Path) -> dict:
     script = NOBODY_SCRIPT.format(checkout=str(CHECKOUT), probe=str(home / "bot" / "probe_bot.py"),
                                   folder=str(home / "bot"))
     env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "XDG_CACHE_HOME": str(cache),
-           "TMPDIR": str(home), "LANG": "C.UTF-8"}
+           "TMPDIR": str(home), "LANG": "C.UTF-8", sandbox.PER_PROCESS_ENV: "1"}
     proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
                            "/usr/bin/python3", "-c", script], capture_output=True, text=True,
                           env=env, timeout=120)
@@ -455,6 +495,244 @@ def _nobody_report(tmp_path: Path, home: Path, cache: Path) -> dict:
         pytest.skip(f"this machine refuses user namespaces: {out}")
     assert "mode: namespaces" in out
     return json.loads(out.split("report: ", 1)[1])
+
+
+# -- issue 29: a bot of `limits` as a normal user cannot poison a later run's launcher --------------
+
+# A `limits` bot as the arena's own user: it replaces every cached launcher with a wrapper that
+# leaves a mark and then runs the real one, and rewrites the checksum beside it (what the arena
+# checked before issue 29).
+POISONER = """
+import hashlib, os, pathlib, sys
+cache = pathlib.Path(open("cache").read())
+real = cache / "real"
+for binary in cache.glob("sandbox-launch-*"):
+    if binary.suffix in (".so", ".sha256"):
+        continue
+    os.replace(binary, real)
+    wrapper = f"#!/bin/sh\\nid > {cache.parent / 'owned'}\\nexec {real} \\"$@\\"\\n".encode()
+    binary.write_bytes(wrapper)
+    binary.chmod(0o700)
+    binary.with_name(binary.name + ".sha256").write_text(hashlib.sha256(wrapper).hexdigest())
+    print("poisoned", binary, flush=True)
+print("done", flush=True)
+sys.stdin.read()
+"""
+
+POISON_SCRIPT = """
+import json, os, sys
+sys.path.insert(0, {checkout!r})
+from arena import sandbox
+from arena.bot_process import BotProcess, Limits
+sandbox.set_isolation(sys.argv[1])
+bot = [sys.executable, {bot!r}]
+proc = BotProcess(bot, Limits(max_line_bytes=1 << 15), files={folder!r})
+proc.start()
+said = []
+while not said or said[-1] != "done":
+    said.append(proc.read_line(20).decode())
+proc.close()
+print("said:", json.dumps(said))
+print("trust:", os.environ.get(sandbox.TRUST_ENV, ""))
+"""
+
+
+@pytest.mark.skipif(not ROOT or shutil.which("setpriv") is None or
+                    not os.path.exists("/usr/bin/python3"),
+                    reason="runs the arena as another user with setpriv, as root, with the "
+                           "system's Python")
+def test_a_limits_bot_cannot_poison_the_launcher_of_a_later_namespaces_run():
+    """Issue 29: at `limits` as a normal user the bot IS the arena's user and can rewrite its
+    cache; the next `namespaces` run must not execute what it wrote there."""
+    import tempfile
+
+    top = Path(tempfile.mkdtemp(prefix="sixtysix-test-poison-"))
+    try:
+        home = top / "home"
+        cache = home / "cache"
+        (home / "bot").mkdir(parents=True)
+        (home / "bot" / "poison.py").write_text(POISONER)
+        (home / "bot" / "cache").write_text(str(cache / "sixtysix-arena"))
+        for path in [top, *top.rglob("*")]:
+            os.chown(path, 65534, 65534)
+        top.chmod(0o755)
+        script = POISON_SCRIPT.format(checkout=str(CHECKOUT), bot=str(home / "bot" / "poison.py"),
+                                      folder=str(home / "bot"))
+        env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "XDG_CACHE_HOME": str(cache),
+               "TMPDIR": str(home), "LANG": "C.UTF-8", sandbox.PER_PROCESS_ENV: "1"}
+
+        def run(level: str, extra: dict[str, str] | None = None) -> str:
+            proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                                   "/usr/bin/python3", "-c", script, level], capture_output=True,
+                                  text=True, env={**env, **(extra or {})}, timeout=300)
+            assert proc.returncode == 0, proc.stdout + proc.stderr
+            return proc.stdout
+
+        first = run("namespaces")  # a namespaces run leaves the launcher in the user's cache
+        if "said:" not in first:
+            pytest.skip(f"this machine refuses user namespaces: {first}")
+        trust = first.split("trust: ", 1)[1].strip()
+        assert "poisoned" not in first  # in its own root, the bot found no cache to write
+        poisoned = run("limits")
+        assert "poisoned" in poisoned, poisoned
+        # The next run, a fresh arena; and one started by an arena that passed down the digest
+        # of what it built (a tournament's worker): neither runs the wrapper, both run the bot.
+        for extra in ({}, {sandbox.TRUST_ENV: trust}):
+            again = run("namespaces", extra)
+            assert "done" in again and not (cache / "owned").exists(), again
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+# A `limits` bot run by a normal user has that user's id: it tries its referee (its parent there).
+TRACER = """
+import ctypes, json, os, sys
+referee = os.getppid()
+libc = ctypes.CDLL(None, use_errno=True)
+said = {"referee": referee}
+# PTRACE_SEIZE: attached without stopping it; the kernel detaches as this process exits.
+seized = libc.ptrace(0x4206, referee, 0, 0) == 0
+said["ptrace"] = seized or os.strerror(ctypes.get_errno())
+for name in ("mem", "environ", "maps"):
+    try:
+        with open(f"/proc/{referee}/{name}", "rb") as fh:
+            said[name] = len(fh.read(64)) >= 0
+    except OSError as err:
+        said[name] = err.strerror
+print(json.dumps(said), flush=True)
+sys.stdin.read()
+"""
+
+TRACE_SCRIPT = """
+import sys
+sys.path.insert(0, {checkout!r})
+from arena import sandbox
+from arena.bot_process import BotProcess, Limits
+sandbox.set_isolation("limits")
+proc = BotProcess([sys.executable, {bot!r}], Limits(max_line_bytes=1 << 15), files={folder!r})
+proc.start()
+print("report:", proc.read_line(20).decode(), flush=True)
+proc.close()
+"""
+
+
+@pytest.mark.skipif(not ROOT or shutil.which("setpriv") is None or
+                    not os.path.exists("/usr/bin/python3"),
+                    reason="runs the arena as another user with setpriv, as root, with the "
+                           "system's Python")
+def test_a_limits_bot_of_a_normal_user_cannot_trace_or_read_its_referee():
+    """Issue 29: the referee (and the coordinator and workers, which call the same
+    ``sandbox.not_dumpable``) is not dumpable, so a bot of its own user cannot attach to it or
+    read its memory or environment (this kernel has no Yama to stop it otherwise)."""
+    import tempfile
+
+    top = Path(tempfile.mkdtemp(prefix="sixtysix-test-trace-"))
+    try:
+        (top / "bot").mkdir()
+        (top / "bot" / "tracer.py").write_text(TRACER)
+        for path in [top, *top.rglob("*")]:
+            os.chown(path, 65534, 65534)
+        top.chmod(0o755)
+        script = TRACE_SCRIPT.format(checkout=str(CHECKOUT), bot=str(top / "bot" / "tracer.py"),
+                                     folder=str(top / "bot"))
+        proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                               "/usr/bin/python3", "-c", script], capture_output=True, text=True,
+                              env={"PATH": "/usr/bin:/bin", "HOME": str(top), "TMPDIR": str(top),
+                                   "LANG": "C.UTF-8"}, timeout=120)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        report = json.loads(proc.stdout.split("report: ", 1)[1])
+        assert report == {"referee": report["referee"], "ptrace": "Operation not permitted",
+                          "mem": "Permission denied", "environ": "Permission denied",
+                          "maps": "Permission denied"}, report
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+MEMORY_SCRIPT = """
+import json, os, sys
+sys.path.insert(0, {checkout!r})
+from arena import cgroups, sandbox
+from arena.bot_process import BotProcess, Limits
+from arena.sandbox import SandboxLimits, SandboxUnavailable
+from arena.submit import submit
+from arena.tournament import ConfigError, load_config, run_tournament
+sandbox.set_isolation("namespaces")
+print("mode:", sandbox.support().mode, cgroups.available() is None, flush=True)
+
+def bot(**limits):
+    proc = BotProcess([sys.executable, {bot!r}], Limits(max_line_bytes=1 << 15,
+                      sandbox=SandboxLimits(**limits)), files={folder!r})
+    try:
+        proc.start()
+    except SandboxUnavailable as err:
+        return "refused: " + str(err)
+    try:
+        return "ran: " + proc.read_line(20).decode()
+    finally:
+        proc.close()
+
+said = {{"default": bot(), "opt_in": bot(memory_per_process=1), "none": bot(memory_mb=0)}}
+os.environ[sandbox.PER_PROCESS_ENV] = "1"
+said["env"] = bot()
+del os.environ[sandbox.PER_PROCESS_ENV]
+try:
+    run_tournament(load_config(None, {{"name": "t", "bots": ["first-legal", "random"],
+                                       "matches_per_pairing": 2, "workers": 1,
+                                       "output": {out!r}}}))
+    said["tournament"] = "ran"
+except ConfigError as err:
+    said["tournament"] = "refused: " + str(err)
+outcome = submit("first-legal", name="mine", data={data!r})
+said["submit"] = outcome.status + ": " + outcome.reason
+print("said:", json.dumps(said))
+"""
+
+
+@pytest.mark.skipif(not ROOT or shutil.which("setpriv") is None or
+                    not os.path.exists("/usr/bin/python3"),
+                    reason="runs the arena as another user with setpriv, as root, with the "
+                           "system's Python")
+def test_namespaces_without_a_cgroup_refuses_a_memory_cap_it_cannot_hold_whole():
+    """Issue 29: at `namespaces` as a normal user with no cgroup per bot, memory_mb would cap
+    each process alone (8 children x 512 MB held 4.2 GB): refused, naming the opt-in, unless the
+    operator asks for a cap per process (or none)."""
+    import tempfile
+
+    top = Path(tempfile.mkdtemp(prefix="sixtysix-test-memory-"))
+    try:
+        (top / "bot").mkdir()
+        (top / "bot" / "hello.py").write_text("print('hello', flush=True)\nimport sys\n"
+                                               "sys.stdin.read()\n")
+        for path in [top, *top.rglob("*")]:
+            os.chown(path, 65534, 65534)
+        top.chmod(0o755)
+        script = MEMORY_SCRIPT.format(checkout=str(CHECKOUT), bot=str(top / "bot" / "hello.py"),
+                                      folder=str(top / "bot"), out=str(top / "t"),
+                                      data=str(top / "data"))
+        proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                               "/usr/bin/python3", "-c", script], capture_output=True, text=True,
+                              env={"PATH": "/usr/bin:/bin", "HOME": str(top), "TMPDIR": str(top),
+                                   "LANG": "C.UTF-8"}, timeout=300, cwd=str(top))
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        if "mode: namespaces False" not in proc.stdout:
+            pytest.skip(f"not namespaces without cgroups here: {proc.stdout[:200]}")
+        said = json.loads(proc.stdout.split("said: ", 1)[1])
+        for key in ("default", "tournament", "submit"):
+            assert "memory_mb=2048 cannot cap a bot's memory as a whole" in said[key], said
+            assert "--limit memory_per_process=1" in said[key]
+            assert "ARENA_MEMORY_PER_PROCESS=1" in said[key]
+        assert said["submit"].startswith("rejected: ")
+        assert not (top / "t" / "results.sqlite").exists()  # nothing was played or stored
+        for key in ("opt_in", "none", "env"):
+            assert said[key] == "ran: hello", said
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def test_memory_per_process_is_an_opt_in_of_0_or_1():
+    assert SandboxLimits.from_mapping({"memory_per_process": 1}).memory_per_process == 1
+    with pytest.raises(ValueError, match="memory_per_process is 0 or 1"):
+        SandboxLimits.from_mapping({"memory_per_process": 2})
 
 
 # -- end to end: a submitted spy in a tournament ---------------------------------------------------
