@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import random
-from collections import Counter
 from typing import Callable, Sequence
 
 import pytest
@@ -19,30 +18,11 @@ import trueskill
 from arena.matchmaking import PairWindow, Standing, decided, expected_score, information, \
     match_quality, next_pair, window_size
 from arena.ratings import ENV, MU, SIGMA
+from league_util import shares, worst_windows
 
 
 def s(name: str, mu: float = MU, sigma: float = SIGMA, matches: int = 0, idle: int = 0) -> Standing:
     return Standing(name, mu, sigma, matches, idle)
-
-
-def shares(pairs: Sequence[tuple[str, str]], bots: Sequence[str]) -> tuple[float, float]:
-    """(the most played pairing's count / its even share, the least playing bot's pairs / the
-    mean bot's) over ``pairs``."""
-    pairings = len(bots) * (len(bots) - 1) / 2
-    by_pairing = Counter(tuple(sorted(p)) for p in pairs)
-    by_bot = Counter(b for p in pairs for b in p)
-    return (max(by_pairing.values()) / (len(pairs) / pairings),
-            min(by_bot[b] for b in bots) / (2 * len(pairs) / len(bots)))
-
-
-def worst_windows(pairs: Sequence[tuple[str, str]], bots: Sequence[str], width: int
-                  ) -> tuple[float, float]:
-    """``shares`` at their worst over every window of ``width`` consecutive pairs."""
-    most, least = 0.0, math.inf
-    for start in range(len(pairs) - width + 1):
-        pairing, bot = shares(pairs[start:start + width], bots)
-        most, least = max(most, pairing), min(least, bot)
-    return most, least
 
 
 # -- the rule, case by case --------------------------------------------------------------------------
