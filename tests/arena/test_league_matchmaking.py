@@ -123,6 +123,28 @@ def test_the_same_standings_and_window_always_give_the_same_pair():
     assert len({next_pair(list(order), recent) for order in orders}) == 1
 
 
+def test_why_not_the_most_uncertain_bot_first_a_foregone_pairing_grows_its_sigmas():
+    """The rule before issue 30 chose the most uncertain bot first. TrueSkill adds tau**2 to a
+    bot's variance before every match and takes back little when the result was foregone, so two
+    bots whose pairing always ends alike (a good bot against random) grow more uncertain by
+    playing each other than a bot sitting out (sigma with the drift of the pairs sat out), while an
+    even pairing's bots grow surer: the least informative pairing was chosen again and again."""
+    good, bad = ENV.create_rating(35, 1.0), ENV.create_rating(15, 1.0)   # always 1-0
+    one, two = ENV.create_rating(25.5, 1.0), ENV.create_rating(25, 1.0)  # even
+    rng = random.Random(0)
+    for _ in range(2 * 100):  # 100 pairs of two matches
+        good, bad = trueskill.rate_1vs1(good, bad, env=ENV)
+        if rng.random() < 0.5:
+            one, two = trueskill.rate_1vs1(one, two, env=ENV)
+        else:
+            two, one = trueskill.rate_1vs1(two, one, env=ENV)
+    foregone, even = (good, bad), (one, two)
+    sat_out = Standing("idle", 25, 1.0, idle=100).uncertainty
+    assert min(r.sigma for r in foregone) > sat_out + 0.1 > max(r.sigma for r in even) + 0.1
+    assert decided(Standing("good", foregone[0].mu, foregone[0].sigma),
+                   Standing("random", foregone[1].mu, foregone[1].sigma))
+
+
 # -- simulated leagues -------------------------------------------------------------------------------
 
 def win_probability(a: float, b: float) -> float:
