@@ -50,7 +50,7 @@ from arena.deal_keys import deal_secret, deal_set_label, new_key
 from arena.folder_lock import FolderLock, FolderLockedError
 from arena.game import Rules, RulesError, load_rules
 from arena.match_job import MatchJob, play_job
-from arena.matchmaking import Standing, next_pair
+from arena.matchmaking import PairWindow, Standing, next_pair, window_size
 from arena.pool import Pool, WorkerError
 from arena.preflight import PreflightError, preflight
 from arena.ratings import ENV
@@ -698,6 +698,7 @@ class _Runner:
         self.refreshed = 0.0
         self.resumed = False
         self.running: dict[int, tuple[str, str, int]] = {}  # pair -> (a, b, matches not stored)
+        self.window: PairWindow | None = None    # the last pairs started, for matchmaking
         progress.stored = len(store.finished_ids())
 
     # -- membership --
@@ -852,13 +853,15 @@ class _Runner:
         names = [m.name for m in members]
         chosen: list[tuple[str, str]] = []
         first_no = self._next_pair_no()
+        window = self._window(len(names))
         for k in range(count):
             in_flight = [(a, b) for a, b, _ in self.running.values()] + chosen
             standings = self.ladder.standings(names, first_no + k, in_flight, self.joined_at)
-            pair = next_pair(standings, in_flight)
+            pair = next_pair(standings, window, in_flight)
             if pair is None:
                 break
             chosen.append(pair)
+            window.push(*pair)
         # Written down before anything is played (one transaction): a stop at any later moment
         # leaves pairs that the next run completes, never a match nobody knows the pair of.
         with _transaction(self.store.db):
@@ -873,6 +876,17 @@ class _Runner:
             jobs += [self._job(entry) for entry in entries]
         self.progress.pairs += len(chosen)
         return jobs
+
+    def _window(self, bots: int) -> PairWindow:
+        """The last pairs started, as many as matchmaking's window for this many bots: kept in
+        memory and read again (one bounded query, newest first) only when the membership changes
+        its size, so choosing a pair never reads the league's history."""
+        size = window_size(bots) - 1
+        if self.window is None or self.window.size != size:
+            rows = self.store.db.execute("SELECT a, b FROM league_pairs ORDER BY pair_no DESC "
+                                         "LIMIT ?", (size,)).fetchall()
+            self.window = PairWindow(size, reversed(rows))
+        return self.window
 
     def _job(self, entry: ScheduledMatch) -> MatchJob:
         bots = tuple(self._spec(name) for name in entry.seats)

@@ -1,15 +1,17 @@
 """Helpers of the league's tests: settings files, reading a league's store while it runs, waiting
-for a league process, and the check that a league's store is whole."""
+for a league process, the check that a league's store is whole, and matchmaking's shares."""
 
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import pytest
 
@@ -73,3 +75,23 @@ def check_whole(folder: Path, name: str) -> list[str]:
     for (record,) in read_store(folder, "SELECT record FROM matches"):
         assert (folder / record).is_file()
     return ids
+
+
+def shares(pairs: Sequence[tuple[str, str]], bots: Sequence[str]) -> tuple[float, float]:
+    """(the most played pairing's count / its even share, the least playing bot's pairs / the
+    mean bot's) over ``pairs``."""
+    pairings = len(bots) * (len(bots) - 1) / 2
+    by_pairing = Counter(tuple(sorted(p)) for p in pairs)
+    by_bot = Counter(b for p in pairs for b in p)
+    return (max(by_pairing.values()) / (len(pairs) / pairings),
+            min(by_bot[b] for b in bots) / (2 * len(pairs) / len(bots)))
+
+
+def worst_windows(pairs: Sequence[tuple[str, str]], bots: Sequence[str], width: int
+                  ) -> tuple[float, float]:
+    """``shares`` at their worst over every window of ``width`` consecutive pairs."""
+    most, least = 0.0, math.inf
+    for start in range(len(pairs) - width + 1):
+        pairing, bot = shares(pairs[start:start + width], bots)
+        most, least = max(most, pairing), min(least, bot)
+    return most, least
