@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Iterable
 
 from arena.game.match import DealResult
 from arena.game.scoring import DealSettlement, SettleReason
@@ -47,13 +48,16 @@ def _deal(rng: random.Random, deal_no: int, winner: int, totals: list[int]) -> D
 
 
 def fill(path: Path, bots: int = 30, matches_per_pairing: int = 2, seed: int = 7,
-         names: list[str] | None = None) -> list[str]:
+         names: list[str] | None = None, strength: dict[str, float] | None = None,
+         flaky: Iterable[str] | None = None) -> list[str]:
     """A finished synthetic round robin of ``names`` (default: the first ``bots`` NAMES) in a new
-    store at ``path``."""
+    store at ``path``. Each bot's hidden ``strength`` is drawn from the seed unless given; the
+    ``flaky`` bots (default: every seventh from the fourth) forfeit a match now and then, whatever
+    their strength."""
     names = names or NAMES[:bots]
     rng = random.Random(seed)
-    strength = {n: rng.gauss(0, 1) for n in names}
-    flaky = set(names[3::7])  # these forfeit a match now and then
+    strength = strength or {n: rng.gauss(0, 1) for n in names}
+    flaky = set(names[3::7] if flaky is None else flaky)
     store = Store.open(path)
     try:
         store.begin_tournament("synthetic", {"name": "synthetic", "bots": names,
