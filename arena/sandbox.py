@@ -61,7 +61,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from arena import cgroups, zygote
+from arena import arena_folders, cgroups, zygote
 
 log = logging.getLogger("arena.sandbox")
 
@@ -842,6 +842,12 @@ def data_folders() -> list[str]:
     return [os.path.realpath(os.environ.get("ARENA_DATA") or "results")]
 
 
+def arena_own_folders() -> list[str]:
+    """The arena's folders that count as such whether marked or not (``arena_folders.holder``):
+    the data folder and the launcher's cache."""
+    return [*data_folders(), os.path.realpath(_cache_folder())]
+
+
 def _inside(path: str, folder: str) -> bool:
     """Whether ``path`` is ``folder`` or lies inside it (both absolute and resolved)."""
     return path == folder or path.startswith(folder.rstrip("/") + "/")
@@ -929,6 +935,8 @@ def allow_list(argv: Sequence[str], private: Sequence[str] = ()) -> list[str]:
         folder = real if os.path.isdir(real) else os.path.dirname(real)
         if any(_inside(real, p) or _inside(folder, p) for p in private_real):
             continue  # fail closed: the bot will not find it
+        if arena_folders.holder(real) is not None:
+            continue  # in another run's folder, say (issue 29): refused before, never shown
         if folder in shared or any(_inside(p, folder) for p in keep_out):
             if os.path.isfile(real):
                 paths.append(real)
