@@ -914,9 +914,10 @@ def allow_list(argv: Sequence[str], private: Sequence[str] = ()) -> list[str]:
 
     A private folder inside the fixed part of the list is ``SandboxUnavailable``: no bot runs.
     The bot's own folders are where its arguments have a say, so they are checked: one inside a
-    private folder (the data folder, a tournament's, the records) is never exposed, whatever the
-    argument (``bot_specs.check_bot_paths`` refuses such a bot with a clear error before it gets
-    here); a program directly in a shared folder (/tmp, /home, /) or in a folder that holds a
+    private folder (the data folder, a tournament's, the records), or inside any arena folder
+    (``arena_folders.holder``: another run's, a league, a published site), is never exposed,
+    whatever the argument (``bot_specs.check_bot_paths`` refuses such a bot with a clear error
+    before it gets here); a program directly in a shared folder (/tmp, /home, /) or in a folder that holds a
     private folder, the temporary folder or the launcher's cache is exposed as that file alone."""
     for folder, allowed in exposed_private(private):
         # Fail closed: every bot would see it.
