@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
-from arena.arena_folders import private_folder
+from arena.arena_folders import MARKER, private_folder
 from arena import console as term
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS
 from arena.cli_bots import ISOLATION_HELP, LIMIT_HELP
@@ -248,6 +248,8 @@ def _write_settings(out: Path, test: Sprt) -> None:
 def _forget_settings(out: Path) -> None:
     try:
         (out / SETTINGS_NAME).unlink(missing_ok=True)
+        if {p.name for p in out.iterdir()} <= {MARKER}:  # the mark made with it goes with it
+            (out / MARKER).unlink(missing_ok=True)
         out.rmdir()  # only when nothing else is in it
     except OSError:
         pass
