@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, BinaryIO, Sequence
 
+from arena.arena_folders import open_private, private_subfolder
 from arena.sandbox import Report, Sandbox, SandboxLimits, minimal_env
 from arena.zygote import ZygoteChild
 from arena.types import Fault
@@ -94,8 +95,9 @@ class BotProcess:
     def start(self) -> None:
         """Start the process. A program that cannot be started is an ``exit`` fault."""
         if self.stderr_log_path is not None:
-            self.stderr_log_path.parent.mkdir(parents=True, exist_ok=True)
-            self._stderr_file = open(self.stderr_log_path, "wb")
+            private_subfolder(self.stderr_log_path.parent)
+            self._stderr_file = open(open_private(self.stderr_log_path, os.O_WRONLY | os.O_TRUNC),
+                                     "wb")
         try:
             self._sandbox = Sandbox(self.limits.sandbox, files=self._files, subdir=self._subdir,
                                     hide=self._hide)

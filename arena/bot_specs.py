@@ -68,6 +68,7 @@ def resolve_bot(text: str, name: str | None = None, data: Path | None = None) ->
         return BotSpec(name or text, (str(build_c_bot(_C_TARGETS[text])),))
     registered = find_registered(text, data)
     if registered is not None:
+        check_arena_paths(registered, data)  # registered by an older version, which let it by
         return replace(registered, name=name) if name else registered
     try:
         argv = shlex.split(text)
@@ -79,6 +80,7 @@ def resolve_bot(text: str, name: str | None = None, data: Path | None = None) ->
                         for a in argv[1:]]
     program = argv[0]
     path = Path(program)
+    check_arena_paths(BotSpec(name or _default_name(argv), tuple(argv)), data)
     if path.suffix == ".py" and path.is_file():
         argv = [sys.executable, str(path.resolve()), *argv[1:]]
     elif program in ("python", "python3"):
@@ -110,6 +112,7 @@ def check_bot_paths(spec: BotSpec, private: Sequence[Path | str],
     folders about to be made (a tournament's), checked like the others even before they exist."""
     from arena.sandbox import exposed_private
 
+    check_arena_paths(spec)
     for folder, allowed in exposed_private(private, created):
         raise BotSpecError(f"the arena's private folder {folder} lies inside {allowed}, which "
                            "every bot sees read-only; choose another folder for the data and "
@@ -126,6 +129,36 @@ def check_bot_paths(spec: BotSpec, private: Sequence[Path | str],
                         f"bot {spec.name!r}: its command names {item!r}, inside {folder}, a "
                         "folder of the arena that bots may not see (a tournament's folder, the "
                         "data folder or the registry); put the bot's files in a folder of their own")
+
+
+def check_arena_paths(spec: BotSpec, data: Path | None = None) -> None:
+    """Refuse a bot whose program or an argument names a path in ANY folder of the arena (issue
+    29): a tournament's or a league's (the store holds the deal key, the records every hand), a
+    data folder, the registry, a published site, the launcher's cache; this run's or another's,
+    this user's or another's. Such folders are marked (``arena_folders.holder`` knows them, and
+    the layouts older versions wrote); the data folder ``data`` (else ``$ARENA_DATA`` or
+    ``results``) and the launcher's cache count whether marked or not.
+
+    A path is an absolute argument, the part after ``=`` of ``--opt=PATH``, or (for a command,
+    not a registered folder whose relative paths are its own) a relative one that exists here.
+    It need not exist: a file about to be written in a tournament's folder is in it. The
+    sandbox's allow-list leaves such a path out anyway (``sandbox.allow_list``): this says so
+    plainly, before anything runs, at every isolation level."""
+    from arena.arena_folders import holder
+    from arena.sandbox import arena_own_folders
+
+    also = [*arena_own_folders(), *([str(data)] if data is not None else [])]
+    for arg in spec.argv:
+        for item in {arg, arg.partition("=")[2]} - {""}:
+            if not os.path.isabs(item) and (spec.folder is not None or not os.path.exists(item)):
+                continue
+            folder = holder(item, also)
+            if folder is not None:
+                raise BotSpecError(
+                    f"bot {spec.name!r}: its command names {item!r}, inside {folder}, a folder "
+                    "of the arena that bots may not see (a tournament's or a league's, a data "
+                    "folder, the registry, a published site, the launcher's cache: deal keys, "
+                    "records, logs); put the bot's files in a folder of their own")
 
 
 def _default_name(argv: list[str]) -> str:

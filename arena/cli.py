@@ -15,6 +15,7 @@ from arena import console as term
 from arena.game import PROFILES, MatchState, RulesError, load_rules
 from arena.game.rules import FLAG_FIELDS, allowed_values, flag_section
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
+from arena.arena_folders import private_folder
 from arena.bot_specs import BotSpecError, resolve_bot
 from arena.cli_bots import ISOLATION_HELP, LIMIT_HELP, bots_app, submit
 from arena.cli_league import league_app
@@ -275,6 +276,7 @@ def play(
         err_console.print(SEED_WARNING.format(seed=seed), soft_wrap=True)
         key, match_id = key_from_seed(seed), "play-seeded"
     if record is None:
+        private_folder(data, "data")  # the record holds every hand (arena_folders.py)
         stamp = time.strftime("%Y%m%d-%H%M%S")
         record = data / "play" / f"{stamp}-{'-vs-'.join(s.name for s in specs)}-{match_id}.jsonl"
     config = MatchConfig(rules=rules, seed=deal_secret(key, PLAY_DEAL_SET),

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
+from arena.arena_folders import MARKER, private_folder
 from arena import console as term
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS
 from arena.cli_bots import ISOLATION_HELP, LIMIT_HELP
@@ -236,7 +237,7 @@ def _write_settings(out: Path, test: Sprt) -> None:
         raise term.fail(f"{out} already holds a tournament; resume the test with --resume {out}, "
                         "or choose another --output")
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        private_folder(out, "tournament")
         (out / SETTINGS_NAME).write_text(json.dumps(
             {"elo0": test.elo0, "elo1": test.elo1, "alpha": test.alpha, "beta": test.beta},
             indent=2) + "\n")
@@ -247,6 +248,8 @@ def _write_settings(out: Path, test: Sprt) -> None:
 def _forget_settings(out: Path) -> None:
     try:
         (out / SETTINGS_NAME).unlink(missing_ok=True)
+        if {p.name for p in out.iterdir()} <= {MARKER}:  # the mark made with it goes with it
+            (out / MARKER).unlink(missing_ok=True)
         out.rmdir()  # only when nothing else is in it
     except OSError:
         pass

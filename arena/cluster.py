@@ -47,6 +47,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Generator, Sequence
 
+from arena.arena_folders import open_private, private_subfolder
 from arena import __version__
 from arena.bot_specs import C_DIR, BotSpecError, bundled_names, resolve_bot
 from arena.match_job import MatchJob as _Job, play_job as _play
@@ -378,8 +379,10 @@ def _write_files(out: Path, files: dict[str, bytes]) -> None:
     points at them: a kill in between leaves a record without a row, which resume replaces."""
     for relative, data in files.items():
         path = out / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_subfolder(path.parent)
         partial = path.with_name(path.name + ".part")
-        partial.write_bytes(zlib.decompress(data))
+        fd = open_private(partial, os.O_WRONLY | os.O_TRUNC)  # a record holds every hand
+        with open(fd, "wb") as fh:
+            fh.write(zlib.decompress(data))
         os.replace(partial, path)
 

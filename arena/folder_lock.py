@@ -14,6 +14,8 @@ import os
 from pathlib import Path
 from types import TracebackType
 
+from arena.arena_folders import open_private, private_folder
+
 LOCK_NAME = "tournament.lock"
 
 
@@ -25,15 +27,17 @@ class FolderLock:
     """``with FolderLock(folder):`` holds the folder (creating it) or raises ``FolderLockedError``
     at once; ``OSError`` when the folder cannot be created or written."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, kind: str = "tournament"):
         self.folder = folder
+        self.kind = kind
         self.path = folder / LOCK_NAME
         self._fd = -1
 
     def __enter__(self) -> FolderLock:
-        self.folder.mkdir(parents=True, exist_ok=True)
+        # Private and marked (arena_folders.py): it will hold the deal key, records and logs.
+        private_folder(self.folder, self.kind)
         # O_CLOEXEC: neither the workers nor the bots may inherit (and so prolong) the lock.
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        fd = open_private(self.path, os.O_RDWR)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 import trueskill
 
+from arena.arena_folders import private_file, private_folder
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
 from arena.bot_specs import BotSpecError, check_bot_paths, resolve_bot
 from arena.deal_keys import deal_secret, deal_set_label, new_key
@@ -179,7 +180,7 @@ def init_league(folder: Path) -> Path:
     left alone. Returns its path."""
     path = folder / CONFIG_NAME
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        private_folder(folder, "league")
         if not path.exists():
             partial = path.with_name(f".{CONFIG_NAME}.partial")
             partial.write_text(EXAMPLE, encoding="utf-8")
@@ -304,8 +305,9 @@ def set_membership(folder: Path, family: str, text: str, state: str) -> None:
     add|remove``, read by the running league between pairs."""
     path = folder / MEMBERS_NAME
     try:
+        private_file(path)
         db = sqlite3.connect(path, timeout=30, isolation_level=None)
-    except sqlite3.Error as err:
+    except (OSError, sqlite3.Error) as err:
         raise ConfigError(f"cannot open {path}: {err}") from None
     try:
         db.executescript(_MEMBERS_SCHEMA)
@@ -551,7 +553,7 @@ def run_league(folder: Path, overrides: Mapping[str, Any] | None = None,
     with ExitStack() as cleanup:
         stop = cleanup.enter_context(stop_on_signals())
         try:
-            cleanup.enter_context(FolderLock(folder))
+            cleanup.enter_context(FolderLock(folder, "league"))
         except FolderLockedError as err:
             raise ConfigError(str(err).replace("tournament run", "league run")) from None
         except OSError as err:

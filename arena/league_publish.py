@@ -34,6 +34,7 @@ from pathlib import Path
 
 import jinja2
 
+from arena.arena_folders import public_folder_mark
 from arena.league import LeagueConfig, LadderRow, league_bots, read_ladder
 from arena.pool import main_left_out
 from arena.store import DB_NAME, connect_read_only
@@ -86,6 +87,7 @@ def publish_league(folder: Path, config: LeagueConfig, data: Path | None = None)
     builds = target / BUILDS
     try:
         builds.mkdir(parents=True, exist_ok=True)
+        public_folder_mark(target)  # public, but no bot is given a path in it (arena_folders.py)
         numbers = [int(p.name) for p in builds.iterdir() if p.name.isdigit()]
         build = builds / f"{max(numbers, default=0) + 1:06d}"
         _seed(target / CURRENT, build)

@@ -20,6 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import Sequence
 
+from arena.bot_specs import BotSpecError, check_arena_paths
 from arena.bot_process import BotFault, BotProcess, Limits, stderr_tail
 from arena.game import Rules
 from arena.types import BotSpec, Fault
@@ -56,6 +57,15 @@ def problems(bots: Sequence[BotSpec], limits: Limits, hide: Sequence[Path] = (),
     bot that fails, the bots numbered from ``first``. A tournament runs it on its workers, each
     for a share of the bots, through their zygotes (tournament.py)."""
     problems: list[tuple[int, int, str]] = []
+    for i, bot in enumerate(bots):
+        try:
+            # Whoever built the specs (a script, a cluster's worker), no bot is started with a
+            # path into an arena folder (issue 29): the sandbox would not show it, and this says so.
+            check_arena_paths(bot)
+        except BotSpecError as err:
+            problems.append((0, first + i, str(err)))
+    if problems:
+        return problems
     hello = from_engine.hello(rules) if rules is not None else m.Hello(PROTOCOL_VERSION)
     declines: dict[int, str] = {}
     with tempfile.TemporaryDirectory(prefix="sixtysix-preflight-") as logs:

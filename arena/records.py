@@ -24,11 +24,13 @@ entry per seat in ``bots`` and per side in the deal figures.
 from __future__ import annotations
 
 import json
+import os
 from json.encoder import encode_basestring_ascii
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Iterator
 
+from arena.arena_folders import open_private, private_subfolder
 from arena.game import Action, Card, MatchState, Rules
 
 RECORD_FORMAT = "sixtysix-record"
@@ -51,9 +53,12 @@ class RecordWriter:
     per line, six or so per decision (issue 18)."""
 
     def __init__(self, path: Path):
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_subfolder(path.parent)
         self.path = path
-        self._file: IO[str] | None = open(path, "w", encoding="utf-8")
+        # 0600 whatever the umask: a record holds every hand, and a bot of the running match
+        # may run on this file system as a user of its own (issue 29).
+        fd = open_private(path, os.O_WRONLY | os.O_TRUNC)
+        self._file: IO[str] | None = open(fd, "w", encoding="utf-8")
 
     def write(self, kind: str, **fields: Any) -> None:
         if self._file is None:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
+from arena.arena_folders import private_file, private_folder
 from arena.types import BotSpec
 
 DATA_ENV = "ARENA_DATA"
@@ -125,9 +126,10 @@ class Registry:
         path = root / "registry.sqlite"
         if not create and not path.is_file():
             raise RegistryError(f"no bot has been registered under {root.parent} yet")
-        root.mkdir(parents=True, exist_ok=True, mode=0o700)
-        os.chmod(root, 0o700)
+        private_folder(root.parent, "data")
+        private_folder(root, "registry")
         try:
+            private_file(path)
             db = sqlite3.connect(path, isolation_level=None)
             db.executescript(_SCHEMA)
         except sqlite3.DatabaseError as err:

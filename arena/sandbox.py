@@ -61,7 +61,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from arena import cgroups, zygote
+from arena import arena_folders, cgroups, zygote
 
 log = logging.getLogger("arena.sandbox")
 
@@ -1023,6 +1023,12 @@ def data_folders() -> list[str]:
     return [os.path.realpath(os.environ.get("ARENA_DATA") or "results")]
 
 
+def arena_own_folders() -> list[str]:
+    """The arena's folders that count as such whether marked or not (``arena_folders.holder``):
+    the data folder and the launcher's cache."""
+    return [*data_folders(), os.path.realpath(_cache_folder())]
+
+
 def _inside(path: str, folder: str) -> bool:
     """Whether ``path`` is ``folder`` or lies inside it (both absolute and resolved)."""
     return path == folder or path.startswith(folder.rstrip("/") + "/")
@@ -1089,9 +1095,10 @@ def allow_list(argv: Sequence[str], private: Sequence[str] = ()) -> list[str]:
 
     A private folder inside the fixed part of the list is ``SandboxUnavailable``: no bot runs.
     The bot's own folders are where its arguments have a say, so they are checked: one inside a
-    private folder (the data folder, a tournament's, the records) is never exposed, whatever the
-    argument (``bot_specs.check_bot_paths`` refuses such a bot with a clear error before it gets
-    here); a program directly in a shared folder (/tmp, /home, /) or in a folder that holds a
+    private folder (the data folder, a tournament's, the records), or inside any arena folder
+    (``arena_folders.holder``: another run's, a league, a published site), is never exposed,
+    whatever the argument (``bot_specs.check_bot_paths`` refuses such a bot with a clear error
+    before it gets here); a program directly in a shared folder (/tmp, /home, /) or in a folder that holds a
     private folder, the temporary folder or the launcher's cache is exposed as that file alone."""
     for folder, allowed in exposed_private(private):
         # Fail closed: every bot would see it.
@@ -1110,6 +1117,8 @@ def allow_list(argv: Sequence[str], private: Sequence[str] = ()) -> list[str]:
         folder = real if os.path.isdir(real) else os.path.dirname(real)
         if any(_inside(real, p) or _inside(folder, p) for p in private_real):
             continue  # fail closed: the bot will not find it
+        if arena_folders.holder(real) is not None:
+            continue  # in another run's folder, say (issue 29): refused before, never shown
         if folder in shared or any(_inside(p, folder) for p in keep_out):
             if os.path.isfile(real):
                 paths.append(real)

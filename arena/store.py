@@ -18,6 +18,7 @@ import urllib.parse
 from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
+from arena.arena_folders import private_file, private_subfolder, tighten
 from arena.deal_keys import check_key
 from arena.game import DealResult
 from arena.types import MatchResult
@@ -234,9 +235,14 @@ class Store:
         if not existed and not create:
             raise StoreError(f"{path} does not exist")
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            private_subfolder(path.parent)
             if not existed:
                 _create_file(path)
+            else:
+                # Made 0644 by an older version: its deal key readable by any user (issue 29).
+                # SQLite gives the -wal and -shm it makes the database's mode, but not those made
+                # before: tightened too.
+                tighten(path, ("-wal", "-shm", "-journal"))
             db = sqlite3.connect(path, isolation_level=None)  # transactions are explicit below
         except (OSError, sqlite3.Error) as err:
             if is_disk_full(err):
@@ -499,6 +505,7 @@ def _create_file(path: Path) -> None:
     Linking, unlike renaming, never replaces a file another run made in the meantime."""
     temporary = path.with_name(f".{path.name}.{os.getpid()}.new")
     try:
+        private_file(temporary)  # 0600 whatever the umask: it will hold the deal key
         db = sqlite3.connect(temporary, isolation_level=None)
         try:
             _create_schema(db)

@@ -29,6 +29,7 @@ from typing import Any, Callable, Generator, Iterator, Mapping
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
 from arena.bot_specs import BotSpecError, check_bot_paths, resolve_bot
 from arena.deal_keys import deal_secret, key_from_seed, new_key
+from arena.arena_folders import private_file, private_folder
 from arena.folder_lock import FolderLock, FolderLockedError
 from arena.game import Rules, RulesError, load_rules
 from arena.pool import Pool, WorkerError
@@ -439,6 +440,8 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
                 raise TournamentError(f"a worker failed while it checked the bots, so nothing was "
                                       f"played: {str(err).splitlines()[0]}") from None
         try:
+            if not config.output:  # data/NAME: the data folder, made and marked private first
+                private_folder(out.parent, "data")
             cleanup.enter_context(FolderLock(out))
         except FolderLockedError as err:
             raise ConfigError(str(err)) from None
@@ -707,6 +710,7 @@ def run_log(path: Path) -> Iterator[None]:
     ``pool.py``) every worker. A log that cannot be written (a full disk) never ends the run: its
     records are dropped."""
     root = logging.getLogger()
+    private_file(path)  # 0600 before the handler opens it: the log names bots, matches, faults
     handler = _QuietFileHandler(path)
     handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(name)s: %(message)s"))
     old_level = root.level

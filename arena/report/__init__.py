@@ -18,6 +18,7 @@ from typing import Sequence
 
 from pandas.errors import DatabaseError as PandasDatabaseError
 
+from arena.arena_folders import MARKER, public_folder_mark
 from arena.report.charts import CHARTS, write_charts
 from arena.report.data import ReportData, read_report_data
 from arena.report.page import render_pages, tournament_id
@@ -106,7 +107,7 @@ def _write_pages(data: ReportData, out: Path, records: str, published: bool,
 
 # What a published folder holds at its top: the pages, the charts, the bots' pages and the records.
 # A folder holding anything else is not one ``publish`` wrote, and it is never replaced.
-_PUBLISHED_NAMES = {"index.html", "bots", RECORDS_DIR, REPLAYS_DIR} | \
+_PUBLISHED_NAMES = {"index.html", "bots", RECORDS_DIR, REPLAYS_DIR, MARKER} | \
     {f"{chart}.{ext}" for chart in CHARTS for ext in ("png", "svg")}
 
 
@@ -136,6 +137,7 @@ def publish(folder: Path, out: Path, beside: Sequence[tuple[str, str]] = ()) -> 
                                 previous=out if out.is_dir() else None)
         _write_pages(data, staging, records="", published=True, replays=replays, hidden=hidden,
                      beside=beside)
+        public_folder_mark(staging)  # public, but no bot is given a path in it (arena_folders.py)
         _swap_in(staging, out)
     except OSError as err:
         raise ReportError(f"cannot publish to {out}: {err.strerror or err}") from None

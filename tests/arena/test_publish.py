@@ -86,11 +86,15 @@ def forbidden(bot_home: Path, tournament: Path) -> list[str]:
 
 
 def test_published_folder_holds_the_report_and_records_only(published, tournament):
+    from arena.arena_folders import MARKER
+
     files = sorted(p.relative_to(published).as_posix() for p in published.rglob("*")
-                   if p.is_file())
+                   if p.is_file() and p.name != MARKER)
     top = {p.name for p in published.iterdir()}
-    assert top == {"index.html", "bots", "records", "replays"} | {f"{c}.{e}" for c in CHARTS
-                                                                   for e in ("png", "svg")}
+    # The mark (issue 29): no bot is given a path in a published site. A line of text, no secret.
+    assert top == {"index.html", "bots", "records", "replays", MARKER} | \
+        {f"{c}.{e}" for c in CHARTS for e in ("png", "svg")}
+    assert (published / MARKER).read_text().startswith("sixtysix-arena published site")
     assert all(f.endswith((".html", ".png", ".svg", ".jsonl")) for f in files), files
     assert not [f for f in files if "sqlite" in f or "log" in f.split("/")[0] or
                 f.endswith(("-wal", "-shm", ".log", ".toml", ".json"))]

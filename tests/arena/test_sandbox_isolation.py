@@ -104,16 +104,17 @@ def test_arguments_pointing_into_private_folders_are_refused(tmp_path, monkeypat
     bot = f"{sys.executable} {PROBE}"
     for arg in (str(record), str(record.parent), str(secret), f"--log={data}/t1",
                 str(data / "t1" / "records" / ".." / "records")):
-        spec = resolve_bot(f"{bot} {arg}")
         with pytest.raises(BotSpecError, match="a folder of the arena that bots may not see"):
-            check_bot_paths(spec, [data])
+            resolve_bot(f"{bot} {arg}")  # issue 29: refused as soon as it is named
+        with pytest.raises(BotSpecError, match="a folder of the arena that bots may not see"):
+            check_bot_paths(BotSpec("probe", (sys.executable, str(PROBE), arg)), [data])
         config = load_config(None, {"bots": ["greedy", f"{bot} {arg}"], "output": str(tmp_path / "o")})
         with pytest.raises(ConfigError, match="bots may not see"):
             resolve_bots(config)  # tournament start
     # relative to the working folder, wherever the arena runs from
     monkeypatch.chdir(data / "t1")
     with pytest.raises(BotSpecError):
-        check_bot_paths(resolve_bot(f"{bot} records/m1.jsonl"), [data])
+        resolve_bot(f"{bot} records/m1.jsonl")
     check_bot_paths(resolve_bot(f"{bot} --fast"), [data])  # the control: nothing private named
 
 

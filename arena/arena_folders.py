@@ -1,0 +1,149 @@
+"""The arena's own folders: private to the arena's user, marked as the arena's, and never a bot's.
+
+A tournament's folder holds its deal key (the store), every hand dealt so far (the records) and the
+bots' stderr; the registry holds the other bots; a data folder holds all of those. Two rules keep
+them from the bots (issue 29):
+
+- **Private.** Every folder the arena makes for them is mode 0700 and every file in them 0600,
+  whatever the umask (``private_folder``, ``private_file``, ``open_private``): a bot that runs as a
+  user of its own (the ``isolated`` level, and ``limits`` as root) cannot enter them, even where
+  its own program folder holds one or it runs on the machine's real file system. A folder or store
+  made looser by an older version is tightened when opened, with one line on the log saying so.
+  ``SQLite`` gives a database's ``-wal``, ``-shm`` and ``-journal`` files the database's own mode,
+  so a store made 0600 has them 0600 too.
+- **Marked, and refused as a bot's path.** Each such folder holds ``MARKER`` (a line of text, no
+  secret), so that a bot command naming a path in ANY arena folder, not only the current run's, is
+  recognised and refused (``holder``; ``bot_specs.check_bot_paths``, ``sandbox.allow_list``).
+  Folders an older version made carry no marker; their layout gives them away: a results store
+  (``results.sqlite``), a tournament's or league's lock, a league's members, a registry.
+
+A published site (``arena publish``) is meant for a public web server, so it is not private; it
+holds no key, no log and no private record (``report/public.py``), but it is marked too: a bot is
+never pointed at any arena folder, public or not, and a league republishing into it while a bot
+reads it would be a channel between matches.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+from pathlib import Path
+from typing import Iterable
+
+log = logging.getLogger("arena.folders")
+
+MARKER = ".sixtysix-arena"
+# Names that make a folder an arena folder: the marker, and the layouts of folders made before it
+# (a tournament's store and lock, a league's members, a registry and the data folder holding one).
+_LAYOUT = (MARKER, "results.sqlite", "tournament.lock", "members.sqlite", "registry.sqlite",
+           os.path.join("registry", "registry.sqlite"))
+FOLDER_MODE = 0o700
+FILE_MODE = 0o600
+
+
+def private_folder(folder: Path, kind: str) -> Path:
+    """Make ``folder`` (and any missing parent) mode 0700 and mark it as an arena folder of
+    ``kind`` ("tournament", "data", ...); an existing one looser than 0700 is tightened, said
+    once on the log. Returns ``folder``. ``OSError`` when it cannot be made."""
+    missing = []
+    parent = folder
+    while not parent.exists() and parent != parent.parent:
+        missing.append(parent)
+        parent = parent.parent
+    for path in reversed(missing):
+        try:
+            os.mkdir(path, FOLDER_MODE)
+        except FileExistsError:  # another run made it since: tightened below, as any other
+            pass
+    if folder.stat().st_uid != os.geteuid():
+        return folder  # another user's (their registry, read): not ours to change or mark
+    tighten(folder)
+    marker = folder / MARKER
+    if not marker.exists():
+        fd = open_private(marker, os.O_WRONLY)
+        try:
+            os.write(fd, f"sixtysix-arena {kind} folder: private to the arena; no bot may be "
+                         "given a path in here\n".encode())
+        finally:
+            os.close(fd)
+    return folder
+
+
+def public_folder_mark(folder: Path) -> None:
+    """Mark a folder meant to be public (a published site) as the arena's, leaving its mode."""
+    (folder / MARKER).write_text("sixtysix-arena published site: no bot may be given a path "
+                                 "in here\n", encoding="utf-8")
+
+
+def private_subfolder(folder: Path) -> None:
+    """``mkdir -p`` of a folder inside an arena folder (records/, logs/): missing folders 0700."""
+    if folder.is_dir():
+        return
+    missing = []
+    parent = folder
+    while not parent.exists() and parent != parent.parent:
+        missing.append(parent)
+        parent = parent.parent
+    for path in reversed(missing):
+        try:
+            os.mkdir(path, FOLDER_MODE)
+        except FileExistsError:
+            pass
+
+
+def open_private(path: Path | str, flags: int) -> int:
+    """``os.open`` of a file that is created 0600 whatever the umask (and tightened if it exists
+    looser): a descriptor, ``O_CREAT`` and ``O_CLOEXEC`` added."""
+    fd = os.open(path, flags | os.O_CREAT | os.O_CLOEXEC, FILE_MODE)
+    try:
+        mode = stat.S_IMODE(os.fstat(fd).st_mode)
+        if mode & 0o077:
+            os.fchmod(fd, mode & 0o700)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def private_file(path: Path) -> None:
+    """Create ``path`` empty and 0600 if it is missing (before SQLite or a logger opens it, which
+    would make it 0644 under the usual umask); tighten it if it is looser."""
+    os.close(open_private(path, os.O_RDONLY))
+
+
+def tighten(path: Path, names: Iterable[str] = ()) -> None:
+    """An existing folder (0700) or file (0600) made looser by an older version, and the files
+    ``names`` beside it (a store's ``-wal``, ``-shm``, ``-journal``), tightened, with one line on
+    the log (the run's log, or stderr before it is open)."""
+    for item in [path, *(path.with_name(path.name + n) for n in names)]:
+        try:
+            info = item.lstat()
+        except FileNotFoundError:
+            continue
+        if stat.S_ISLNK(info.st_mode) or info.st_uid != os.geteuid():
+            continue  # not ours to change: a link's target, another user's file
+        mode = stat.S_IMODE(info.st_mode)
+        if mode & 0o077:
+            os.chmod(item, mode & 0o700)
+            log.warning("%s was readable by other users (mode %04o): made private (%04o), as "
+                        "the arena's data must be", item, mode, mode & 0o700)
+
+
+def holder(path: str, also: Iterable[str] = ()) -> str | None:
+    """The arena folder ``path`` lies in (the path itself, or its nearest parent that is one), or
+    None. ``also``: more folders that count (the data folder, the launcher's cache), resolved.
+    ``path`` need not exist: a file about to be written in a tournament's folder is in it."""
+    real = os.path.realpath(path)
+    own = [os.path.realpath(p) for p in also]
+    for folder in own:
+        if real == folder or real.startswith(folder.rstrip("/") + "/"):
+            return folder
+    current = real
+    while True:
+        if any(os.path.lexists(os.path.join(current, name)) for name in _LAYOUT):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
