@@ -966,29 +966,35 @@ class LadderRow:
         return self.mu - 3 * self.sigma
 
 
-def read_ladder(folder: Path, data: Path | None = None) -> tuple[list[LadderRow], dict[str, int]]:
+def read_ladder(folder: Path, data: Path | None = None,
+                db: sqlite3.Connection | None = None) -> tuple[list[LadderRow], dict[str, int]]:
     """Every bot version of the league with its rating (recomputed from the store in pair order,
     as the report does), whether it is in the ladder now, best first; and counts of the store
-    (matches, pairs, pairs waiting for a match). Reads only: works while the league runs."""
+    (matches, pairs, pairs waiting for a match). Reads only: works while the league runs. ``db``:
+    the store to read instead of the league's own (a publish's snapshot, ``report.snapshot``, so
+    that the ladder counts what the build's other pages count); read in one transaction, else."""
     from arena.ratings import rate
 
     config = load_league_config(folder)
     db_path = folder / DB_NAME
-    if not db_path.is_file():
+    if db is None and not db_path.is_file():
         raise ConfigError(f"{folder} has not played yet (no {DB_NAME}); start it with "
                           f"arena league {folder}")
-    db = connect_read_only(db_path)
+    store = db if db is not None else connect_read_only(db_path)
     try:
-        rows = db.execute("SELECT sched_order, seat0, seat1, winner FROM matches").fetchall()
+        if db is None:  # one read: a match stored between two SELECTs would count in one only
+            store.execute("BEGIN")
+        rows = store.execute("SELECT sched_order, seat0, seat1, winner FROM matches").fetchall()
         ratings, _ = rate([(o, a, b, w) for o, a, b, w in rows])
         counts: dict[str, int] = {}
         for _, a, b, _ in rows:
             counts[a] = counts.get(a, 0) + 1
             counts[b] = counts.get(b, 0) + 1
-        versions = league_bots(db)
-        pairs = league_pairs(db, config.name)
+        versions = league_bots(store)
+        pairs = league_pairs(store, config.name)
     finally:
-        db.close()
+        if db is None:
+            store.close()
     members, _ = current_members(folder, config, data or data_dir())
     active = {m.name for m in members}
     table = []

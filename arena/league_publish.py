@@ -37,7 +37,7 @@ import jinja2
 from arena.arena_folders import public_folder_mark
 from arena.league import LeagueConfig, LadderRow, league_bots, read_ladder
 from arena.pool import main_left_out
-from arena.store import DB_NAME, connect_read_only
+from arena.store import DB_NAME
 
 CURRENT = "current"
 BUILDS = "builds"
@@ -82,22 +82,33 @@ def publish_league(folder: Path, config: LeagueConfig, data: Path | None = None)
     path of ``PUBLISH/current/index.html``. Raises ``arena.report.ReportError`` (a store the
     report cannot read, a folder it cannot write)."""
     from arena.report import ReportError, publish
+    from arena.report.snapshot import read_snapshot
+    from arena.store import StoreError
 
     target = config.publish_dir(folder).absolute()
     builds = target / BUILDS
+    # Every page of the build from one state of the store (report.snapshot), without the matches
+    # waiting for their duplicate partner: the report, the ladder and its chart count the same
+    # matches, and none of them shows a match held back.
+    try:
+        snapshot = read_snapshot(folder / DB_NAME, hold_back=True)
+    except (StoreError, sqlite3.Error) as err:
+        raise ReportError(f"cannot open {folder / DB_NAME}: {err}") from None
     try:
         builds.mkdir(parents=True, exist_ok=True)
         public_folder_mark(target)  # public, but no bot is given a path in it (arena_folders.py)
         numbers = [int(p.name) for p in builds.iterdir() if p.name.isdigit()]
         build = builds / f"{max(numbers, default=0) + 1:06d}"
         _seed(target / CURRENT, build)
-        publish(folder, build, beside=[("The league's ladder", PAGE)])
-        rows, counts = read_ladder(folder, data)
-        _write_league_page(folder, build, config.name, rows, counts)
+        publish(folder, build, beside=[("The league's ladder", PAGE)], snapshot=snapshot)
+        rows, counts = read_ladder(folder, data, db=snapshot.db)
+        _write_league_page(snapshot.db, build, config.name, rows, counts)
         _switch(target, build)
     except OSError as err:
         raise ReportError(f"cannot publish the league to {target}: {err.strerror or err}") \
             from None
+    finally:
+        snapshot.close()
     return target / CURRENT / "index.html"
 
 
@@ -239,7 +250,7 @@ def _switch(target: Path, build: Path) -> Path | None:
     return previous
 
 
-def _write_league_page(folder: Path, build: Path, name: str, rows: list[LadderRow],
+def _write_league_page(db: sqlite3.Connection, build: Path, name: str, rows: list[LadderRow],
                        counts: dict[str, int]) -> None:
     from arena.report.public import scrub_paths
 
@@ -249,7 +260,7 @@ def _write_league_page(folder: Path, build: Path, name: str, rows: list[LadderRo
                 "sigma": row.sigma, "conservative": row.conservative, "matches": row.matches,
                 "active": row.active}
 
-    _write_chart(folder, build)
+    _write_chart(db, build)
     text = _PAGE.render(name=name, counts=counts, chart=CHART,
                         active=[shown(r) for r in rows if r.active],
                         versions=[shown(r) for r in rows])
@@ -258,22 +269,20 @@ def _write_league_page(folder: Path, build: Path, name: str, rows: list[LadderRo
     os.replace(partial, build / PAGE)
 
 
-def _write_chart(folder: Path, build: Path) -> None:
-    """Mu per league pair for every version, one colour per bot across its versions."""
+def _write_chart(db: sqlite3.Connection, build: Path) -> None:
+    """Mu per league pair for every version, one colour per bot across its versions, from the
+    build's snapshot of the store ``db``."""
     import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     from arena.ratings import rating_history
 
-    db = connect_read_only(folder / DB_NAME)
     try:
         history = rating_history(db)
         families = {name: family for name, (family, _) in league_bots(db).items()}
     except sqlite3.Error:
         history, families = None, {}
-    finally:
-        db.close()
     fig = Figure(figsize=(8, 4.5), layout="constrained")
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()

@@ -22,9 +22,10 @@ from arena.arena_folders import MARKER, public_folder_mark
 from arena.report.charts import CHARTS, write_charts
 from arena.report.data import ReportData, read_report_data
 from arena.report.page import render_pages, tournament_id
-from arena.report.public import public_record_line, publishable_record, waiting_for_partner
+from arena.report.public import public_record_line, publishable_record
 from arena.report.replay import REPLAYS_DIR, write_replays
-from arena.store import DB_NAME, StoreError, connect_read_only
+from arena.report.snapshot import Snapshot, read_snapshot
+from arena.store import DB_NAME, StoreError
 
 REPORT_DIR = "report"
 RECORDS_DIR = "records"
@@ -40,7 +41,7 @@ def write_report(folder: Path) -> Path:
     index.html. The store is only read, so a running tournament may be reported on: the page then
     says how many matches are left. Replay pages are rewritten only for records that changed."""
     out = folder / REPORT_DIR
-    data = _read(folder)
+    data, _ = _read(folder)
     try:
         replays = write_replays([(r, folder / r) for r in _records(data)], out)
     except OSError as err:
@@ -54,36 +55,28 @@ def _records(data: ReportData) -> list[str]:
     return [r for r in sorted(set(data.matches["record"].dropna())) if publishable_record(r)]
 
 
-def _waiting(folder: Path) -> frozenset[str]:
-    """public.waiting_for_partner for the tournament in ``folder``."""
-    try:
-        db = connect_read_only(folder / DB_NAME)
-    except (StoreError, sqlite3.Error) as err:
-        raise ReportError(f"cannot open {folder / DB_NAME}: {err}") from None
-    try:
-        return waiting_for_partner(db)
-    finally:
-        db.close()
-
-
-def _read(folder: Path) -> ReportData:
+def _read(folder: Path, hold_back: bool = False,
+          snapshot: Snapshot | None = None) -> tuple[ReportData, frozenset[str]]:
+    """The report's figures from one snapshot of the tournament's store (snapshot.py): the one
+    given, else one read now (``hold_back``: without the matches waiting for their duplicate
+    partner, as a publish shows them). Returns them with the matches held back."""
     db_path = folder / DB_NAME
-    if not db_path.is_file():
-        raise ReportError(f"{folder} holds no tournament (no {DB_NAME})")
+    if snapshot is None:
+        if not db_path.is_file():
+            raise ReportError(f"{folder} holds no tournament (no {DB_NAME})")
+        try:
+            with read_snapshot(db_path, hold_back) as taken:
+                return _read(folder, snapshot=taken)
+        except (StoreError, sqlite3.Error) as err:
+            raise ReportError(f"cannot open {db_path}: {err}") from None
     try:
-        db = connect_read_only(db_path)
-    except (StoreError, sqlite3.Error) as err:
-        raise ReportError(f"cannot open {db_path}: {err}") from None
-    try:
-        data = read_report_data(db)
+        data = read_report_data(snapshot.db)
     except (sqlite3.Error, PandasDatabaseError) as err:  # (pandas wraps sqlite3's errors)
         raise ReportError(f"{db_path} is not a results database this arena can read: {err}") \
             from None
-    finally:
-        db.close()
     if data.leaderboard.empty:
         raise ReportError(f"{db_path} holds no bots: nothing to report")
-    return data
+    return data, snapshot.held_back
 
 
 def _write_pages(data: ReportData, out: Path, records: str, published: bool,
@@ -111,26 +104,31 @@ _PUBLISHED_NAMES = {"index.html", "bots", RECORDS_DIR, REPLAYS_DIR, MARKER} | \
     {f"{chart}.{ext}" for chart in CHARTS for ext in ("png", "svg")}
 
 
-def publish(folder: Path, out: Path, beside: Sequence[tuple[str, str]] = ()) -> Path:
+def publish(folder: Path, out: Path, beside: Sequence[tuple[str, str]] = (),
+            snapshot: Snapshot | None = None) -> Path:
     """Write the tournament in ``folder`` as a folder ready for any static host, ``out``: the
     report (index.html, the charts, bots/), the match records (records/) and their replay pages
     (replays/), nothing else; links resolve inside ``out``. A replay page is made from the
-    published record (public.py), never from the private one, and a match whose duplicate
-    partner is not stored yet has neither (public.waiting_for_partner). ``out`` must be new, empty, or a folder this function published
+    published record (public.py), never from the private one.
+
+    Every figure and list comes from one snapshot of the store (snapshot.py), ``snapshot`` if the
+    caller read one for pages of its own (a league's ladder), else one read here, always without
+    the matches waiting for their duplicate partner: those are on no page (neither their record,
+    replay, score, ending, nor counted in a bot's matches or rating), and the pages say how many
+    wait. ``out`` must be new, empty, or a folder this function published
     before from the same tournament; it is then replaced as a whole (written beside it, then
     swapped in), so a web server serving it never shows half of one and half of the other.
     ``beside``: (text, relative address) of pages the caller writes into ``out`` beside the
     report (a league's ladder), linked from the index's navigation. Returns the path of
     index.html."""
-    data = _read(folder)
-    hidden = _waiting(folder)
+    data, hidden = _read(folder, hold_back=True, snapshot=snapshot)
     out = out.absolute()
     staging = out.with_name(f".{out.name}.publishing-{os.getpid()}")
     try:
         _check_target(out, tournament_id(data))
         shutil.rmtree(staging, ignore_errors=True)
         staging.mkdir(parents=True)
-        copied = _copy_records(folder, data, staging, hidden)
+        copied = _copy_records(folder, data, staging)
         # Pages of an earlier publish made from the same published record are copied, not
         # rebuilt (a league republishes every few minutes).
         replays = write_replays([(r, staging / r) for r in copied], staging,
@@ -163,17 +161,14 @@ def _check_target(out: Path, ident: str) -> None:
                           "choose a new or empty folder")
 
 
-def _copy_records(folder: Path, data: ReportData, staging: Path,
-                  hidden: frozenset[str] = frozenset()) -> list[str]:
-    """The stored matches' records, each with its bot commands made public (public.py), but for
-    the ``hidden`` matches' (waiting for their duplicate partner); returns the records copied. A
-    record that is missing (deleted by hand) is left out; its page row then links nowhere useful,
-    which the page cannot know: the link check in the tests covers the normal case."""
-    withheld = set(data.matches.loc[data.matches["match_id"].isin(hidden), "record"].dropna())
+def _copy_records(folder: Path, data: ReportData, staging: Path) -> list[str]:
+    """The records of the matches in ``data`` (a snapshot without those waiting for their
+    duplicate partner), each with its bot commands made public (public.py); returns the records
+    copied. A record that is missing (deleted by hand) is left out; its page row then links
+    nowhere useful, which the page cannot know: the link check in the tests covers the normal
+    case."""
     copied = []
     for record in _records(data):
-        if record in withheld:
-            continue
         source = folder / record
         if source.is_symlink():  # the arena writes records as files; a link may lead anywhere
             continue

@@ -20,6 +20,7 @@ from arena.league import (CONFIG_NAME, LeagueConfig, current_members, init_leagu
                           load_league_config, pair_matches, read_ladder, run_league,
                           set_membership)
 from arena.league_publish import BUILDS, CURRENT, _switch, _write_league_page
+from arena.report.snapshot import read_snapshot
 from arena.records import read_record
 from arena.registry import Registry
 from arena.store import DB_NAME
@@ -71,7 +72,8 @@ def test_a_pair_cut_in_half_is_completed_with_its_versions_on_the_same_deals(tmp
         [("mine@22222222", True, 2), ("mine@11111111", False, 2)]
     build = tmp_path / "build"
     build.mkdir()
-    _write_league_page(league, build, "halves", rows, counts)
+    with read_snapshot(league / DB_NAME, hold_back=True) as snapshot:
+        _write_league_page(snapshot.db, build, "halves", rows, counts)
     page = (build / "league.html").read_text()
     assert "<td>retired</td><td>mine</td><td>11111111</td>" in page
     assert (build / "league_history.svg").stat().st_size > 0
