@@ -486,6 +486,25 @@ def _unwatch(group: BotCgroup) -> None:
         _watched.discard(group)
 
 
+def all_asked() -> None:
+    """Every bot of this process gets the normal weight (``BotCgroup.asked``), as its referee
+    is about to kill them: a killed process still needs the CPU to exit, and at the least weight
+    on a busy core a bot, its launcher and PID 1 each waited up to a second for it, so that they
+    outlived their arena. Called as a worker dies, maybe in a signal handler that interrupted a
+    holder of ``_watch_lock``: hence no lock, and a set changed meanwhile is read again."""
+    for _ in range(3):
+        try:
+            groups = list(_watched)
+        except RuntimeError:  # changed size while read (another thread)
+            continue
+        for group in groups:
+            try:
+                group.asked(True)
+            except OSError:
+                pass
+        return
+
+
 def _watch_forever() -> None:
     global _watcher
     while True:

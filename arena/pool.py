@@ -11,8 +11,12 @@ small enough to hold every guarantee itself:
   the coordinator's main thread ends (``PR_SET_PDEATHSIG``; it fires on the death of the parent
   *thread*, hence the main thread), and a thread in each worker watches a pipe whose only writing
   end the coordinator holds (end of file: the coordinator is gone, on any system).
-- **Takes its bots with it**: a dying worker kills the process group of each of its children (each
-  bot, or its sandbox launcher, runs in a session of its own) before it exits.
+- **Takes its bots with it**: a dying worker gives its bots back their CPU weight (a killed
+  process needs the CPU to exit) and kills the process group of each of its children (each bot,
+  or its sandbox launcher, runs in a session of its own) before it exits. So it leaves the
+  coordinator's process group as it starts: a ``kill -9`` of that group ends it by way of the
+  coordinator's death, on the path that ends its bots (``scripts/bench_orphans.py`` counts what
+  outlives such kills).
 - **Stops at once**: ``close()`` ends every worker (``SIGTERM``, ``SIGKILL`` after a grace) and
   drops the matches in flight; nothing of them was stored.
 - **Logging** travels on the worker's own connection to the coordinator, which hands each record
@@ -44,6 +48,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
+from multiprocessing.reduction import ForkingPickler
 from typing import Any, Callable, Generator, Generic, Hashable, Iterable, Iterator, Sequence, \
     TypeVar
 
@@ -154,10 +159,16 @@ class Pool(Generic[Job, Result]):
         conn, child_conn = self._context.Pipe(duplex=True)
         watch, lifeline = self._context.Pipe(duplex=False)
         level = logging.getLogger().getEffectiveLevel()
+        # What the worker runs travels as bytes it unpickles only once it dies with us
+        # (_worker_main): unpickled by multiprocessing, it imported the referee, the engine and
+        # the sandbox before the worker's first line ran, 1-2 s on a loaded machine during which
+        # a coordinator killed with kill -9 left a worker (and the resource tracker, which waits
+        # for the workers) alive.
+        work = bytes(ForkingPickler.dumps((self.play, self.shared, self.on_start)))
         process = self._context.Process(
             target=_worker_main, name=f"worker-{index + 1}",
-            args=(self.play, child_conn, watch, os.getpid(), level, self.shared,
-                  (index, self.workers, self.affinity, self._first_core), self.on_start),
+            args=(work, child_conn, watch, os.getpid(), level,
+                  (index, self.workers, self.affinity, self._first_core)),
             daemon=False)
         # A stop signal while the worker is being started would leave it half-told (it printed
         # a traceback on the missing start data) and unknown to close(): the signals wait until
@@ -504,20 +515,29 @@ def _end(worker: _Worker) -> None:
 
 # -- in the worker ---------------------------------------------------------------------------------
 
-def _worker_main(play: Callable[[Any], Any], conn: Connection, watch: Connection, parent: int,
-                 level: int, shared: tuple[Any, ...] = (),
-                 place: tuple[int, int, Affinity, int] = (0, 1, False, 0),
-                 on_start: Callable[[], object] | None = None) -> None:
-    # First of all: no bot of another worker (at `limits`, as a normal user, the same user) may
-    # attach to this one, which will hold matches' hands and deal keys (issue 29).
-    from arena.sandbox import not_dumpable
-
-    not_dumpable()
-    # Ctrl-C reaches the whole foreground process group: the coordinator decides what stops.
+def _worker_main(work: bytes, conn: Connection, watch: Connection, parent: int, level: int,
+                 place: tuple[int, int, Affinity, int] = (0, 1, False, 0)) -> None:
+    # Out of the coordinator's process group: a kill -9 of the group then ends the worker by
+    # way of its coordinator's death (the SIGTERM below, or the lifeline), so that it ends its
+    # bots first (_die). Killed along with the group, it could not: each bot then died through
+    # its launcher's PR_SET_PDEATHSIG alone, at the least CPU weight of a waiting bot, and on a
+    # busy core that took seconds (cgroups.all_asked). A Ctrl-C to the terminal's group no longer
+    # reaches it: it ignored that anyway (the coordinator decides what stops).
+    try:
+        os.setpgid(0, 0)
+    except OSError:
+        pass
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, lambda signum, frame: _die(128 + signum))
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)  # blocked by Pool._start
     _die_with_parent(parent)
+    # Before the work, which will hold matches' hands and deal keys: no bot of another worker (at
+    # `limits`, as a normal user, the same user) may attach to this one (issue 29). After the
+    # parent-death check: importing the sandbox first would widen the start-up gap it closes.
+    from arena.sandbox import not_dumpable
+
+    not_dumpable()
+    play, shared, on_start = pickle.loads(work)  # the imports, now that we die with the parent
     # Before any child: the zygote, the launchers and the bots inherit the core (a bot may widen
     # its own mask, as any process may within its cgroup's cpuset: a matter of speed, not safety).
     core, placed = keep_to_a_core(*place)
@@ -620,6 +640,13 @@ def _watch_lifeline(watch: Connection) -> None:
 def _die(status: int) -> None:
     """Kill every child's process group (the bots, or their sandbox launchers, which take their
     namespaces with them) and exit at once: a match in flight is dropped, never stored."""
+    # A killed process still needs the CPU to exit, and a bot waiting for its turn has the least
+    # weight there is (cgroups.py): on a busy core its launcher, PID 1 and the bot each waited
+    # up to a second for it. Given back first. (Only if this worker ran bots: the module is not
+    # imported for it now, in a signal handler.)
+    groups = sys.modules.get("arena.cgroups")
+    if groups is not None:
+        groups.all_asked()
     for child in _children():
         try:
             os.killpg(child, signal.SIGKILL)
