@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import time
 from dataclasses import replace
@@ -12,19 +13,20 @@ import typer
 
 from arena import __version__
 from arena import console as term
-from arena.game import PROFILES, MatchState, RulesError, load_rules
+from arena.game import PROFILES, MatchState, Rules, RulesError, load_rules
 from arena.game.rules import FLAG_FIELDS, allowed_values, flag_section
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
 from arena.bot_specs import BotSpecError, resolve_bot
 from arena.cli_bots import ISOLATION_HELP, LIMIT_HELP, bots_app, submit
 from arena.cli_league import league_app
-from arena.cli_options import DEFAULT_DATA, SEED_HELP, AffinityOption, DataOption
+from arena.cli_options import DEFAULT_DATA, SEED_HELP, AffinityOption, DataOption, \
+    not_a_folder
 from arena.cli_sprt import HELP as SPRT_HELP, sprt
 from arena.deal_keys import SEED_WARNING, deal_secret, key_from_seed, new_key, new_match_id
 from arena.narrate import deal_line, match_line, narrate_deal, narrate_outcome, side_names
 from arena.records import RecordError, read_record, replay_record
 from arena.referee import MatchConfig, run_match
-from arena.types import MatchEnding
+from arena.types import BotSpec, MatchEnding
 from bots import BUNDLED_PROFILES
 
 app = typer.Typer(help="Sixty-Six Arena: run bot matches and tournaments for Sixty-Six and Schnapsen.",
@@ -273,15 +275,28 @@ def play(
     if record is None:
         stamp = time.strftime("%Y%m%d-%H%M%S")
         record = data / "play" / f"{stamp}-{'-vs-'.join(s.name for s in specs)}-{match_id}.jsonl"
+    elif os.path.lexists(record):
+        # A record is never written over: the path may be another match's, stored in a
+        # tournament's folder (nothing already stored is lost).
+        raise _fail(f"--record {record} already exists: give a new path (a record is never "
+                    "written over)")
+    logs = record.parent / "logs"
+    problem = not_a_folder(logs)
+    if problem:  # found before any bot runs
+        raise _fail(f"cannot write the record {record}: {problem}")
+    limits = Limits(decision_ms=decision_ms, startup_ms=startup_ms)
+    _check_bots(specs, limits, rules, hide=[record.parent])
     config = MatchConfig(rules=rules, seed=deal_secret(key, PLAY_DEAL_SET),
-                         first_dealer=first_dealer, match_id=match_id,
-                         limits=Limits(decision_ms=decision_ms, startup_ms=startup_ms))
+                         first_dealer=first_dealer, match_id=match_id, limits=limits)
     from arena.sandbox import SandboxUnavailable
 
     try:
-        result = run_match(specs, config, record_path=record, log_dir=record.parent / "logs")
+        logs.mkdir(parents=True, exist_ok=True)
+        result = run_match(specs, config, record_path=record, log_dir=logs)
     except SandboxUnavailable as err:  # the record's folder inside what every bot sees, say
         raise _fail(str(err)) from None
+    except OSError as err:  # the folder cannot be written (permissions, a full disk)
+        raise _fail(f"cannot write the record {record}: {err.strerror or err}") from None
     names = tuple(spec.name for spec in specs)
     if verbose:
         for item in read_record(record).messages:
@@ -311,6 +326,21 @@ def play(
     if result.reason == MatchEnding.DECLINED:
         # Nothing was played: a script running `arena play` must not read this as a result.
         raise typer.Exit(2)
+
+
+def _check_bots(specs: tuple[BotSpec, ...], limits: Limits, rules: Rules,
+                hide: list[Path]) -> None:
+    """Start every bot once before the match, as a tournament does (preflight.py): one that
+    cannot start is an error with its stderr's last lines, and nothing is played or stored (it
+    was a forfeit, exit 0). A bot that declines the variant is left to the match, which records
+    and says so."""
+    from arena.preflight import PreflightError, problems, raise_problems
+
+    try:
+        raise_problems([p for p in problems(specs, limits, [h for h in hide if h.is_dir()],
+                                            rules) if p[0] == 0])
+    except PreflightError as err:
+        raise _fail(f"not every bot can start, so nothing was played:\n{err}") from None
 
 
 @app.command()
