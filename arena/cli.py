@@ -370,6 +370,10 @@ def replay(
     if html is not None:
         from arena.report.replay import write_replay_page  # the page's code only when asked
 
+        if os.path.lexists(html) and not _is_replay_page(html):
+            # Only a page written here before is written over: OUT may name anything, a stored
+            # record or a tournament's database among them (nothing already stored is lost).
+            raise _fail(f"--html {html} already exists and is not a replay page: give a new path")
         try:
             write_replay_page(rec, html)
         except RecordError as err:
@@ -419,6 +423,16 @@ def replay(
         console.print(f"[bold]{narrate_outcome(state.outcome, names)}[/]", soft_wrap=True)
     else:
         console.print("[bold]the record ends before the match did[/]")
+
+
+def _is_replay_page(path: Path) -> bool:
+    """Whether ``path`` is a file that ``arena replay --html`` (the replay page's template) wrote."""
+    try:
+        with open(path, "rb") as page:
+            head = page.read(1024)
+    except OSError:
+        return False
+    return os.path.isfile(path) and b'<meta name="generator" content="Sixty-Six Arena' in head
 
 
 BAR_UPDATE_S = 0.25  # the tournament's progress bar and leader are redrawn at most this often
