@@ -458,7 +458,7 @@ def tournament(
                                          "-games 2 -repeat: -n 2×ROUNDS; for three or four "
                                          "players, deal sets per group (default: none; -n "
                                          "decides)."),
-    workers: Optional[int] = typer.Option(None, "--workers", "-w", "--concurrency",
+    workers: Optional[int] = typer.Option(None, "--workers", "-w", "--concurrency", min=1,
                                           help="Worker processes of a local run (default: all "
                                           "cores; on a cluster, each Dask worker's threads)."),
     affinity: AffinityOption = None,

@@ -211,3 +211,24 @@ def test_a_count_below_its_minimum_gets_one_message_whatever_its_sign(tmp_path, 
         messages.append(line.removesuffix(f"not {n}"))
     assert messages[0] == messages[1], messages
     assert files_under(tmp_path / "data") == [] and not (tmp_path / "t0").exists()
+
+
+@pytest.mark.parametrize("args", [
+    ["tournament", "-b", "random", "-b", "greedy", "-w"],
+    ["sprt", "random", "greedy", "-w"],
+    ["league", "L", "-w"],
+    ["tournament", "-b", "random", "-b", "greedy", "--rounds"],
+    ["sprt", "random", "greedy", "--max-pairs"],
+    ["league", "L", "--pairs"],
+    ["submit", "random", "--name", "r", "--matches"],
+])
+def test_every_count_tells_a_negative_and_a_zero_the_same_rule(tmp_path, args):
+    # A tournament took -w 0 as "all cores" and told -w -1 "a whole number >= 0", where sprt and
+    # league refused both as below 1.
+    told = []
+    for n in ("-1", "0"):
+        proc = arena(*args, n, data=tmp_path / "data", cwd=tmp_path)
+        assert_clear_error(proc)
+        told.append([line for line in proc.stderr.splitlines() if "Invalid value" in line])
+    assert told[0] == told[1] and told[0], told
+    assert not (tmp_path / "L").exists() and files_under(tmp_path / "data") == []
