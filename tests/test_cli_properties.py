@@ -106,8 +106,8 @@ def stored(base: Path) -> dict[str, str]:
         rel = str(path.relative_to(base))
         if path.is_symlink():
             found[rel] = "link:" + os.readlink(path)
-        elif path.name.endswith(("-wal", "-shm", "-journal")):
-            continue  # SQLite's own side files: any reader may touch them
+        elif path.name.endswith(("-wal", "-shm", "-journal", ".lock")):
+            continue  # SQLite's side files, any reader may touch; a folder's lock, any run takes
         elif path.is_file():
             try:
                 found[rel] = _digest(path)
@@ -243,7 +243,7 @@ def check(playground: Path, args: list[str]) -> None:
     assert not changed, f"arena {' '.join(args)} changed stored files: {sorted(changed)}"
 
 
-LEAGUE_S = 20.0  # how long a league may run before a Ctrl-C ends it
+LEAGUE_S = 30.0  # how long a league may run before a Ctrl-C ends it
 
 
 def _league(playground: Path, args: list[str]) -> tuple[int, str]:
@@ -261,7 +261,8 @@ def _league(playground: Path, args: list[str]) -> tuple[int, str]:
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGINT)
         output, _ = proc.communicate(timeout=60)
-        return (0 if proc.returncode == 130 else proc.returncode), output
+        # (-SIGINT: it came as the interpreter was ending, its handlers gone: as 130 to a shell)
+        return (0 if proc.returncode in (130, -signal.SIGINT) else proc.returncode), output
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
