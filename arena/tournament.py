@@ -262,7 +262,7 @@ def _check(config: TournamentConfig) -> None:
     # One rule, one message: -n -2 and -n 0 used to be told two different ones (issue 28).
     pairs = config.matches_per_pairing
     need(isinstance(pairs, int) and not isinstance(pairs, bool) and pairs >= 2 and pairs % 2 == 0,
-         f"matches_per_pairing (-n) must be even and at least 2 (matches come in duplicate pairs "
+         f"matches_per_pairing must be even and at least 2 (matches come in duplicate pairs "
          f"with seats swapped), not {pairs!r}")
     need(config.deal_sets is None or isinstance(config.deal_sets, int)
          and not isinstance(config.deal_sets, bool) and config.deal_sets >= 1,
