@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import time
 from dataclasses import replace
@@ -12,20 +13,21 @@ import typer
 
 from arena import __version__
 from arena import console as term
-from arena.game import PROFILES, MatchState, RulesError, load_rules
+from arena.game import PROFILES, MatchState, Rules, RulesError, load_rules
 from arena.game.rules import FLAG_FIELDS, allowed_values, flag_section
 from arena.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
 from arena.arena_folders import private_folder
 from arena.bot_specs import BotSpecError, resolve_bot
 from arena.cli_bots import ISOLATION_HELP, LIMIT_HELP, bots_app, submit
 from arena.cli_league import league_app
-from arena.cli_options import DEFAULT_DATA, SEED_HELP, AffinityOption, DataOption
+from arena.cli_options import DEFAULT_DATA, SEED_HELP, AffinityOption, DataOption, \
+    not_a_folder
 from arena.cli_sprt import HELP as SPRT_HELP, sprt
 from arena.deal_keys import SEED_WARNING, deal_secret, key_from_seed, new_key, new_match_id
 from arena.narrate import deal_line, match_line, narrate_deal, narrate_outcome, side_names
 from arena.records import RecordError, read_record, replay_record
 from arena.referee import MatchConfig, run_match
-from arena.types import MatchEnding
+from arena.types import BotSpec, MatchEnding
 from bots import BUNDLED_PROFILES
 
 app = typer.Typer(help="Sixty-Six Arena: run bot matches and tournaments for Sixty-Six and Schnapsen.",
@@ -279,15 +281,28 @@ def play(
         private_folder(data, "data")  # the record holds every hand (arena_folders.py)
         stamp = time.strftime("%Y%m%d-%H%M%S")
         record = data / "play" / f"{stamp}-{'-vs-'.join(s.name for s in specs)}-{match_id}.jsonl"
+    elif os.path.lexists(record):
+        # A record is never written over: the path may be another match's, stored in a
+        # tournament's folder (nothing already stored is lost).
+        raise _fail(f"--record {record} already exists: give a new path (a record is never "
+                    "written over)")
+    logs = record.parent / "logs"
+    problem = not_a_folder(logs)
+    if problem:  # found before any bot runs
+        raise _fail(f"cannot write the record {record}: {problem}")
+    limits = Limits(decision_ms=decision_ms, startup_ms=startup_ms)
+    _check_bots(specs, limits, rules, hide=[record.parent])
     config = MatchConfig(rules=rules, seed=deal_secret(key, PLAY_DEAL_SET),
-                         first_dealer=first_dealer, match_id=match_id,
-                         limits=Limits(decision_ms=decision_ms, startup_ms=startup_ms))
+                         first_dealer=first_dealer, match_id=match_id, limits=limits)
     from arena.sandbox import SandboxUnavailable
 
     try:
-        result = run_match(specs, config, record_path=record, log_dir=record.parent / "logs")
+        logs.mkdir(parents=True, exist_ok=True)
+        result = run_match(specs, config, record_path=record, log_dir=logs)
     except SandboxUnavailable as err:  # the record's folder inside what every bot sees, say
         raise _fail(str(err)) from None
+    except OSError as err:  # the folder cannot be written (permissions, a full disk)
+        raise _fail(f"cannot write the record {record}: {err.strerror or err}") from None
     names = tuple(spec.name for spec in specs)
     if verbose:
         for item in read_record(record).messages:
@@ -319,6 +334,21 @@ def play(
         raise typer.Exit(2)
 
 
+def _check_bots(specs: tuple[BotSpec, ...], limits: Limits, rules: Rules,
+                hide: list[Path]) -> None:
+    """Start every bot once before the match, as a tournament does (preflight.py): one that
+    cannot start is an error with its stderr's last lines, and nothing is played or stored (it
+    was a forfeit, exit 0). A bot that declines the variant is left to the match, which records
+    and says so."""
+    from arena.preflight import PreflightError, problems, raise_problems
+
+    try:
+        raise_problems([p for p in problems(specs, limits, [h for h in hide if h.is_dir()],
+                                            rules) if p[0] == 0])
+    except PreflightError as err:
+        raise _fail(f"not every bot can start, so nothing was played:\n{err}") from None
+
+
 @app.command()
 def replay(
     record: Path = typer.Argument(..., help="A match record (JSON Lines) written by arena play "
@@ -346,6 +376,10 @@ def replay(
     if html is not None:
         from arena.report.replay import write_replay_page  # the page's code only when asked
 
+        if os.path.lexists(html) and not _is_replay_page(html):
+            # Only a page written here before is written over: OUT may name anything, a stored
+            # record or a tournament's database among them (nothing already stored is lost).
+            raise _fail(f"--html {html} already exists and is not a replay page: give a new path")
         try:
             write_replay_page(rec, html)
         except RecordError as err:
@@ -397,6 +431,16 @@ def replay(
         console.print("[bold]the record ends before the match did[/]")
 
 
+def _is_replay_page(path: Path) -> bool:
+    """Whether ``path`` is a file that ``arena replay --html`` (the replay page's template) wrote."""
+    try:
+        with open(path, "rb") as page:
+            head = page.read(1024)
+    except OSError:
+        return False
+    return os.path.isfile(path) and b'<meta name="generator" content="Sixty-Six Arena' in head
+
+
 BAR_UPDATE_S = 0.25  # the tournament's progress bar and leader are redrawn at most this often
 
 
@@ -420,7 +464,7 @@ def tournament(
                                          "-games 2 -repeat: -n 2×ROUNDS; for three or four "
                                          "players, deal sets per group (default: none; -n "
                                          "decides)."),
-    workers: Optional[int] = typer.Option(None, "--workers", "-w", "--concurrency",
+    workers: Optional[int] = typer.Option(None, "--workers", "-w", "--concurrency", min=1,
                                           help="Worker processes of a local run (default: all "
                                           "cores; on a cluster, each Dask worker's threads)."),
     affinity: AffinityOption = None,

@@ -68,8 +68,13 @@ def submit(
         raise _fail(str(err)) from None
     limits = Limits(decision_ms=decision_ms, startup_ms=startup_ms, sandbox=sandbox)
     console.print(f"submitting {safe(target, limit=None)}", soft_wrap=True)
-    outcome = run_submit(target, name=name, data=data, limits=limits, matches=matches,
-                         profiles=profile or ())
+    try:
+        outcome = run_submit(target, name=name, data=data, limits=limits, matches=matches,
+                             profiles=profile or ())
+    except OSError as err:  # the data folder cannot be written (permissions, a full disk)
+        raise _fail(f"cannot submit into {data}: {term.os_error(err)}") from None
+    if outcome.mistake:
+        raise _fail(outcome.reason)
     if outcome.build_output and outcome.status == "rejected" and outcome.report is None:
         console.print("build output (end):", soft_wrap=True)
         for line in outcome.build_output.splitlines()[-20:]:

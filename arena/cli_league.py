@@ -151,7 +151,12 @@ def add(
         limits = Limits(decision_ms=decision_ms or config.decision_ms,
                         startup_ms=config.startup_ms, sandbox=sandbox)
         console.print(f"submitting {safe(text, limit=None)}", soft_wrap=True)
-        outcome = submit(text, name=name, data=data, limits=limits)
+        try:
+            outcome = submit(text, name=name, data=data, limits=limits)
+        except OSError as err:  # the data folder cannot be written (permissions, a full disk)
+            raise term.fail(f"cannot submit into {data}: {term.os_error(err)}") from None
+        if outcome.mistake:
+            raise term.fail(outcome.reason)
         if outcome.report is not None:
             for line in outcome.report.lines():
                 term.data(line)

@@ -4,6 +4,7 @@ behave alike everywhere: ``data: DataOption = DEFAULT_DATA`` in a command's para
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -11,7 +12,7 @@ import typer
 
 from arena.registry import DATA_ENV, DEFAULT_DATA
 
-__all__ = ["AffinityOption", "DEFAULT_DATA", "DataOption", "SEED_HELP"]
+__all__ = ["AffinityOption", "DEFAULT_DATA", "DataOption", "SEED_HELP", "not_a_folder"]
 
 DATA_HELP = ("The arena's data folder: the registry of submitted bots (DATA/registry), found by "
              "name by every command, and where results go by default.")
@@ -24,8 +25,31 @@ SEED_HELP = ("Research runs only: deal from this public seed (default: a fresh s
 # `arena play`, `tournament`, `submit`, `bots ...` and `replay` take it, so that a bot submitted
 # into a data folder is found by name in all of them (issue 14). Typer reads $ARENA_DATA when the
 # flag is not given; an empty value counts as unset, as in ``registry.data_dir()``.
+def not_a_folder(path: Path) -> str:
+    """Why ``path`` cannot be (or become) a folder: '' when it is one, or when the first part of
+    it that exists is one (the rest can be made); else which part is something else. Reads only:
+    a command checks before it starts a bot or writes anything."""
+    for place in (path, *path.parents):
+        if os.path.lexists(place):
+            if os.path.isdir(place):
+                return ""
+            return f"{place} is not a folder" if place == path else \
+                f"{place}, on the way to {path}, is not a folder"
+    return ""
+
+
+def _data_folder(value: Path) -> Path:
+    # Checked once here for every command: a file given as DATA was a traceback in whichever
+    # step first made a folder in it (issue 28).
+    problem = not_a_folder(value)
+    if problem:
+        raise typer.BadParameter(problem)
+    return value
+
+
 DataOption = Annotated[Path, typer.Option("--data", metavar="DIR", envvar=DATA_ENV,
-                                          show_envvar=True, help=DATA_HELP)]
+                                          show_envvar=True, help=DATA_HELP,
+                                          callback=_data_folder)]
 
 # `arena tournament` and `sprt`: where a local run's workers run (worker_cores.py). Not given: None,
 # the run's setting ("auto" unless a settings file says otherwise).

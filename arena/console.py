@@ -96,6 +96,14 @@ def error(message: object) -> None:
     err.print(f"[bold red]error:[/] {text}", soft_wrap=True)
 
 
+def os_error(err: OSError) -> str:
+    """An ``OSError`` in words for ``error``: its reason and the path it names, without Python's
+    ``[Errno 20]`` (``Not a directory: f/d/registry``)."""
+    if not err.strerror:
+        return str(err)
+    return f"{err.strerror}: {err.filename}" if err.filename is not None else err.strerror
+
+
 def fail(message: object, code: int = 2) -> typer.Exit:
     """``error(message)``, and the exit for the caller to raise (status 2: the user's mistake)."""
     error(message)

@@ -28,6 +28,7 @@ import shutil
 import signal
 import sqlite3
 import time
+from multiprocessing import resource_tracker
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
@@ -143,7 +144,9 @@ class Publisher:
         self._process, self._answer, self.stored = process, answer, stored
         self._started = time.monotonic()
         # Started with SIGINT blocked, which it inherits: a Ctrl-C to the process group while
-        # it imports would print its traceback (it ignores SIGINT once it runs).
+        # it imports would print its traceback (it ignores SIGINT once it runs). The resource
+        # tracker first: its own start would unblock SIGINT again (pool.py, Pool._start).
+        resource_tracker.ensure_running()
         blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
             with main_left_out(_publish_apart):

@@ -46,6 +46,7 @@ import types
 from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from multiprocessing import resource_tracker
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from multiprocessing.reduction import ForkingPickler
@@ -179,6 +180,11 @@ class Pool(Generic[Job, Result]):
         # (it clears the mask in _worker_main).
         noted: list[int] = []
         handlers = {}
+        # The first spawn also starts multiprocessing's resource tracker, and that start unblocks
+        # SIGINT and SIGTERM in this thread when it is done (it blocks them only around its own
+        # spawn): the worker then started with them unblocked, and a Ctrl-C while it imported
+        # printed its spawn_main traceback (issue 28). Started here, the tracker is found running.
+        resource_tracker.ensure_running()
         if threading.current_thread() is threading.main_thread():
             handlers = {sig: signal.signal(sig, lambda signum, frame: noted.append(signum))
                         for sig in _STOP_SIGNALS}

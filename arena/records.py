@@ -123,6 +123,8 @@ def iter_lines(path: Path) -> Iterator[dict[str, Any]]:
                 yield item
     except OSError as err:
         raise RecordError(f"cannot read record {path}: {err.strerror}") from err
+    except UnicodeDecodeError:  # a binary file, a database given as a record (issue 28)
+        raise RecordError(f"{path} is not a match record (not UTF-8 text)") from None
 
 
 def read_record(path: Path) -> Record:

@@ -39,6 +39,10 @@ class Submission:
     report: QualificationReport | None = None
     build_output: str = ""
     bot: RegisteredBot | None = None
+    # Rejected before anything was tried: a mistake in what was given (no such folder, no
+    # bot.toml, a bad name), which the command line reports as its other mistakes (exit 2), not
+    # as the bot's failure to qualify.
+    mistake: bool = False
 
     @property
     def accepted(self) -> bool:
@@ -66,7 +70,7 @@ def submit(target: str, name: str | None = None, data: Path | None = None,
                 else TWO_PLAYER_PROFILES
             return _submit_command(registry, target, name, limits, matches, declared)
     except (ManifestError, RegistryError, BotSpecError) as err:
-        return Submission("rejected", str(err), name or "")
+        return Submission("rejected", str(err), name or "", mistake=True)
 
 
 def _private(registry: Registry) -> list[Path]:

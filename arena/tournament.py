@@ -254,15 +254,17 @@ def _check(config: TournamentConfig) -> None:
     need(len(config.bots) >= 2, "a tournament needs at least two bots (bots = [...] or --bot)")
     need(all(isinstance(b, str) and b.strip() for b in config.bots), "each bot must be a non-empty "
          "name or command")
-    for key in ("matches_per_pairing", "seed", "workers", "decision_ms", "startup_ms", "max_deals"):
+    for key in ("seed", "workers", "decision_ms", "startup_ms", "max_deals"):
         value = getattr(config, key)
         if key == "seed" and value is None:
             continue
         need(isinstance(value, int) and not isinstance(value, bool) and value >= 0,
              f"{key} must be a whole number >= 0, not {value!r}")
-    need(config.matches_per_pairing >= 2 and config.matches_per_pairing % 2 == 0,
-         f"matches_per_pairing must be even and at least 2 (matches come in duplicate pairs with "
-         f"seats swapped), not {config.matches_per_pairing}")
+    # One rule, one message: -n -2 and -n 0 used to be told two different ones (issue 28).
+    pairs = config.matches_per_pairing
+    need(isinstance(pairs, int) and not isinstance(pairs, bool) and pairs >= 2 and pairs % 2 == 0,
+         f"matches_per_pairing must be even and at least 2 (matches come in duplicate pairs "
+         f"with seats swapped), not {pairs!r}")
     need(config.deal_sets is None or isinstance(config.deal_sets, int)
          and not isinstance(config.deal_sets, bool) and config.deal_sets >= 1,
          f"deal_sets (-n for three or four players) must be a whole number >= 1, "

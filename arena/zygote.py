@@ -565,7 +565,10 @@ def _main() -> None:
     # Every object so far is the zygote's: the children's collector leaves them alone, so it
     # does not touch (and copy) every page of them (gc.freeze is for exactly this).
     gc.freeze()
-    sock.send(b"ready")
+    try:
+        sock.send(b"ready")
+    except OSError:  # the worker that asked for it is gone (a stop while it started): no traceback
+        os._exit(0)
     bot = _serve(sock, lib)
     outcome: object = 0
     try:

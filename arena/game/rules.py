@@ -456,6 +456,9 @@ def load_rules(name: str = "sixty_six", toml_path: str | Path | None = None,
             raise RulesError(f"cannot read rules file {path}: {err.strerror}") from err
         except tomllib.TOMLDecodeError as err:
             raise RulesError(f"rules file {path} is not valid TOML: {err}") from err
+        except UnicodeDecodeError:  # tomllib decodes the whole file first (a binary file, say)
+            raise RulesError(f"rules file {path} is not a text file (not UTF-8): give a TOML "
+                             "file of flags") from None
         if "rules" in data and isinstance(data["rules"], dict):
             data = {**{k: v for k, v in data.items() if k != "rules"}, **data["rules"]}
         name = str(data.pop("profile", name))
