@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from arena import sandbox
+from arena.arena_folders import MARKER
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,7 +47,11 @@ def assert_clear_error(proc: subprocess.CompletedProcess[str], *wanted: str) -> 
 
 
 def files_under(folder: Path) -> list[Path]:
-    return sorted(folder.rglob("*")) if folder.exists() else []
+    """What a command stored: the marker that says a folder is the arena's (arena_folders.MARKER,
+    written as the data folder is made, before any bot is checked) holds nothing of a match."""
+    if not folder.exists():
+        return []
+    return sorted(p for p in folder.rglob("*") if p.name != MARKER)
 
 
 # -- point 4: inputs that printed a traceback -------------------------------------------------------
