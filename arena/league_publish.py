@@ -210,6 +210,11 @@ def _publish_apart(folder: Path, config: LeagueConfig, data: Path | None, answer
         pass
     if os.getppid() != parent:
         return
+    # It reads the store (with its deal key) beside the league's running bots: at `limits` as a
+    # normal user they share its user id, and must not attach to it (issue 29), as to a worker.
+    from arena.sandbox import not_dumpable
+
+    not_dumpable()
     try:
         outcome: tuple[Path | None, str] = (publish_league(folder, config, data), "")
     except (ReportError, OSError) as err:
