@@ -13,8 +13,8 @@ fi
 lock=requirements-lock.txt
 # The stamps hold checksums of what .venv was built from: content, not modification times, so a
 # checkout that rewrites a file unchanged installs nothing, and one that brings back an older lock
-# does. (cksum: POSIX, on macOS too.)
-lock_sum="$(cksum <"$lock")"
+# does. (cksum: POSIX, on macOS too.) Another Python (PYTHON=python3.13) is a new .venv too.
+lock_sum="$(cksum <"$lock") $("$python" -c 'import sys; print(sys.version.split()[0])')"
 project_sum="$(cksum <pyproject.toml)"
 log=".venv/install.log"
 # pip's own chatter goes to a log; it is shown only when the install fails.
