@@ -97,8 +97,11 @@ def open_private(path: Path | str, flags: int) -> int:
     looser): a descriptor, ``O_CREAT`` and ``O_CLOEXEC`` added."""
     fd = os.open(path, flags | os.O_CREAT | os.O_CLOEXEC, FILE_MODE)
     try:
-        mode = stat.S_IMODE(os.fstat(fd).st_mode)
-        if mode & 0o077:
+        info = os.fstat(fd)
+        mode = stat.S_IMODE(info.st_mode)
+        # A regular file only: a device the user named (``--record /dev/null``) is the machine's,
+        # and as root an fchmod of it made /dev/null 0600 for every other user of the machine.
+        if mode & 0o077 and stat.S_ISREG(info.st_mode):
             os.fchmod(fd, mode & 0o700)
     except BaseException:
         os.close(fd)
@@ -121,8 +124,9 @@ def tighten(path: Path, names: Iterable[str] = ()) -> None:
             info = item.lstat()
         except FileNotFoundError:
             continue
-        if stat.S_ISLNK(info.st_mode) or info.st_uid != os.geteuid():
-            continue  # not ours to change: a link's target, another user's file
+        if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)) \
+                or info.st_uid != os.geteuid():
+            continue  # not ours to change: a link's target, a device, another user's file
         mode = stat.S_IMODE(info.st_mode)
         if mode & 0o077:
             os.chmod(item, mode & 0o700)

@@ -278,3 +278,29 @@ def test_at_limits_as_root_a_bot_cannot_read_its_own_running_match(world, monkey
     assert seen, "the spy said nothing"
     assert str(out / "results.sqlite") in seen or str(world / "data") in seen
     assert {path: said for path, said in seen.items() if not said.startswith("error")} == {}
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making a device node needs root")
+def test_a_device_named_as_a_record_or_store_keeps_its_mode(tmp_path):
+    """Regression: as root, ``arena play --record /dev/null`` (drawn by the command line's property
+    test) made the machine's /dev/null 0600, and every other user's programs failed to open it.
+    Only regular files and folders are tightened; a device here is a null device of our own."""
+    from arena.arena_folders import open_private, tighten
+
+    device = tmp_path / "null"
+    os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    device.chmod(0o666)
+    os.close(open_private(device, os.O_WRONLY))
+    tighten(device)
+    assert stat.S_IMODE(device.stat().st_mode) == 0o666
+
+
+def test_a_fifo_beside_a_store_keeps_its_mode(tmp_path):
+    from arena.arena_folders import tighten
+
+    fifo = tmp_path / "results.sqlite-wal"
+    os.mkfifo(fifo)
+    fifo.chmod(0o666)
+    (tmp_path / "results.sqlite").write_text("")
+    tighten(tmp_path / "results.sqlite", ["-wal"])
+    assert stat.S_IMODE(fifo.stat().st_mode) == 0o666
