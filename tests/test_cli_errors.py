@@ -155,8 +155,12 @@ def test_a_ctrl_c_while_a_tournament_starts_prints_no_traceback(tmp_path, anchor
     assert "Traceback" not in stderr, stderr
     if code == 0:  # (a slow start: the Ctrl-C came after the last match)
         return
-    assert code == 130, (code, stderr)
-    assert stderr.strip().splitlines()[-1].startswith("stopped"), stderr
+    # 130, or killed by the SIGINT itself: what a shell reports as 130 too. Python ends so when
+    # the signal lands where no Python code can catch it (the interpreter's own start, its
+    # finalisation after the "stopped" line), as it did once in a fresh clone's suite.
+    assert code in (130, -signal.SIGINT), (code, stderr)
+    if code == 130:
+        assert stderr.strip().splitlines()[-1].startswith("stopped"), stderr
 
 
 @pytest.mark.slow
