@@ -46,16 +46,7 @@ def private_folder(folder: Path, kind: str) -> Path:
     """Make ``folder`` (and any missing parent) mode 0700 and mark it as an arena folder of
     ``kind`` ("tournament", "data", ...); an existing one looser than 0700 is tightened, said
     once on the log. Returns ``folder``. ``OSError`` when it cannot be made."""
-    missing = []
-    parent = folder
-    while not parent.exists() and parent != parent.parent:
-        missing.append(parent)
-        parent = parent.parent
-    for path in reversed(missing):
-        try:
-            os.mkdir(path, FOLDER_MODE)
-        except FileExistsError:  # another run made it since: tightened below, as any other
-            pass
+    private_subfolder(folder)  # one another run made meanwhile is tightened below, as any other
     if folder.stat().st_uid != os.geteuid():
         return folder  # another user's (their registry, read): not ours to change or mark
     tighten(folder)
@@ -88,7 +79,7 @@ def private_subfolder(folder: Path) -> None:
     for path in reversed(missing):
         try:
             os.mkdir(path, FOLDER_MODE)
-        except FileExistsError:
+        except FileExistsError:  # another run made it since
             pass
 
 
