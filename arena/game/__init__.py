@@ -2,6 +2,8 @@
 
 Data flow: ``rules`` (a profile) -> ``dealing`` (seeded order) -> ``state.DealState`` (one deal) ->
 ``match.MatchState`` (deals to the target) -> ``observation.observe`` (what a seat may see).
+
+May import: nothing else of the arena
 """
 
 from typing import TYPE_CHECKING, Any

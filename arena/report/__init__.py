@@ -5,6 +5,8 @@
 ``DIR/report/`` (for the tournament's owner: its record links lead into ``DIR/records/``);
 ``publish`` writes the same report, plus the match records, into a folder of its own that can go on
 any static host and holds nothing private (no database, logs or local paths: ``public.py``).
+
+May import: arena.game, arena.match, arena.results, arena.entrants, arena.types, arena.arena_folders
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from arena.report.page import render_pages, tournament_id
 from arena.report.public import public_record_line, publishable_record
 from arena.report.replay import REPLAYS_DIR, write_replays
 from arena.report.snapshot import Snapshot, read_snapshot
-from arena.store import DB_NAME, StoreError
+from arena.results.store import DB_NAME, StoreError
 
 REPORT_DIR = "report"
 RECORDS_DIR = "records"

@@ -13,10 +13,11 @@ from typing import Iterable
 
 from arena.game.match import DealResult
 from arena.game.scoring import DealSettlement, SettleReason
-from arena.referee import MatchResult, SeatStats
-from arena.schedule import ScheduledMatch, partnership_groups, round_robin, three_player_sets
+from arena.match.referee import MatchResult, SeatStats
+from arena.types import ScheduledMatch
+from arena.compete.schedule import partnership_groups, round_robin, three_player_sets
 from arena.types import Fault, MatchEnding
-from arena.store import Store
+from arena.results.store import Store
 
 NAMES = [
     "greedy", "c-counter", "random", "first-legal", "mcts", "mcts-fast", "alpha66",

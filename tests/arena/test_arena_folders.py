@@ -20,19 +20,19 @@ from pathlib import Path
 
 import pytest
 
-from arena import sandbox
+from arena.isolation import sandbox
 from arena.arena_folders import MARKER, holder, private_folder
-from arena.bot_process import BotProcess, Limits
-from arena.bot_specs import BotSpecError, check_bot_paths, resolve_bot
-from arena.preflight import PreflightError, preflight
-from arena.sandbox import SandboxLimits
-from arena.store import Store
+from arena.match.bot_process import BotProcess, Limits
+from arena.entrants.bot_specs import BotSpecError, check_bot_paths, resolve_bot
+from arena.entrants.preflight import PreflightError, preflight
+from arena.isolation.sandbox import SandboxLimits
+from arena.results.store import Store
 from arena.types import BotSpec
 from bot_procs import TAG
 
 SPY = Path(__file__).parent / "fixtures" / "path_spy.py"
 FIRST_LEGAL = Path(__file__).resolve().parents[2] / "bots" / "minimal" / "first_legal.py"
-ARENA = [sys.executable, "-m", "arena.cli"]
+ARENA = [sys.executable, "-m", "arena.cli.main"]
 ROOT = os.geteuid() == 0
 STRONG = "isolated" if ROOT else "namespaces"
 # The system's Python where there is one: a bot of the `limits` level runs as a user of its own on
@@ -206,7 +206,7 @@ def _modes(folder: Path) -> dict[str, str]:
 
 
 def test_every_folder_and_file_a_tournament_writes_is_private_whatever_the_umask(tmp_path):
-    from arena.tournament import load_config, run_tournament
+    from arena.compete.tournament import load_config, run_tournament
 
     old = os.umask(0o002)  # as permissive as a user may set it
     try:
@@ -253,7 +253,7 @@ def test_at_limits_as_root_a_bot_cannot_read_its_own_running_match(world, monkey
     user id; it read its own running match's record (every hand) and the store, whose folders
     were 0755 and files 0644. The paths reach it in a file beside its script, not as arguments
     (which are refused)."""
-    from arena.tournament import load_config, run_tournament
+    from arena.compete.tournament import load_config, run_tournament
 
     monkeypatch.setenv(sandbox.ISOLATION_ENV, "limits")
     monkeypatch.setattr(sandbox, "_requested", None)

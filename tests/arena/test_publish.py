@@ -17,14 +17,14 @@ import pytest
 from typer.testing import CliRunner
 
 import arena
-from arena.cli import app
+from arena.cli.main import app
 from arena.report import ReportError, publish
 from arena.report.charts import CHARTS
 from arena.report.data import read_report_data
 from arena.report.page import render_pages
 from arena.report.public import public_argv, public_record_line, scrub_paths
-from arena.store import Store, connect_read_only
-from arena.tournament import load_config, run_tournament
+from arena.results.store import Store, connect_read_only
+from arena.compete.tournament import load_config, run_tournament
 from conftest import BAD_BOT
 
 runner = CliRunner()

@@ -23,18 +23,18 @@ from pathlib import Path
 import pytest
 
 import arena.report
-from arena.league import load_league_config, read_ladder, run_league
-from arena.league_publish import PAGE, publish_league
+from arena.compete.league import load_league_config, read_ladder, run_league
+from arena.compete.league_publish import PAGE, publish_league
 from arena.report import ReportError, publish
 from arena.report.public import waiting_for_partner
-from arena.store import DB_NAME, connect_read_only
-from arena.tournament import load_config, run_tournament
+from arena.results.store import DB_NAME, connect_read_only
+from arena.compete.tournament import load_config, run_tournament
 from league_util import write_settings
 from synthetic_store import fill_seated
 
 pytestmark = pytest.mark.slow
 
-ARENA = [sys.executable, "-m", "arena.cli"]
+ARENA = [sys.executable, "-m", "arena.cli.main"]
 _WAITING = re.compile(r"(\d+) match(?:es)? waiting for their duplicate partner")
 _PLAYED = re.compile(r"(\d+)(?: of \d+)? matches played")
 _PER_MATCH = ("deals", "seats", "matches")

@@ -16,8 +16,8 @@ import pytest
 from arena.report import publish, write_report
 from arena.report.public import waiting_for_partner
 from arena.report.replay import source_key
-from arena.store import connect_read_only
-from arena.tournament import load_config, run_tournament
+from arena.results.store import connect_read_only
+from arena.compete.tournament import load_config, run_tournament
 
 pytestmark = pytest.mark.slow
 

@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from arena import sandbox, zygote
-from arena.bot_process import BotProcess, Limits
-from arena.bot_specs import BotSpecError, check_bot_paths, resolve_bot
+from arena.isolation import sandbox, zygote
+from arena.match.bot_process import BotProcess, Limits
+from arena.entrants.bot_specs import BotSpecError, check_bot_paths, resolve_bot
 from arena.game import profile
-from arena.referee import BotSpec, MatchConfig, run_match
-from arena.sandbox import LEVELS, SandboxLimits, SandboxUnavailable
+from arena.match.referee import BotSpec, MatchConfig, run_match
+from arena.isolation.sandbox import LEVELS, SandboxLimits, SandboxUnavailable
 from bot_procs import TAG, sandbox_user_processes, tagged_processes
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -42,7 +42,7 @@ STRONG = "isolated" if ROOT else "namespaces"
 
 @pytest.fixture(params=["zygote", "exec"])
 def launch_path(request, monkeypatch):
-    """Both ways a Python bot starts (issue 18): forked from the zygote (arena/zygote.py) and by
+    """Both ways a Python bot starts (issue 18): forked from the zygote (arena/isolation/zygote.py) and by
     exec; every guarantee this fixture's tests check holds for both."""
     monkeypatch.setenv(zygote.ENV, "1" if request.param == "zygote" else "0")
     if request.param == "zygote" and sandbox.support().mode != "limits":
@@ -97,7 +97,7 @@ def private_world(base: Path) -> tuple[Path, Path, Path]:
 # -- nothing a bot is given can unhide a folder ----------------------------------------------------
 
 def test_arguments_pointing_into_private_folders_are_refused(tmp_path, monkeypatch):
-    from arena.tournament import ConfigError, load_config, resolve_bots
+    from arena.compete.tournament import ConfigError, load_config, resolve_bots
 
     data, secret, record = private_world(tmp_path)
     monkeypatch.setenv("ARENA_DATA", str(data))
@@ -119,7 +119,7 @@ def test_arguments_pointing_into_private_folders_are_refused(tmp_path, monkeypat
 
 
 def test_a_private_folder_inside_what_every_bot_sees_is_refused(tmp_path):
-    from arena.tournament import ConfigError, load_config, resolve_bots
+    from arena.compete.tournament import ConfigError, load_config, resolve_bots
 
     inside = Path(sandbox.__file__).resolve().parent / f"results-{TAG}"  # in the installation
     config = load_config(None, {"bots": ["greedy", "random"], "output": str(inside)})
@@ -148,7 +148,7 @@ def test_the_old_arena_sandbox_limits_switch_still_means_limits(monkeypatch):
 
 @pytest.mark.slow
 def test_the_isolation_level_is_a_tournament_setting(tmp_path):
-    from arena.tournament import ConfigError, load_config
+    from arena.compete.tournament import ConfigError, load_config
 
     assert load_config(None, {"bots": ["greedy", "random"], "isolation": "limits"}).isolation \
         == "limits"
@@ -413,7 +413,7 @@ def test_a_launcher_cache_others_may_write_to_is_refused(tmp_path, monkeypatch):
 NOBODY_SCRIPT = """
 import json, os, sys
 sys.path.insert(0, {checkout!r})
-from arena import sandbox
+from arena.isolation import sandbox
 try:
     sandbox.support()
     print("isolated: ran")
@@ -425,7 +425,7 @@ try:
 except sandbox.SandboxUnavailable as err:
     print("namespaces:", err)
     sys.exit(0)
-from arena.bot_process import BotProcess, Limits
+from arena.match.bot_process import BotProcess, Limits
 proc = BotProcess([sys.executable, {probe!r}], Limits(max_line_bytes=1 << 15), files={folder!r})
 proc.start()
 print("report:", proc.read_line(20).decode())
@@ -523,8 +523,8 @@ sys.stdin.read()
 POISON_SCRIPT = """
 import json, os, sys
 sys.path.insert(0, {checkout!r})
-from arena import sandbox
-from arena.bot_process import BotProcess, Limits
+from arena.isolation import sandbox
+from arena.match.bot_process import BotProcess, Limits
 sandbox.set_isolation(sys.argv[1])
 bot = [sys.executable, {bot!r}]
 proc = BotProcess(bot, Limits(max_line_bytes=1 << 15), files={folder!r})
@@ -607,8 +607,8 @@ sys.stdin.read()
 TRACE_SCRIPT = """
 import sys
 sys.path.insert(0, {checkout!r})
-from arena import sandbox
-from arena.bot_process import BotProcess, Limits
+from arena.isolation import sandbox
+from arena.match.bot_process import BotProcess, Limits
 sandbox.set_isolation("limits")
 proc = BotProcess([sys.executable, {bot!r}], Limits(max_line_bytes=1 << 15), files={folder!r})
 proc.start()
@@ -652,11 +652,11 @@ def test_a_limits_bot_of_a_normal_user_cannot_trace_or_read_its_referee():
 MEMORY_SCRIPT = """
 import json, os, sys
 sys.path.insert(0, {checkout!r})
-from arena import cgroups, sandbox
-from arena.bot_process import BotProcess, Limits
-from arena.sandbox import SandboxLimits, SandboxUnavailable
-from arena.submit import submit
-from arena.tournament import ConfigError, load_config, run_tournament
+from arena.isolation import cgroups, sandbox
+from arena.match.bot_process import BotProcess, Limits
+from arena.isolation.sandbox import SandboxLimits, SandboxUnavailable
+from arena.entrants.submit import submit
+from arena.compete.tournament import ConfigError, load_config, run_tournament
 sandbox.set_isolation("namespaces")
 print("mode:", sandbox.support().mode, cgroups.available() is None, flush=True)
 
@@ -744,8 +744,8 @@ def test_a_submitted_spy_in_a_tournament_sees_nothing_of_the_arena(tmp_path, mon
     """The attack of issue 13 as a stranger would run it: a registered bot, in a tournament run
     from outside the checkout, trying the tournament's database, its own match's record, the logs
     and the registry while it plays."""
-    from arena.submit import submit
-    from arena.tournament import load_config, run_tournament
+    from arena.entrants.submit import submit
+    from arena.compete.tournament import load_config, run_tournament
 
     level("isolated")
     data = tmp_path / "data"
