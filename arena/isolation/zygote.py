@@ -338,11 +338,11 @@ def failure() -> str | None:
 
 
 def _start(bot_modules: str) -> Zygote:
-    from arena.isolation import sandbox
+    from arena.isolation import launcher
 
     if not hasattr(os, "pidfd_open") or not hasattr(signal, "pidfd_send_signal"):
         raise OSError("this system has no pidfd (Linux 5.3+ is needed)")
-    return Zygote(sandbox.launcher_library_bytes(), sandbox.minimal_env(sandbox.BOT_HOME),
+    return Zygote(launcher.launcher_library_bytes(), launcher.minimal_env(launcher.BOT_HOME),
                   bot_modules)
 
 

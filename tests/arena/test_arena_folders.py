@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.isolation import sandbox
+from arena.isolation import launcher, sandbox
 from arena.arena_folders import MARKER, holder, private_folder
 from arena.match.bot_process import BotProcess, Limits
 from arena.entrants.bot_specs import BotSpecError, check_bot_paths, resolve_bot
@@ -193,7 +193,7 @@ def test_arena_folders_are_recognised_by_their_mark_and_their_older_layouts(tmp_
     for arg in (str(link), f"--db={old_data}", str(marked)):
         with pytest.raises(BotSpecError, match="bots may not see"):
             check_bot_paths(BotSpec("b", (sys.executable, str(SPY), arg)), [])
-    cache = sandbox._cache_folder()
+    cache = launcher.cache_folder()
     with pytest.raises(BotSpecError, match="bots may not see"):
         resolve_bot(f"{sys.executable} {SPY} {cache}/sandbox-launch")
 

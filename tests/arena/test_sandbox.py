@@ -289,15 +289,15 @@ def test_a_program_the_launcher_cannot_start_is_named_in_the_fault(tmp_path):
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the launcher is Linux only")
 def test_the_launcher_is_rebuilt_when_its_source_changes(tmp_path, monkeypatch):
-    from arena.isolation import sandbox
+    from arena.isolation import launcher, sandbox
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     source = tmp_path / "sandbox_launch.c"
-    source.write_bytes(sandbox.LAUNCHER_SOURCE.read_bytes())
-    monkeypatch.setattr(sandbox, "LAUNCHER_SOURCE", source)
-    first = sandbox._build("", ())
+    source.write_bytes(launcher.LAUNCHER_SOURCE.read_bytes())
+    monkeypatch.setattr(launcher, "LAUNCHER_SOURCE", source)
+    first = launcher._build("", ())
     source.write_text(source.read_text() + "\n/* edited */\n")
-    second = sandbox._build("", ())
+    second = launcher._build("", ())
     assert first != second and first.parent == second.parent == tmp_path / "cache/sixtysix-arena"
     assert os.access(second, os.X_OK)
     assert [p.name for p in second.parent.iterdir() if p.name.startswith(".")] == []  # no partial
@@ -307,7 +307,7 @@ def test_the_folders_of_a_dead_referee_are_removed_by_the_next_one(tmp_path, mon
     import subprocess
     import tempfile
 
-    from arena.isolation import sandbox
+    from arena.isolation import launcher, sandbox
 
     dead = subprocess.Popen(["true"])
     dead.wait()  # its PID now names no process
@@ -343,7 +343,7 @@ def test_a_sweep_never_removes_a_folder_in_use_whatever_its_pid_seems(tmp_path, 
     # lock each sandbox holds on its folder keeps the sweep off it; an unlocked one still goes.
     import tempfile
 
-    from arena.isolation import sandbox
+    from arena.isolation import launcher, sandbox
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     in_use = sandbox.Sandbox(SandboxLimits())
@@ -372,7 +372,7 @@ def test_a_folder_gone_between_the_listing_and_its_check_does_not_fail_the_sweep
     # FileNotFoundError, and the new sandbox failed to start ("cannot create namespaces as root").
     import tempfile
 
-    from arena.isolation import sandbox
+    from arena.isolation import launcher, sandbox
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     vanishing = tmp_path / f"{sandbox.FOLDER_PREFIX}{os.getpid()}-vanishing"
@@ -399,7 +399,7 @@ def test_a_namespaced_bots_folder_on_the_host_holds_only_mount_points_on_a_tmpfs
     # Issue 18: mkdir and rmdir on ext4 cost a start ~2.5 ms of CPU; the folder's only use in a
     # namespaced level is as the place of the bot's mount points, so it goes to /dev/shm (a tmpfs)
     # where there is one, and no working folder is made on the host.
-    from arena.isolation import sandbox
+    from arena.isolation import launcher, sandbox
 
     box = sandbox.Sandbox(SandboxLimits())
     try:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.isolation import sandbox, zygote
+from arena.isolation import launcher, sandbox, zygote
 from arena.match.bot_process import BotProcess, Limits
 from arena.entrants.bot_specs import resolve_bot
 from arena.isolation.sandbox import UID_BASE, UID_COUNT, SandboxLimits, support
@@ -111,7 +111,7 @@ def test_a_zygote_child_holds_its_pipes_its_own_user_and_fresh_random_state(tmp_
             assert report["at_import"] == {"uid": report["uid"], "own_root": True}
             assert report["fds"] == [0, 1, 2]  # not the zygote's socket, not the status pipe
             assert report["shared_writable"] == []  # nothing writable shared with anyone
-            assert report["cwd"] == sandbox.BOT_HOME
+            assert report["cwd"] == launcher.BOT_HOME
             assert set(report["env"]) <= {"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL",
                                           "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE",
                                           "VIRTUAL_ENV"}
@@ -259,7 +259,7 @@ def test_without_a_zygote_bots_start_by_exec_and_the_log_says_why(monkeypatch, c
 
     def broken() -> bytes:
         raise OSError("no library here")
-    monkeypatch.setattr(sandbox, "launcher_library_bytes", broken)
+    monkeypatch.setattr(launcher, "launcher_library_bytes", broken)
     try:
         with caplog.at_level(logging.WARNING, logger="arena.isolation.zygote"):
             proc = BotProcess(list(resolve_bot("random").argv), LIMITS)
