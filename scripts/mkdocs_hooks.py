@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
 PAGE = "PROTOCOL.md"
@@ -24,8 +25,9 @@ def _protocol(config: MkDocsConfig) -> Path:
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     if files.get_file_from_path(PAGE) is not None:
-        raise ValueError(f"docs/{PAGE} would hide protocol/{PAGE}: the site takes the protocol from "
-                         "protocol/ only, so delete the copy")
+        # One line from mkdocs, not a traceback (PluginError); two sources would drift apart.
+        raise PluginError(f"docs/{PAGE} would hide protocol/{PAGE}: the site takes the protocol from "
+                          "protocol/ only, so delete the copy")
     files.append(File.generated(config, PAGE, abs_src_path=str(_protocol(config))))
     return files
 

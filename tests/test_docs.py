@@ -280,3 +280,12 @@ def test_the_protocol_page_follows_protocol_md(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "A line added in the copy." in (tmp_path / "site" / "PROTOCOL" / "index.html").read_text(
         encoding="utf-8")
+
+
+def test_a_copy_of_the_protocol_in_docs_is_refused(tmp_path: Path) -> None:
+    # Two sources of one page would drift apart; the build names the copy to delete.
+    tree = copy_of_the_docs(tmp_path)
+    shutil.copy2(tree / "protocol" / "PROTOCOL.md", tree / "docs" / "PROTOCOL.md")
+    result = mkdocs_build(tree / "mkdocs.yml", tmp_path / "site")
+    assert result.returncode != 0 and "docs/PROTOCOL.md would hide protocol/PROTOCOL.md" in result.stderr
+    assert "Traceback" not in result.stderr
