@@ -267,14 +267,18 @@ def score_interval(n: int, total: float, squares: float, cross: float, counts: f
 
 
 def waiting_pairs(db: sqlite3.Connection) -> tuple[int, int]:
-    """(pairs started, pairs of which a match is not stored yet), from the league's tables."""
+    """(pairs started, pairs of which a match is not stored yet), from the league's tables. Only
+    the pairs from the kept ratings' ``through`` on are looked at: every pair below it is whole."""
     if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'league_pairs'").fetchone() is None:
         return 0, 0
+    kept = _kept(db) if _has_table(db) else None
+    first = kept[0] // 2 if kept is not None else 0  # pair p plays orders 2p and 2p + 1
     pairs = db.execute("SELECT COUNT(*) FROM league_pairs").fetchone()[0]
+    later = db.execute("SELECT COUNT(*) FROM league_pairs WHERE pair_no >= ?", (first,)).fetchone()[0]
     whole = db.execute("SELECT COUNT(*) FROM (SELECT pair_index FROM matches "
-                       "WHERE pair_index IN (SELECT pair_no FROM league_pairs) "
-                       "GROUP BY pair_index HAVING COUNT(*) >= 2)").fetchone()[0]
-    return int(pairs), int(pairs) - int(whole)
+                       "WHERE sched_order >= ? AND pair_index IN (SELECT pair_no FROM league_pairs) "
+                       "GROUP BY pair_index HAVING COUNT(*) >= 2)", (2 * first,)).fetchone()[0]
+    return int(pairs), int(later) - int(whole)
 
 
 def ranked(rows: Iterable[LadderRow]) -> list[tuple[int | None, LadderRow]]:
@@ -285,4 +289,30 @@ def ranked(rows: Iterable[LadderRow]) -> list[tuple[int | None, LadderRow]]:
         if row.active:
             rank += 1
         out.append((rank if row.active else None, row))
+    return out
+
+
+FIELDS = ("rank", "bot", "version", "name", "joined", "active", "provisional", "mu", "sigma",
+          "conservative", "matches", "wins", "draws", "losses", "score", "score_low", "score_high")
+"""The columns of ``arena league status --format csv`` and of each bot in ``--format json`` and in
+a build's ``league.json``: rank in the ladder (none for a retired version), family name, version
+(8 hex digits; empty for a bundled bot or a command), name in the store, when it joined (UTC), in
+the ladder now, provisional, TrueSkill mu, sigma and mu - 3 sigma, matches stored, W-D-L of those
+played, score in % with its 95% interval (empty when nothing was played)."""
+
+
+def as_records(rows: Iterable[LadderRow]) -> list[dict[str, object]]:
+    """Each row's ``FIELDS`` as plain values (None for a figure not known), ladder order."""
+    out = []
+    for rank, row in ranked(rows):
+        def figure(value: float, digits: int) -> float | None:
+            return None if math.isnan(value) else round(value, digits)
+
+        out.append({"rank": rank, "bot": row.family, "version": row.version, "name": row.name,
+                    "joined": row.joined, "active": row.active, "provisional": row.provisional,
+                    "mu": round(row.mu, 3), "sigma": round(row.sigma, 3),
+                    "conservative": round(row.conservative, 3), "matches": row.matches,
+                    "wins": row.wins, "draws": row.draws, "losses": row.losses,
+                    "score": figure(row.score, 2), "score_low": figure(row.score_low, 2),
+                    "score_high": figure(row.score_high, 2)})
     return out
