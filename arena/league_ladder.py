@@ -193,6 +193,7 @@ def settle(db: sqlite3.Connection, through: int, check: bool = False) -> None:
     kept = _kept(db, check)
     if kept is None:
         db.execute("DELETE FROM league_ratings")
+        db.execute("DELETE FROM league_rated")
         kept = (0, 0, {}, {})
     start, rated, ratings, sums = kept
     if through <= start:

@@ -171,8 +171,12 @@ def _rate_seated(results: SeatedResults) -> tuple[dict[str, trueskill.Rating], l
 
 
 def _rate_store(matches: pd.DataFrame) -> tuple[dict[str, trueskill.Rating], list[RatingPoint]]:
-    return rate(list(matches[["sched_order", "seat0", "seat1", "winner"]]
-                     .astype(object).itertuples(index=False, name=None)))
+    # pandas reads a winner column holding NULLs as floats, NULL as NaN, which is not None: a match
+    # without a winner (a tie at the deal limit, no contest) was rated as won by seat 1.
+    return rate([(int(order), seat0, seat1, None if pd.isna(winner) else int(winner))
+                 for order, seat0, seat1, winner in
+                 matches[["sched_order", "seat0", "seat1", "winner"]]
+                 .itertuples(index=False, name=None)])
 
 
 def rating_history(db: sqlite3.Connection) -> pd.DataFrame:
