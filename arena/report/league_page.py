@@ -137,14 +137,14 @@ def write_league_page(db: sqlite3.Connection, build: Path, name: str, rows: list
     had_previous = bool(before)
     built = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     shown = [_shown(rank, row, before, had_previous) for rank, row in ranked(rows)]
-    families = {row.name: scrub_paths(row.family) for row in rows}
+    names = {row.name: scrub_paths(row.name) for row in rows}  # with the version: which one
     figure = write_chart(db, build, rows)
     width, height = figure.get_size_inches()
     text = _ENV.get_template("league.html.j2").render(
         name=name, version=__version__, tournament_id=_tournament_id(db), published=True,
         counts=counts, built=_when(built), before_built=_when(before_built),
         had_previous=had_previous, active=[r for r in shown if r["active"]],
-        versions=shown, recent=recent_matches(db, build, families), chart=CHART,
+        versions=shown, recent=recent_matches(db, build, names), chart=CHART,
         chart_width=round(width * 96), chart_height=round(height * 96),
         chart_families=CHART_FAMILIES, settled_matches=SETTLED_MATCHES,
         settled_sigma=f"{SETTLED_SIGMA:g}", partners=partners)

@@ -270,3 +270,13 @@ def test_a_match_without_a_winner_moves_no_rating_in_the_report_either(tmp_path)
     finally:
         db.close()
     assert {b: board.loc[b, "mu"] for b in BOTS} == {b: r.mu for b, r in rate(every)[0].items()}
+
+
+def test_league_status_imports_no_pandas():
+    """pandas takes most of a second to import, as long as league status may take in all."""
+    import subprocess
+    import sys
+
+    code = "import sys, arena.league, arena.cli_league; print('pandas' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
