@@ -304,7 +304,7 @@ played, score in % with its 95% interval (empty when nothing was played)."""
 
 def as_records(rows: Iterable[LadderRow]) -> list[dict[str, object]]:
     """Each row's ``FIELDS`` as plain values (None for a figure not known), ladder order."""
-    out = []
+    out: list[dict[str, object]] = []
     for rank, row in ranked(rows):
         def figure(value: float, digits: int) -> float | None:
             return None if math.isnan(value) else round(value, digits)
