@@ -36,7 +36,7 @@ from pathlib import Path
 from arena.arena_folders import public_folder_mark
 from arena.league import LeagueConfig, LadderRow, read_ladder
 from arena.pool import main_left_out
-from arena.report.league_page import CHART, FILES, PAGE  # noqa: F401 (CHART: for callers)
+from arena.report.league_page import CHART, FILES, PAGE  # noqa: F401 (CHART: as before)
 from arena.store import DB_NAME
 
 CURRENT = "current"

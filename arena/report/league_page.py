@@ -25,9 +25,11 @@ import urllib.parse
 from pathlib import Path
 from typing import Any, Sequence
 
+import jinja2
+
 from arena import __version__
 from arena.league_ladder import SETTLED_MATCHES, SETTLED_SIGMA, LadderRow, as_records, ranked
-from arena.report.page import MATCH_ENDINGS, _ENV
+from arena.report.page import MATCH_ENDINGS
 from arena.report.public import publishable_record, scrub_paths
 from arena.report.replay import replay_name
 from arena.stats import interval_text
@@ -38,6 +40,10 @@ LADDER_JSON = "league.json"
 FILES = (PAGE, LADDER_JSON, f"{CHART}.png", f"{CHART}.svg")
 """What this module writes into a build (publish() refuses a folder holding them: a build seeded
 from the previous one drops them first)."""
+# The report's templates, with page.py's settings: league.html.j2 extends its base.html.j2.
+_ENV = jinja2.Environment(loader=jinja2.PackageLoader("arena.report", "templates"),
+                          autoescape=True, undefined=jinja2.StrictUndefined,
+                          trim_blocks=True, lstrip_blocks=True)
 RECENT = 20          # matches in the page's list of the latest
 CHART_FAMILIES = 10  # bots drawn in the history chart: the ladder's first (more is a tangle)
 
