@@ -66,7 +66,7 @@ from typing import Iterable, Iterator, Mapping, Sequence
 
 import trueskill
 
-from arena.ratings import ENV
+from arena.rating_replay import ENV
 
 WINDOW_ROUNDS = 2      # the window: this many round robins' worth of pairs (W = ROUNDS x pairings)
 MOST_SHARE = 2.0       # a pairing takes at most this many times its even share of a window
