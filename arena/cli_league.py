@@ -133,7 +133,7 @@ def add(
     except ConfigError as err:
         raise term.fail(str(err)) from None
     text = bot.strip()
-    # Qualification is the gate (README, Submitting bots): a registered bot passed it; a folder
+    # Qualification is the gate (docs/authors/submitting.md): a registered bot passed it; a folder
     # or a command goes through arena submit's steps first; bundled bots are the arena's own.
     if text.split(" ")[0] not in bundled_names() and find_registered(text, data) is None:
         if name is None and not Path(text).exists():
@@ -223,7 +223,7 @@ def remove(
 @league_app.command("status")
 def status(folder: Path = FolderArg, data: DataOption = DEFAULT_DATA,
            fmt: str = typer.Option("table", "--format", "-f", help="table (for people), json or "
-                                   "csv (for scripts: the same fields, README: League).")) -> None:
+                                   "csv (for scripts: the same fields, docs/organisers/league.md).")) -> None:
     """The league's table now (reads only: works while the league runs)."""
     import csv
     import io

@@ -103,7 +103,7 @@ startup_ms = 5000               # time limit to start
 max_deals = 200                 # deals per match at most
 # [rules]                       # flag overrides of the profile (arena rules show --toml)
 # match_target = 11
-# [sandbox]                     # limits per bot process (README: the sandbox)
+# [sandbox]                     # limits per bot process (docs/organisers/isolation.md)
 # memory_mb = 512
 
 # Where and how (may change between runs).

@@ -5,7 +5,7 @@ and pairing uniformly at random wastes most matches on bots whose order is alrea
 is a pure function of what the league knows: the ratings, the pairs in flight, and the **window**,
 the last ``W`` pairs it started (in flight included) with the one being chosen, where ``W = 2 x``
 the pairings of the current bots (``n (n - 1)`` pairs, two round robins' worth; a league younger
-than that uses all its pairs). README, "League", says the same for organisers.
+than that uses all its pairs). docs/organisers/league.md says the same for organisers.
 
 1. **Shares, first.** Over every window:
 
