@@ -40,7 +40,7 @@ import urllib.parse
 from contextlib import ExitStack, closing
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import trueskill
 
@@ -50,11 +50,13 @@ from arena.entrants.bot_specs import BotSpecError, check_bot_paths, resolve_bot
 from arena.match.deal_keys import deal_secret, deal_set_label, new_key
 from arena.compete.folder_lock import FolderLock, FolderLockedError
 from arena.game import Rules, RulesError, load_rules
+from arena.compete.league_ladder import LadderRow, Record, read_figures, settle, waiting_pairs
+from arena.compete.league_ladder import SCHEMA as RATINGS_SCHEMA
 from arena.compete.match_job import MatchJob, play_job
 from arena.compete.matchmaking import PairWindow, Standing, next_pair, window_size
 from arena.compete.pool import Pool, WorkerError
 from arena.entrants.preflight import PreflightError, preflight
-from arena.results.ratings import ENV
+from arena.results.rating_replay import ENV
 from arena.entrants.registry import Registry, RegistryError, data_dir
 from arena.isolation.sandbox import SandboxLimits, SandboxUnavailable, check_memory, data_folders, \
     waiting_bots_yield
@@ -101,7 +103,7 @@ startup_ms = 5000               # time limit to start
 max_deals = 200                 # deals per match at most
 # [rules]                       # flag overrides of the profile (arena rules show --toml)
 # match_target = 11
-# [sandbox]                     # limits per bot process (README: the sandbox)
+# [sandbox]                     # limits per bot process (docs/organisers/isolation.md)
 # memory_mb = 512
 
 # Where and how (may change between runs).
@@ -452,6 +454,24 @@ def league_bots(db: sqlite3.Connection) -> dict[str, tuple[str, BotSpec]]:
     return out
 
 
+def _open_pairs(db: sqlite3.Connection) -> list[int]:
+    """The pairs started of which a match is not stored."""
+    return [row[0] for row in db.execute(
+        "SELECT pair_no FROM league_pairs WHERE pair_no NOT IN (SELECT pair_index FROM matches "
+        "GROUP BY pair_index HAVING COUNT(*) >= 2)")]
+
+
+def _through(db: sqlite3.Connection, open_pairs: Iterable[int]) -> int:
+    """The first schedule order below which every match is stored for good: the first match of
+    the oldest pair still open (pair_matches: pair p plays orders 2p and 2p + 1), else the one
+    after every stored match."""
+    first = [2 * p for p in open_pairs]
+    if first:
+        return min(first)
+    row = db.execute("SELECT MAX(sched_order) FROM matches").fetchone()
+    return 0 if row[0] is None else int(row[0]) + 1
+
+
 # -- the ratings matchmaking reads -----------------------------------------------------------------
 
 class Ladder:
@@ -572,7 +592,9 @@ def run_league(folder: Path, overrides: Mapping[str, Any] | None = None,
         except StoreError as err:
             raise ConfigError(f"{err}: a league's name and game settings stay as they started "
                               "(profile, rules, limits)") from None
-        store.db.executescript(_LEAGUE_SCHEMA)
+        store.db.executescript(_LEAGUE_SCHEMA + RATINGS_SCHEMA)
+        with _transaction(store.db):  # the kept ratings fit the store (league_ladder.py)
+            settle(store.db, _through(store.db, _open_pairs(store.db)), check=True)
         key = store.deal_key()
         if key is None:
             key = new_key()  # kept in the store before any match is dealt from it (deal_keys.py)
@@ -924,11 +946,14 @@ class _Runner:
                 entry = job.entry
                 if entry.match_id in done:
                     continue  # a cluster's retried batch: stored once
+                a, b, left = self.running.get(entry.pair_index, (entry.seat0, entry.seat1, 1))
+                still_open = [p for p in self.running if p != entry.pair_index or left > 1]
+                # The kept ratings (league_ladder.py) advance in the match's own transaction.
                 self.store.record_match(entry, result,
-                                        record=str(job.record.relative_to(self.folder)))
+                                        record=str(job.record.relative_to(self.folder)),
+                                        then=lambda db: settle(db, _through(db, still_open)))
                 done.add(entry.match_id)
                 self.ladder.add(entry.seat0, entry.seat1, result.winner)
-                a, b, left = self.running.get(entry.pair_index, (entry.seat0, entry.seat1, 1))
                 if left <= 1:
                     self.running.pop(entry.pair_index, None)
                 else:
@@ -952,29 +977,14 @@ class _transaction:
 
 # -- reading a league (status, the published page) -------------------------------------------------
 
-@dataclass(frozen=True)
-class LadderRow:
-    family: str
-    name: str          # the version in the store
-    mu: float
-    sigma: float
-    matches: int
-    active: bool
-
-    @property
-    def conservative(self) -> float:
-        return self.mu - 3 * self.sigma
-
-
 def read_ladder(folder: Path, data: Path | None = None,
                 db: sqlite3.Connection | None = None) -> tuple[list[LadderRow], dict[str, int]]:
-    """Every bot version of the league with its rating (recomputed from the store in pair order,
-    as the report does), whether it is in the ladder now, best first; and counts of the store
+    """Every bot version of the league with its rating (the report's: the store's matches in pair
+    order, from the ratings the league keeps, ``league_ladder.py``), W-D-L, score with its interval,
+    when it joined, and whether it is in the ladder now, best first; and counts of the store
     (matches, pairs, pairs waiting for a match). Reads only: works while the league runs. ``db``:
     the store to read instead of the league's own (a publish's snapshot, ``report.snapshot``, so
     that the ladder counts what the build's other pages count); read in one transaction, else."""
-    from arena.results.ratings import rate
-
     config = load_league_config(folder)
     db_path = folder / DB_NAME
     if db is None and not db_path.is_file():
@@ -984,25 +994,25 @@ def read_ladder(folder: Path, data: Path | None = None,
     try:
         if db is None:  # one read: a match stored between two SELECTs would count in one only
             store.execute("BEGIN")
-        rows = store.execute("SELECT sched_order, seat0, seat1, winner FROM matches").fetchall()
-        ratings, _ = rate([(o, a, b, w) for o, a, b, w in rows])
-        counts: dict[str, int] = {}
-        for _, a, b, _ in rows:
-            counts[a] = counts.get(a, 0) + 1
-            counts[b] = counts.get(b, 0) + 1
+        ratings, figures = read_figures(store)
+        stored = store.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
+        pairs, waiting = waiting_pairs(store)
+        joined = dict(store.execute("SELECT name, joined FROM league_bots")) \
+            if _has_league_tables(store) else {}
         versions = league_bots(store)
-        pairs = league_pairs(store, config.name)
     finally:
         if db is None:
             store.close()
     members, _ = current_members(folder, config, data or data_dir())
     active = {m.name for m in members}
     table = []
+    nothing = Record(0, 0, 0, 0, math.nan, math.nan, math.nan)
     for name in sorted(set(versions) | active):
         rating = ratings.get(name) or ENV.create_rating()
         family = versions[name][0] if name in versions else name.split("@")[0]
-        table.append(LadderRow(family, name, rating.mu, rating.sigma, counts.get(name, 0),
-                               name in active))
+        mine = figures.get(name, nothing)
+        table.append(LadderRow(family, name, rating.mu, rating.sigma, mine.matches,
+                               name in active, mine.wins, mine.draws, mine.losses, mine.score,
+                               mine.low, mine.high, str(joined.get(name, ""))))
     table.sort(key=lambda r: (not r.active, -r.conservative, r.name))
-    return table, {"matches": len(rows), "pairs": len(pairs),
-                   "waiting": sum(1 for p in pairs if len(p.stored) < 2)}
+    return table, {"matches": int(stored), "pairs": pairs, "waiting": waiting}

@@ -33,50 +33,15 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
-import jinja2
-
 from arena.arena_folders import public_folder_mark
-from arena.compete.league import LeagueConfig, LadderRow, league_bots, read_ladder
+from arena.compete.league import LeagueConfig, LadderRow, read_ladder
 from arena.compete.pool import main_left_out
+from arena.report.league_page import CHART, FILES, PAGE  # noqa: F401 (CHART: as before)
 from arena.results.store import DB_NAME
 
 CURRENT = "current"
 BUILDS = "builds"
-PAGE = "league.html"
-CHART = "league_history"
 _PR_SET_PDEATHSIG = 1
-
-_PAGE = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined).from_string("""\
-<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>League {{ name }}</title>
-<style>body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em}
-table{border-collapse:collapse}td,th{padding:.2em .6em;border-bottom:1px solid #ddd;text-align:right}
-td:nth-child(2),th:nth-child(2){text-align:left}.retired{color:#777}img{max-width:100%}</style>
-</head><body>
-<h1>League {{ name }}</h1>
-<p>{{ counts.matches }} matches in {{ counts.pairs }} duplicate pairs{% if counts.waiting %};
-{{ counts.waiting }} pair(s) waiting for a match{% endif %}. <a href="index.html">The full report</a>
-(statistics, head to head, every match and its replay).</p>
-<h2>The ladder</h2>
-<table><tr><th>#</th><th>bot</th><th>version</th><th>mu</th><th>sigma</th><th>mu − 3σ</th><th>matches</th></tr>
-{% for row in active %}<tr><td>{{ loop.index }}</td><td>{{ row.family }}</td><td>{{ row.version }}</td>
-<td>{{ "%.2f"|format(row.mu) }}</td><td>{{ "%.2f"|format(row.sigma) }}</td>
-<td>{{ "%.2f"|format(row.conservative) }}</td><td>{{ row.matches }}</td></tr>
-{% endfor %}</table>
-<h2>Rating history across versions</h2>
-<p>Each bot's TrueSkill mu after each of its matches, by league pair; a new version of a bot starts
-a new line of the bot's colour (a circle marks where it joined).</p>
-<img src="{{ chart }}.svg" alt="rating history">
-<h2>Every version</h2>
-<table><tr><th></th><th>bot</th><th>version</th><th>mu</th><th>sigma</th><th>mu − 3σ</th><th>matches</th></tr>
-{% for row in versions %}<tr class="{{ '' if row.active else 'retired' }}">
-<td>{{ 'in the ladder' if row.active else 'retired' }}</td><td>{{ row.family }}</td><td>{{ row.version }}</td>
-<td>{{ "%.2f"|format(row.mu) }}</td><td>{{ "%.2f"|format(row.sigma) }}</td>
-<td>{{ "%.2f"|format(row.conservative) }}</td><td>{{ row.matches }}</td></tr>
-{% endfor %}</table>
-</body></html>
-""")
-
 
 def publish_league(folder: Path, config: LeagueConfig, data: Path | None = None) -> Path:
     """Build the league's public folder anew and switch ``PUBLISH/current`` to it; returns the
@@ -103,7 +68,8 @@ def publish_league(folder: Path, config: LeagueConfig, data: Path | None = None)
         _seed(target / CURRENT, build)
         publish(folder, build, beside=[("The league's ladder", PAGE)], snapshot=snapshot)
         rows, counts = read_ladder(folder, data, db=snapshot.db)
-        _write_league_page(snapshot.db, build, config.name, rows, counts)
+        _write_league_page(snapshot.db, build, config.name, rows, counts,
+                           previous=target / CURRENT)
         _switch(target, build)
     except OSError as err:
         raise ReportError(f"cannot publish the league to {target}: {err.strerror or err}") \
@@ -235,7 +201,7 @@ def _seed(current: Path, build: Path) -> None:
         return
     try:
         shutil.copytree(current.resolve(), build, symlinks=True, copy_function=os.link)
-        for name in (PAGE, f"{CHART}.png", f"{CHART}.svg"):  # not publish's: it would refuse them
+        for name in FILES:  # the league page's, not publish's: it would refuse them
             (build / name).unlink(missing_ok=True)
     except OSError:
         shutil.rmtree(build, ignore_errors=True)
@@ -259,57 +225,8 @@ def _switch(target: Path, build: Path) -> Path | None:
 
 
 def _write_league_page(db: sqlite3.Connection, build: Path, name: str, rows: list[LadderRow],
-                       counts: dict[str, int]) -> None:
-    from arena.report.public import scrub_paths
+                       counts: dict[str, int], previous: Path | None = None) -> None:
+    """The league's page, its ladder as JSON and its chart (``report.league_page``)."""
+    from arena.report.league_page import write_league_page
 
-    def shown(row: LadderRow) -> dict[str, object]:
-        version = row.name.partition("@")[2] or "-"
-        return {"family": scrub_paths(row.family), "version": version, "mu": row.mu,
-                "sigma": row.sigma, "conservative": row.conservative, "matches": row.matches,
-                "active": row.active}
-
-    _write_chart(db, build)
-    text = _PAGE.render(name=name, counts=counts, chart=CHART,
-                        active=[shown(r) for r in rows if r.active],
-                        versions=[shown(r) for r in rows])
-    partial = build / f".{PAGE}.partial"
-    partial.write_text(text, encoding="utf-8")
-    os.replace(partial, build / PAGE)
-
-
-def _write_chart(db: sqlite3.Connection, build: Path) -> None:
-    """Mu per league pair for every version, one colour per bot across its versions, from the
-    build's snapshot of the store ``db``."""
-    import matplotlib
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    from arena.results.ratings import rating_history
-
-    try:
-        history = rating_history(db)
-        families = {name: family for name, (family, _) in league_bots(db).items()}
-    except sqlite3.Error:
-        history, families = None, {}
-    fig = Figure(figsize=(8, 4.5), layout="constrained")
-    FigureCanvasAgg(fig)
-    ax = fig.add_subplot()
-    ax.set_xlabel("league pair")
-    ax.set_ylabel("TrueSkill mu")
-    colours = matplotlib.colormaps["tab10"]
-    order = sorted({families.get(b, b.split("@")[0]) for b in
-                    (history["bot"].unique() if history is not None else [])})
-    if history is not None and len(history):
-        for bot, rows in history.groupby("bot", sort=True):
-            family = families.get(str(bot), str(bot).split("@")[0])
-            colour = colours(order.index(family) % 10)
-            x = rows["order"] // 2
-            ax.plot(x, rows["mu"], color=colour, linewidth=1.2)
-            ax.plot(x.iloc[:1], rows["mu"].iloc[:1], "o", color=colour, markersize=4)
-        for family in order:
-            ax.plot([], [], color=colours(order.index(family) % 10), label=family)
-        ax.legend(loc="upper left", fontsize="small", ncols=2)
-    else:
-        ax.text(0.5, 0.5, "no rated match yet", ha="center", va="center", transform=ax.transAxes)
-    fig.savefig(build / f"{CHART}.png", dpi=100, metadata={"Software": None})
-    fig.savefig(build / f"{CHART}.svg", metadata={"Date": None, "Creator": None})
+    write_league_page(db, build, name, rows, counts, previous=previous)

@@ -5,7 +5,7 @@ and pairing uniformly at random wastes most matches on bots whose order is alrea
 is a pure function of what the league knows: the ratings, the pairs in flight, and the **window**,
 the last ``W`` pairs it started (in flight included) with the one being chosen, where ``W = 2 x``
 the pairings of the current bots (``n (n - 1)`` pairs, two round robins' worth; a league younger
-than that uses all its pairs). README, "League", says the same for organisers.
+than that uses all its pairs). docs/organisers/league.md says the same for organisers.
 
 1. **Shares, first.** Over every window:
 
@@ -66,7 +66,7 @@ from typing import Iterable, Iterator, Mapping, Sequence
 
 import trueskill
 
-from arena.results.ratings import ENV
+from arena.results.rating_replay import ENV
 
 WINDOW_ROUNDS = 2      # the window: this many round robins' worth of pairs (W = ROUNDS x pairings)
 MOST_SHARE = 2.0       # a pairing takes at most this many times its even share of a window

@@ -297,22 +297,19 @@ def test_a_league_build_counts_the_same_matches_on_every_page(tmp_path):
     assert waiting == 1 and len(records) == 2
     page = (build / PAGE).read_text(encoding="utf-8")
     assert "2 matches in 2 duplicate pairs" in page and "1 pair(s) waiting" in page
-    ladder = tables_without_id(build / PAGE)
-    assert sorted(int(r[-1]) for r in ladder[0]) == [2, 2]  # the ladder: each bot's 2 published
+    ladder = table_rows(build / PAGE, "ladder")
+    assert sorted(int(r[8]) for r in ladder) == [2, 2]  # the ladder: each bot's 2 published
     assert _tournament_bot_rows(build) == {"c-counter": 2, "first-legal-c": 2}
     # read_ladder alone (the status command) reads the whole store, the held-back match too.
     _, counts = read_ladder(league, tmp_path / "data")
     assert counts["matches"] == 3
 
 
-def tables_without_id(page: Path) -> list[list[list[str]]]:
-    """The body rows of every table of ``page`` (the league page's tables have no id)."""
-    rows: list[list[list[str]]] = []
-    for chunk in page.read_text(encoding="utf-8").split("<table>")[1:]:
-        body = chunk.split("</table>")[0]
-        rows.append([re.findall(r"<td>(.*?)</td>", r, re.S)
-                     for r in body.split("<tr")[2:]])
-    return rows
+def table_rows(page: Path, table: str) -> list[list[str]]:
+    """The cells of each body row of the table ``table`` (its id) of ``page``."""
+    text = page.read_text(encoding="utf-8")
+    body = text.split(f'<table id="{table}">')[1].split("</table>")[0].split("<tbody>")[1]
+    return [re.findall(r"<td[^>]*>(.*?)</td>", row, re.S) for row in body.split("<tr")[1:]]
 
 
 def test_a_snapshot_stays_as_it_was_read_while_the_store_goes_on(finished, tmp_path):
