@@ -120,6 +120,12 @@ class PairWindow:
             self._bots[me] = self._bots.get(me, 0) + step
             row = self._with.setdefault(me, {})
             row[other] = row.get(other, 0) + step
+            if not row[other]:  # gone from the window: a league's bots come and go for ever
+                del row[other]
+                if not row:
+                    del self._with[me]
+            if not self._bots[me]:
+                del self._bots[me]
 
     def push(self, a: str, b: str) -> None:
         """A pair started; the oldest leaves once the window is full."""

@@ -105,3 +105,16 @@ def test_a_league_of_200_bots_chooses_as_the_reference_does_pair_after_pair():
             s = table[name]
             table[name] = Standing(name, s.mu + rng.gauss(0, 0.5), max(0.5, s.sigma * 0.99),
                                    s.matches + 2)
+
+
+def test_the_window_forgets_bots_that_left_it():
+    """A league's bots come and go for ever (every new version is a new bot): the window's counts
+    keep only the bots and pairings of its pairs, not every one it ever held."""
+    window = PairWindow(6)
+    for k in range(1000):
+        window.push(f"v{k}", f"v{k + 1}")
+    assert len(window) == 6
+    assert window.bot("v0") == 0 and window.pairing("v0", "v1") == 0
+    assert set(window._bots) == {f"v{k}" for k in range(994, 1001)}
+    assert set(window._with) == set(window._bots)
+    assert sum(len(row) for row in window._with.values()) == 2 * 6
