@@ -82,6 +82,10 @@ IDLE_POLL_S = 1.0   # with fewer than two bots, how often the league looks for n
 # later publish back. An hour is many times what a league of 100,000 matches needs.
 PUBLISH_TIMEOUT_S = 3600.0
 REFRESH_S = 1.0     # how often membership (settings, members.sqlite, registry) is read again
+# ... or less often, so that reading it takes at most this share of the league's time: each read
+# resolves and checks every bot's command, 1 s for 200 bots on a loaded machine, and a league that
+# read them every second played one pair a second (scripts/bench_league_scale.py).
+REFRESH_SHARE = 0.1
 
 EXAMPLE = """\
 # A standing league: `arena league DIR` plays until stopped (Ctrl-C or kill -TERM) and continues
@@ -720,17 +724,19 @@ class _Runner:
         self.problems: set[str] = set()
         self.joined_at: dict[str, int] = {}
         self.refreshed = 0.0
+        self.refresh_every = REFRESH_S
         self.resumed = False
         self.running: dict[int, tuple[str, str, int]] = {}  # pair -> (a, b, matches not stored)
         self.window: PairWindow | None = None    # the last pairs started, for matchmaking
-        progress.stored = len(store.finished_ids())
+        progress.stored = store.db.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
 
     # -- membership --
 
     def refresh(self) -> list[Member]:
         """Read the settings' bot list, the membership table and the registry again (at most every
-        ``REFRESH_S``: a league of fast bots would otherwise spend its time reading them)."""
-        if self.members and time.monotonic() - self.refreshed < REFRESH_S:
+        ``REFRESH_S``: a league of fast bots would otherwise spend its time reading them; a league
+        of many bots reads them at most ``REFRESH_SHARE`` of its time)."""
+        if self.members and time.monotonic() - self.refreshed < self.refresh_every:
             return self.members
         self.refreshed = time.monotonic()
         config = self.config
@@ -740,6 +746,7 @@ class _Runner:
         except ConfigError as err:
             self._problem(f"{err}; the bot list stays as it was")
         members, problems = current_members(self.folder, config, self.data)
+        self.refresh_every = max(REFRESH_S, (time.monotonic() - self.refreshed) / REFRESH_SHARE)
         for line in problems:
             self._problem(line)
         before = {m.name for m in self.members}
@@ -940,11 +947,10 @@ class _Runner:
     def _store_all(self, finished: Iterator[tuple[MatchJob, MatchResult]]) -> None:
         """Store each finished match (one transaction each) and rate it before the next job is
         pulled, so that matchmaking sees every result so far."""
-        done = self.store.finished_ids()
         with closing(finished):  # type: ignore[type-var]
             for job, result in finished:
                 entry = job.entry
-                if entry.match_id in done:
+                if self._stored(entry.match_id):
                     continue  # a cluster's retried batch: stored once
                 a, b, left = self.running.get(entry.pair_index, (entry.seat0, entry.seat1, 1))
                 still_open = [p for p in self.running if p != entry.pair_index or left > 1]
@@ -952,7 +958,6 @@ class _Runner:
                 self.store.record_match(entry, result,
                                         record=str(job.record.relative_to(self.folder)),
                                         then=lambda db: settle(db, _through(db, still_open)))
-                done.add(entry.match_id)
                 self.ladder.add(entry.seat0, entry.seat1, result.winner)
                 if left <= 1:
                     self.running.pop(entry.pair_index, None)
@@ -962,6 +967,12 @@ class _Runner:
                 self.progress.played += 1
                 self.progress.last = result
                 self.tell("")
+
+    def _stored(self, match_id: str) -> bool:
+        # One look-up of the key, not a set of every stored id: in a league that never ends
+        # that set grew by a match's id with every match (scripts/bench_league_scale.py).
+        return self.store.db.execute("SELECT 1 FROM matches WHERE match_id = ?",
+                                     (match_id,)).fetchone() is not None
 
 
 class _transaction:

@@ -3,20 +3,30 @@
 A real tournament of thirty bots would take minutes; the report's layout only needs a store shaped
 like a real one. Bots have a hidden strength; each deal goes to the stronger bot more often, ends in
 one of the ways the engine settles deals, and scores like one. A few bots forfeit now and then.
+A standing league's folder (``fill_league``) is filled the same way, with the league's own tables,
+and ``play_synthetic`` makes up the results of a running league's matches (scripts/
+bench_league_scale.py).
 """
 
 from __future__ import annotations
 
+import json
 import random
+import shutil
+import time
+from dataclasses import asdict
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from arena.game.match import DealResult
 from arena.game.scoring import DealSettlement, SettleReason
 from arena.referee import MatchResult, SeatStats
 from arena.schedule import ScheduledMatch, partnership_groups, round_robin, three_player_sets
+from arena.bot_specs import resolve_bot
+from arena.deal_keys import new_key
+from arena.match_job import MatchJob
 from arena.types import Fault, MatchEnding
-from arena.store import Store
+from arena.store import DB_NAME, Store, match_rows
 
 NAMES = [
     "greedy", "c-counter", "random", "first-legal", "mcts", "mcts-fast", "alpha66",
@@ -47,6 +57,34 @@ def _deal(rng: random.Random, deal_no: int, winner: int, totals: list[int]) -> D
                       final=None)
 
 
+def _result(rng: random.Random, match_id: str, seats: Sequence[str], strength: dict[str, float],
+            flaky: set[str]) -> MatchResult:
+    """A made-up two-player match: deals to the stronger bot more often, a flaky bot's forfeit
+    now and then."""
+    edge = strength[seats[0]] - strength[seats[1]]
+    p0 = 1 / (1 + 10 ** (-edge / 2))
+    totals = [0, 0]
+    deals = []
+    offender = fault = None
+    while max(totals) < MATCH_TARGET:
+        for seat in (0, 1):
+            if seats[seat] in flaky and rng.random() < 0.02:
+                offender, fault = seat, rng.choice(FAULTS)
+        if offender is not None:
+            break
+        deals.append(_deal(rng, len(deals) + 1, 0 if rng.random() < p0 else 1, totals))
+    stats = tuple(SeatStats(seats[s], correct_claims=rng.randrange(6),
+                            wrong_claims=rng.randrange(2), missed_claims=rng.randrange(3),
+                            decision_ms=[rng.uniform(0.1, 5) for _ in range(40)])
+                  for s in (0, 1))
+    if offender is not None:
+        return MatchResult(match_id, 1 - offender, "forfeit", (totals[0], totals[1]),
+                           tuple(deals), stats, offender=offender, fault=fault,
+                           detail=f"made-up {fault}")
+    return MatchResult(match_id, 0 if totals[0] > totals[1] else 1, "target",
+                       (totals[0], totals[1]), tuple(deals), stats)
+
+
 def fill(path: Path, bots: int = 30, matches_per_pairing: int = 2, seed: int = 7,
          names: list[str] | None = None, strength: dict[str, float] | None = None,
          flaky: Iterable[str] | None = None) -> list[str]:
@@ -66,30 +104,7 @@ def fill(path: Path, bots: int = 30, matches_per_pairing: int = 2, seed: int = 7
                                              "seed": seed})
         store.register_bots([(n, ["./" + n], "") for n in names])
         for entry in round_robin("synthetic", names, matches_per_pairing // 2):
-            seats = (entry.seat0, entry.seat1)
-            edge = strength[seats[0]] - strength[seats[1]]
-            p0 = 1 / (1 + 10 ** (-edge / 2))
-            totals = [0, 0]
-            deals = []
-            offender = fault = None
-            while max(totals) < MATCH_TARGET:
-                for seat in (0, 1):
-                    if seats[seat] in flaky and rng.random() < 0.02:
-                        offender, fault = seat, rng.choice(FAULTS)
-                if offender is not None:
-                    break
-                deals.append(_deal(rng, len(deals) + 1, 0 if rng.random() < p0 else 1, totals))
-            stats = tuple(SeatStats(seats[s], correct_claims=rng.randrange(6),
-                                    wrong_claims=rng.randrange(2), missed_claims=rng.randrange(3),
-                                    decision_ms=[rng.uniform(0.1, 5) for _ in range(40)])
-                          for s in (0, 1))
-            if offender is not None:
-                result = MatchResult(entry.match_id, 1 - offender, "forfeit", (totals[0], totals[1]),
-                                     tuple(deals), stats, offender=offender, fault=fault,
-                                     detail=f"made-up {fault}")
-            else:
-                result = MatchResult(entry.match_id, 0 if totals[0] > totals[1] else 1, "target",
-                                     (totals[0], totals[1]), tuple(deals), stats)
+            result = _result(rng, entry.match_id, (entry.seat0, entry.seat1), strength, flaky)
             store.record_match(entry, result, record=f"records/{entry.match_id}.jsonl")
     finally:
         store.close()
@@ -171,3 +186,101 @@ def fill_seated(path: Path, players: int, names: list[str], deal_sets: int = 1, 
     finally:
         store.close()
     return schedule
+
+
+# -- a standing league (league.py) -----------------------------------------------------------------
+
+LEAGUE_PROGRAM = "first-legal-c"  # the bundled bot each synthetic league bot is a copy of
+
+
+def league_programs(folder: Path, count: int) -> list[str]:
+    """``count`` bot programs for a synthetic league, ``folder/bot-000`` on: copies of a bundled C
+    bot (it starts in a millisecond, so a league's start check of each is cheap), each a bot of
+    its own name. ``folder`` must lie outside the league's. Returns their paths, as league.toml
+    lists them."""
+    binary = resolve_bot(LEAGUE_PROGRAM).argv[0]
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for k in range(count):
+        path = folder / f"bot-{k:03d}"
+        if not path.exists():
+            shutil.copy2(binary, path)
+        paths.append(str(path))
+    return paths
+
+
+def bot_strength(name: str) -> float:
+    """A synthetic league bot's hidden strength, from its name alone: the store's filler and
+    ``play_synthetic`` (in a worker process) agree on it without sharing anything."""
+    return random.Random(f"strength/{name}").gauss(0, 1)
+
+
+def fill_league(folder: Path, bots: Sequence[str], pairs: int, data: Path, seed: int = 7,
+                **settings: object) -> list[str]:
+    """A synthetic league that has played ``pairs`` duplicate pairs (2 x ``pairs`` matches) among
+    ``bots`` (commands, as league.toml lists them), as ``arena league`` leaves its folder:
+    league.toml (``settings`` added), and results.sqlite with its deal key and the league's own
+    tables (``league_bots``, ``league_pairs``), every pair whole. Bots are resolved, named and
+    checked by the league's own functions; matches are stored through ``Store.insert`` with the ids,
+    deal sets and order ``league.pair_matches`` gives; pairings are drawn uniformly at random, and
+    the stronger bot by ``bot_strength`` wins more often. Results are made up (``_result``) once,
+    a few hundred of them, and each match stores one of those its winner won: making one per
+    match took most of the minutes a store of 100,000 matches took to fill. No record files are
+    written. Returns the bots' store names."""
+    from arena.league import _LEAGUE_SCHEMA, CONFIG_NAME, load_league_config, pair_matches, \
+        resolve_member
+
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = [f"{key} = {json.dumps(value)}" for key, value in
+             {"name": "synthetic", "bots": list(bots), "publish_every": 0, **settings}.items()]
+    (folder / CONFIG_NAME).write_text("\n".join(lines) + "\n")
+    config = load_league_config(folder)
+    members = [resolve_member(text, data, folder) for text in bots]
+    names = [m.name for m in members]
+    strength = {n: bot_strength(n) for n in names}
+    rng = random.Random(seed)
+    made: dict[int, list[MatchResult]] = {0: [], 1: []}
+    while min(len(results) for results in made.values()) < 100:
+        result = _result(rng, "", ("a", "b"), {"a": 0.0, "b": 0.0}, set())
+        made[result.winner or 0].append(result)
+
+    def made_up(seats: Sequence[str]) -> MatchResult:
+        edge = strength[seats[0]] - strength[seats[1]]
+        return rng.choice(made[0 if rng.random() < 1 / (1 + 10 ** (-edge / 2)) else 1])
+
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    store = Store.open(folder / DB_NAME)
+    try:
+        store.begin_tournament(config.name, config.settings())
+        store.db.executescript(_LEAGUE_SCHEMA)
+        store.set_deal_key(new_key())
+        store.register_bots([(m.name, list(m.spec.argv), m.spec.version) for m in members])
+        # The rows _Runner._join and _Runner._new_pairs write (no function of the league's writes
+        # them alone).
+        store.db.executemany("INSERT INTO league_bots VALUES (?, ?, ?, ?, ?)",
+                             [(m.name, m.family, m.text, json.dumps(asdict(m.spec)), now)
+                              for m in members])
+        batch = 1000
+        for first in range(0, pairs, batch):
+            chosen = [(pair_no, a, b) for pair_no in range(first, min(pairs, first + batch))
+                      for a, b in [rng.sample(names, 2)]]
+            store.db.execute("BEGIN IMMEDIATE")
+            store.db.executemany("INSERT INTO league_pairs VALUES (?, ?, ?, ?)",
+                                 [(pair_no, a, b, now) for pair_no, a, b in chosen])
+            store.db.execute("COMMIT")
+            store.insert([match_rows(entry, made_up(entry.seats),
+                                     record=f"records/{entry.match_id}.jsonl", finished=now)
+                          for pair_no, a, b in chosen
+                          for entry in pair_matches(config.name, pair_no, a, b)])
+    finally:
+        store.close()
+    return names
+
+
+def play_synthetic(job: MatchJob) -> MatchResult:
+    """What a league's worker plays in place of ``match_job.play_job`` in a benchmark of the
+    coordinator: a made-up result of the job's match (seeded by its id, strengths by
+    ``bot_strength``), at once and without a process; no record is written."""
+    seats = job.entry.seats
+    return _result(random.Random(job.entry.match_id), job.entry.match_id, seats,
+                   {n: bot_strength(n) for n in seats}, set())
