@@ -83,6 +83,7 @@ def publish_league(folder: Path, config: LeagueConfig, data: Path | None = None)
     path of ``PUBLISH/current/index.html``. Raises ``arena.report.ReportError`` (a store the
     report cannot read, a folder it cannot write)."""
     from arena.report import ReportError, publish
+    from arena.report.prune import ReplayPolicy
     from arena.report.snapshot import read_snapshot
     from arena.store import StoreError
 
@@ -100,8 +101,11 @@ def publish_league(folder: Path, config: LeagueConfig, data: Path | None = None)
         public_folder_mark(target)  # public, but no bot is given a path in it (arena_folders.py)
         numbers = [int(p.name) for p in builds.iterdir() if p.name.isdigit()]
         build = builds / f"{max(numbers, default=0) + 1:06d}"
-        _seed(target / CURRENT, build)
-        publish(folder, build, beside=[("The league's ladder", PAGE)], snapshot=snapshot)
+        # The current build's records and replay pages are linked into the new one, not made
+        # again; a replay page only for the matches people come to watch (report.prune).
+        current = target / CURRENT
+        publish(folder, build, beside=[("The league's ladder", PAGE)], snapshot=snapshot,
+                policy=ReplayPolicy(), previous=current.resolve() if current.is_dir() else None)
         rows, counts = read_ladder(folder, data, db=snapshot.db)
         _write_league_page(snapshot.db, build, config.name, rows, counts)
         _switch(target, build)
@@ -266,22 +270,6 @@ def _publish_apart(folder: Path, config: LeagueConfig, data: Path | None, conn: 
         outcome = (None, f"{type(err).__name__}: {err}")
     conn.send(outcome)
     conn.close()
-
-
-def _seed(current: Path, build: Path) -> None:
-    """Start the new build as hard links to the current one, so that ``publish`` takes it for its
-    own earlier publish and copies the replay pages of unchanged records instead of rendering
-    every match again (a league's pages grow with every pair). ``publish`` writes a new folder
-    and swaps it in, never changing a file in place, so the current build's files stay as they
-    were. Where links cannot be made (another file system), the build starts empty."""
-    if not current.is_dir():
-        return
-    try:
-        shutil.copytree(current.resolve(), build, symlinks=True, copy_function=os.link)
-        for name in (PAGE, f"{CHART}.png", f"{CHART}.svg"):  # not publish's: it would refuse them
-            (build / name).unlink(missing_ok=True)
-    except OSError:
-        shutil.rmtree(build, ignore_errors=True)
 
 
 def _switch(target: Path, build: Path) -> Path | None:
