@@ -175,9 +175,6 @@ def _check_target(out: Path, ident: str) -> None:
                           "choose a new or empty folder")
 
 
-_PUBLIC_VERSION = f"{RECORDS_DIR}/.public-version"  # what made a publish's records (public.py)
-
-
 def _published_from(previous: Path, ident: str) -> bool:
     """Whether ``previous`` is a publish of the tournament ``ident`` (its files may be reused)."""
     try:
@@ -195,10 +192,10 @@ def _copy_records(folder: Path, data: ReportData, staging: Path,
     public.py, is linked from there: a stored match's record never changes. A record that is
     missing (deleted by hand) is left out; its page row then links nowhere useful, which the page
     cannot know: the link check in the tests covers the normal case."""
-    version = public_version()
-    try:
+    try:  # what made its records (public.py) is in its index's head (templates/base.html.j2)
         reuse = previous is not None and \
-            (previous / _PUBLIC_VERSION).read_text(encoding="utf-8") == version
+            f'<meta name="sixtysix-public" content="{public_version()}">' in \
+            (previous / "index.html").read_text(encoding="utf-8", errors="replace")
     except OSError:
         reuse = False
     copied = []
@@ -221,8 +218,6 @@ def _copy_records(folder: Path, data: ReportData, staging: Path,
         target.write_text("".join(public_record_line(line) for line in text.splitlines(True)),
                           encoding="utf-8", errors="surrogateescape")
         copied.append(record)
-    (staging / _PUBLIC_VERSION).parent.mkdir(parents=True, exist_ok=True)
-    (staging / _PUBLIC_VERSION).write_text(version, encoding="utf-8")
     return copied
 
 
