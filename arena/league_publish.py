@@ -122,12 +122,13 @@ class Publisher:
     pairs, a publish held every worker idle for as long as it took: it draws every chart and
     renders the new replay pages, seconds for a few hundred matches, more as the league grows.
 
-    One publish at a time, each in a process of its own made ready beforehand (``prepare``): it
-    imports the report's libraries (pandas, matplotlib: seconds of CPU on a busy machine) and
-    then waits for its turn, so that a publish, the stop's last one above all (which must fit in
-    league.STOP_PUBLISH_S), starts at once. ``stop()`` ends the publish in progress and the
-    process waiting: the half-written build it leaves is never current, and the next publish's
-    switch removes it (``_switch``)."""
+    One publish at a time, in a process made ready beforehand (``prepare``): it imports the
+    report's libraries (pandas, matplotlib: seconds of CPU on a busy machine) and then waits for
+    its turn, so that a publish, the stop's last one above all (which must fit in
+    league.STOP_PUBLISH_S), starts at once. The process stays for the next turn: what it keeps
+    (the rating replay it continues, ratings.rate) makes the next publish cheaper. ``stop()``
+    ends the publish in progress and the process: the half-written build it leaves is never
+    current, and the next publish's switch removes it (``_switch``)."""
 
     def __init__(self, folder: Path, config: LeagueConfig, data: Path | None):
         self.folder, self.config, self.data = folder, config, data
@@ -198,6 +199,9 @@ class Publisher:
                 self._process.join()
                 result = (None, f"the publishing process ended (exit status "
                                 f"{self._process.exitcode}) before it was done")
+            else:
+                self._busy = False  # it waits for its next turn
+                return result
         elif self._process.is_alive():
             return None
         else:
@@ -236,8 +240,8 @@ class Publisher:
 
 def _publish_apart(folder: Path, config: LeagueConfig, data: Path | None, conn: Connection,
                    parent: int) -> None:
-    """The publisher's process: imports what a publish needs, waits for its turn, publishes once
-    and sends the outcome back."""
+    """The publisher's process: imports what a publish needs, then at each turn publishes and
+    sends the outcome back."""
     import ctypes
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C is the league's: it ends this process
@@ -258,18 +262,18 @@ def _publish_apart(folder: Path, config: LeagueConfig, data: Path | None, conn: 
     import arena.report.replay  # noqa: F401
     from arena.report import ReportError
 
-    try:
-        conn.recv()
-    except (EOFError, OSError):  # the league ended without a publish
-        return
-    try:
-        outcome: tuple[Path | None, str] = (publish_league(folder, config, data), "")
-    except (ReportError, OSError) as err:
-        outcome = (None, str(err))
-    except Exception as err:  # noqa: BLE001 - said by the league in one line, not a traceback here
-        outcome = (None, f"{type(err).__name__}: {err}")
-    conn.send(outcome)
-    conn.close()
+    while True:
+        try:
+            conn.recv()
+        except (EOFError, OSError):  # the league has ended
+            return
+        try:
+            outcome: tuple[Path | None, str] = (publish_league(folder, config, data), "")
+        except (ReportError, OSError) as err:
+            outcome = (None, str(err))
+        except Exception as err:  # noqa: BLE001 - said by the league in one line, not here
+            outcome = (None, f"{type(err).__name__}: {err}")
+        conn.send(outcome)
 
 
 def _switch(target: Path, build: Path) -> Path | None:
