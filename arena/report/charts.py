@@ -162,6 +162,21 @@ def _stairs(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.column_stack([xs, ys])
 
 
+# A panel is some 450 pixels wide: more steps than this per line draw nothing more, and a league
+# of 10,000 matches made a ratings chart of megabytes that took seconds to save.
+MAX_STEPS = 600
+
+
+def _thinned(x: np.ndarray, mu: np.ndarray, sigma: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A line of more than MAX_STEPS steps cut to MAX_STEPS, evenly along it, its first and last
+    points kept (where the bot started and where it stands)."""
+    if len(x) <= MAX_STEPS:
+        return x, mu, sigma
+    keep = np.unique(np.linspace(0, len(x) - 1, MAX_STEPS).round().astype(int))
+    return x[keep], mu[keep], sigma[keep]
+
+
 def ratings_chart(data: ReportData) -> Figure:
     """Each bot's mu over the tournament with its ± sigma band, one small panel per bot in rank
     order (every other bot's mu in grey behind it): thirty lines in one panel could not be read."""
@@ -180,8 +195,8 @@ def ratings_chart(data: ReportData) -> Figure:
         x = mine["order"].to_numpy(dtype=float) + 1  # after the match: matches played so far
         mu = np.concatenate([[MU], mine["mu"].to_numpy(dtype=float)])
         sigma = np.concatenate([[SIGMA], mine["sigma"].to_numpy(dtype=float)])
-        series[bot] = (np.concatenate([[0.0], x, [end]]), np.concatenate([mu, mu[-1:]]),
-                       np.concatenate([sigma, sigma[-1:]]))
+        series[bot] = _thinned(np.concatenate([[0.0], x, [end]]), np.concatenate([mu, mu[-1:]]),
+                               np.concatenate([sigma, sigma[-1:]]))
     titles = ranked_labels(data, width=20)  # leaves room for the final rating on the right
     for i, bot in enumerate(order):
         ax = axes[i // ncols][i % ncols]

@@ -86,3 +86,21 @@ def test_a_republish_renders_what_is_new_and_links_the_rest(tmp_path, templates)
     for chart in CHARTS:
         for ext in ("png", "svg"):
             assert inode(second / f"{chart}.{ext}") == inode(third / f"{chart}.{ext}")
+
+
+def test_a_long_rating_line_is_drawn_thinned_and_ends_where_the_bot_stands(tmp_path):
+    """A ratings chart of 4,200 matches drew every step of every bot (megabytes of SVG, seconds to
+    save); each line now has at most MAX_STEPS points, its first and last kept."""
+    from arena.report.charts import MAX_STEPS, ratings_chart
+    from synthetic_store import fill
+
+    names = fill(tmp_path / DB_NAME, bots=3, matches_per_pairing=1400)
+    with read_snapshot(tmp_path / DB_NAME, hold_back=False) as snapshot:
+        data = read_report_data(snapshot.db)
+    fig = ratings_chart(data)
+    board = data.leaderboard.set_index("bot")
+    for bot in names:
+        line = next(a for ax in fig.axes for a in ax.lines if a.get_gid() == f"mu:{bot}")
+        x, mu = line.get_xdata(), line.get_ydata()
+        assert len(x) <= MAX_STEPS and x[0] == 0 and x[-1] == data.history["order"].max() + 1
+        assert mu[-1] == board.loc[bot, "mu"]
