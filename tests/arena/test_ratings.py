@@ -137,23 +137,6 @@ def test_ranks_of_a_finished_match(players, points, winner, offender, expected):
     assert ranks_of(players, points, winner, offender) == expected
 
 
-def test_a_match_without_a_winner_read_through_pandas_changes_nothing():
-    """The report read the winner column through pandas, where SQL's NULL is NaN: a match without
-    a winner (a tie at the deal limit, no contest) was rated as a win of seat 1 there, while the
-    league's ladder (plain SQL: None) left it out, so the two disagreed."""
-    import sqlite3
-
-    from arena.ratings import rating_history
-
-    db = sqlite3.connect(":memory:")
-    db.execute("CREATE TABLE matches (sched_order INTEGER, seat0 TEXT, seat1 TEXT, winner INTEGER)")
-    db.executemany("INSERT INTO matches VALUES (?, ?, ?, ?)", [(0, "a", "b", 0), (1, "a", "b", None)])
-    history = rating_history(db)
-    assert list(history["order"]) == [0, 0]  # the second match rated nothing
-    plain, _ = rate([(0, "a", "b", 0), (1, "a", "b", None)])
-    assert history["mu"].iloc[-2:].tolist() == [plain["a"].mu, plain["b"].mu]
-
-
 def test_a_replay_continued_from_the_last_gives_the_same_ratings_to_the_bit():
     """``rate`` continues from its last replay's longest shared prefix (a league republishes the
     same matches and a few more): the figures must be those of a replay from the start."""
