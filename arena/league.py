@@ -81,6 +81,11 @@ IDLE_POLL_S = 1.0   # with fewer than two bots, how often the league looks for n
 # the previous build stays current, the next turn publishes again): one stuck would hold every
 # later publish back. An hour is many times what a league of 100,000 matches needs.
 PUBLISH_TIMEOUT_S = 3600.0
+# The last publish, as the league stops, must end within this many seconds of the stop signal:
+# `docker stop` and systemd kill ten seconds after their SIGTERM, and the bots and workers must
+# be ended and the store closed as well. A publish that has not finished by then is ended, the
+# previous build stays current, and the next start (or `arena league publish DIR`) publishes.
+STOP_PUBLISH_S = 7.0
 REFRESH_S = 1.0     # how often membership (settings, members.sqlite, registry) is read again
 # ... or less often, so that reading it takes at most this share of the league's time: each read
 # resolves and checks every bot's command, 1 s for 200 bots on a loaded machine, and a league that
@@ -620,27 +625,42 @@ def run_league(folder: Path, overrides: Mapping[str, Any] | None = None,
                      affinity=for_run(config.affinity, limits.sandbox.cores,
                                       waiting_bots_yield())))
             runner.pool = pool
-        # Every publish_every seconds the league publishes in a process of its own and plays on
-        # meanwhile (league_publish.Publisher); its last publish, as it stops, is done here.
+        # The league publishes in a process of its own and plays on meanwhile
+        # (league_publish.Publisher): first thing at the start (a stop's last publish may not
+        # have finished in time: STOP_PUBLISH_S), then every publish_every seconds, and last as
+        # it stops, within STOP_PUBLISH_S.
         publisher = None
-        if publish and config.publish_every:
+        if publish:
             from arena.league_publish import Publisher
 
             publisher = Publisher(folder, config, data)
             cleanup.callback(publisher.stop)
         published_at = time.monotonic()
+        if publisher is not None:
+            try:
+                if progress.stored:
+                    publisher.start(progress.stored)
+                else:
+                    publisher.prepare()
+            except OSError as err:  # no process to be had now: the next turn tries again
+                tell(f"publishing failed, the league plays on: {err.strerror or err}")
 
         def between_pairs() -> None:
             nonlocal published_at
             if publisher is None:
                 return
             _report_publish(publisher, progress, tell)
-            if not publisher.busy and time.monotonic() - published_at >= config.publish_every:
-                published_at = time.monotonic()
-                try:
+            if publisher.busy:
+                return
+            try:
+                if config.publish_every \
+                        and time.monotonic() - published_at >= config.publish_every:
+                    published_at = time.monotonic()
                     publisher.start(progress.stored)
-                except OSError as err:  # no process to be had now: the next turn tries again
-                    tell(f"publishing failed, the league plays on: {err.strerror or err}")
+                else:
+                    publisher.prepare()  # ready for the next turn, or the stop's publish
+            except OSError as err:  # no process to be had now: the next turn tries again
+                tell(f"publishing failed, the league plays on: {err.strerror or err}")
 
         try:
             while max_pairs is None or progress.pairs < max_pairs:
@@ -649,12 +669,11 @@ def run_league(folder: Path, overrides: Mapping[str, Any] | None = None,
                     time.sleep(IDLE_POLL_S)  # fewer than two bots: wait for members
                 between_pairs()
         except Stopped:
+            stopped_at = time.monotonic()
             if runner.pool is not None:
                 runner.pool.close(graceful=False)  # the bots go first; then the last publish
-            if publisher is not None:
-                publisher.stop()  # one publish at a time: the last one shows everything
-            if publish and progress.stored:
-                _publish(folder, config, progress, tell)
+            if publisher is not None and progress.stored:
+                _last_publish(publisher, progress, tell, stopped_at + STOP_PUBLISH_S)
             raise
         except DiskFullError as err:
             raise LeagueError(f"the disk holding {folder} is full ({err}); every stored match is "
@@ -684,12 +703,40 @@ def _report_publish(publisher: Publisher, progress: LeagueProgress,
             tell(f"publishing took more than {PUBLISH_TIMEOUT_S:g} s and was ended; the league "
                  "plays on and publishes again at its next turn")
         return
+    _say_published(outcome, publisher.stored, progress, tell)
+
+
+def _say_published(outcome: tuple[Path | None, str], stored: int, progress: LeagueProgress,
+                   tell: Callable[[str], None]) -> None:
     path, error = outcome
     if path is None:
         tell(f"publishing failed, the league plays on: {error}")
         return
     progress.published = path
-    tell(f"published {path} ({publisher.stored} matches)")
+    tell(f"published {path} ({stored} matches)")
+
+
+def _last_publish(publisher: Publisher, progress: LeagueProgress, tell: Callable[[str], None],
+                  deadline: float) -> None:
+    """The stop's publish, of every match stored, in the publisher's process, ended at
+    ``deadline`` (time.monotonic()) if it has not finished by then: the stop must not wait for
+    it (STOP_PUBLISH_S)."""
+    if publisher.busy:
+        publisher.stop()  # one publish at a time: the last one shows everything
+    try:
+        publisher.start(progress.stored)
+    except OSError as err:
+        tell(f"the last publish could not start: {err.strerror or err}; arena league publish "
+             f"{publisher.folder} publishes it")
+        return
+    outcome = publisher.wait(max(0.0, deadline - time.monotonic()))
+    if outcome is None:
+        publisher.stop()
+        tell(f"the last publish did not finish within {STOP_PUBLISH_S:g} s of the stop and was "
+             f"ended; the previous build stays current, and the next start (or arena league "
+             f"publish {publisher.folder}) publishes the {progress.stored} matches stored")
+        return
+    _say_published(outcome, publisher.stored, progress, tell)
 
 
 def _publish(folder: Path, config: LeagueConfig, progress: LeagueProgress,

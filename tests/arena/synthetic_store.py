@@ -14,9 +14,9 @@ import json
 import random
 import shutil
 import time
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 from arena.game.match import DealResult
 from arena.game.scoring import DealSettlement, SettleReason
@@ -284,3 +284,105 @@ def play_synthetic(job: MatchJob) -> MatchResult:
     seats = job.entry.seats
     return _result(random.Random(job.entry.match_id), job.entry.match_id, seats,
                    {n: bot_strength(n) for n in seats}, set())
+
+
+# -- a synthetic league -----------------------------------------------------------------------------
+
+LEAGUE_BOTS = ["strong", "c-counter", "greedy", "first-legal-c", "first-legal", "random"]
+
+
+@dataclass(frozen=True)
+class Template:
+    """A real match of two bundled bots: its result and its record, which a synthetic league
+    match copies (with its own id and bots) so that its replay page is a real one."""
+
+    result: MatchResult
+    record: Path
+
+
+def play_templates(folder: Path, count: int = 8) -> list[Template]:
+    """``count`` real matches of the two bundled C bots (fast to start), records in ``folder``;
+    each seat wins some of them."""
+    from arena.bot_specs import resolve_bot
+    from arena.game import load_rules
+    from arena.referee import MatchConfig, run_match
+
+    bots = [resolve_bot("c-counter"), resolve_bot("first-legal-c")]
+    rules = load_rules("sixty_six")
+    out = []
+    for k in range(count):
+        seats = bots if k % 2 == 0 else bots[::-1]
+        match_id = f"template-{k}"
+        record = folder / f"{match_id}.jsonl"
+        result = run_match(seats, MatchConfig(rules, seed=f"template {k}", first_dealer=k % 2,
+                                              match_id=match_id), record)
+        out.append(Template(result, record))
+    return out
+
+
+def fill_league(folder: Path, pairs: int, templates: Sequence[Template], seed: int = 7,
+                bots: Sequence[str] = tuple(LEAGUE_BOTS), name: str = "synthetic") -> None:
+    """A league folder as ``arena league`` leaves it after ``pairs`` duplicate pairs of ``bots``
+    (bundled names): ``league.toml``, a store filled through the ``Store`` API with the league's
+    own tables, and a record per match, each a copy of one of ``templates`` (real matches) with
+    the match's id and bots. Who wins follows a hidden strength per bot (stronger earlier in
+    ``bots``), so ratings settle and upsets are rare. Adds to a league filled before."""
+    from arena.bot_specs import resolve_bot
+    from arena.league import CONFIG_NAME, _LEAGUE_SCHEMA, LeagueConfig, pair_matches
+    from arena.store import DB_NAME, match_rows
+
+    config = LeagueConfig(name=name, bots=tuple(bots), publish_every=0)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / CONFIG_NAME).write_text(
+        f'name = "{name}"\nbots = {json.dumps(list(bots))}\npublish_every = 0\n')
+    (folder / "records").mkdir(exist_ok=True)
+    by_winner = {w: [t for t in templates if t.result.winner == w] for w in (0, 1)}
+    assert by_winner[0] and by_winner[1], "templates where each seat wins are needed"
+    strength = {b: -0.6 * k for k, b in enumerate(bots)}
+    store = Store.open(folder / DB_NAME)
+    try:
+        store.begin_tournament(name, config.settings())
+        store.db.executescript(_LEAGUE_SCHEMA)
+        specs = {b: resolve_bot(b) for b in bots}
+        store.register_bots([(b, list(s.argv), s.version) for b, s in specs.items()])
+        for b, spec in specs.items():
+            store.db.execute("INSERT OR IGNORE INTO league_bots VALUES (?, ?, ?, ?, ?)",
+                             (b, b, b, json.dumps(asdict(spec)), "2026-01-01T00:00:00Z"))
+        first = store.db.execute("SELECT COALESCE(MAX(pair_no) + 1, 0) FROM league_pairs") \
+            .fetchone()[0]
+        rng = random.Random(f"{seed} {first}")
+        rows = []
+        for pair_no in range(first, first + pairs):
+            a, b = rng.sample(list(bots), 2)
+            store.db.execute("INSERT INTO league_pairs VALUES (?, ?, ?, ?)",
+                             (pair_no, a, b, "2026-01-01T00:00:00Z"))
+            for entry in pair_matches(name, pair_no, a, b):
+                edge = strength[entry.seat0] - strength[entry.seat1]
+                winner = 0 if rng.random() < 1 / (1 + 10 ** (-edge)) else 1
+                template = rng.choice(by_winner[winner])
+                record = f"records/{entry.match_id}.jsonl"
+                _copy_record(template.record, folder / record, entry.match_id, entry.seats,
+                             [specs[s] for s in entry.seats])
+                result = replace(template.result, match_id=entry.match_id, seats=tuple(
+                    replace(s, name=n) for s, n in zip(template.result.seats, entry.seats)))
+                rows.append(match_rows(entry, result, record,
+                                       finished=f"2026-01-01T{pair_no // 3600 % 24:02d}:"
+                                                f"{pair_no // 60 % 60:02d}:{pair_no % 60:02d}Z"))
+            if len(rows) >= 500:
+                store.insert(rows)
+                rows = []
+        if rows:
+            store.insert(rows)
+    finally:
+        store.close()
+
+
+def _copy_record(template: Path, out: Path, match_id: str, seats: Sequence[str],
+                 specs: Sequence[Any]) -> None:
+    with open(template, encoding="utf-8") as fh:
+        header = json.loads(fh.readline())
+        rest = fh.read()
+    header["match_id"] = match_id
+    header["bots"] = [{"seat": k, "name": n, "command": list(s.argv)}
+                      for k, (n, s) in enumerate(zip(seats, specs))]
+    out.write_text(json.dumps(header, separators=(",", ":")) + "\n" + rest, encoding="utf-8")
