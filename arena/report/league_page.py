@@ -30,7 +30,7 @@ import jinja2
 from arena import __version__
 from arena.league_ladder import SETTLED_MATCHES, SETTLED_SIGMA, LadderRow, as_records, ranked
 from arena.report.page import MATCH_ENDINGS
-from arena.report.public import publishable_record, scrub_paths
+from arena.report.public import public_version, publishable_record, scrub_paths
 from arena.report.replay import replay_name
 from arena.stats import interval_text
 
@@ -148,6 +148,7 @@ def write_league_page(db: sqlite3.Connection, build: Path, name: str, rows: list
     width, height = figure.get_size_inches()
     text = _ENV.get_template("league.html.j2").render(
         name=name, version=__version__, tournament_id=_tournament_id(db), published=True,
+        public_version=public_version(),
         counts=counts, built=_when(built), before_built=_when(before_built),
         had_previous=had_previous, active=[r for r in shown if r["active"]],
         versions=shown, recent=recent_matches(db, build, names), chart=CHART,
