@@ -16,7 +16,8 @@ is ``synthetic_store.play_synthetic``'s made-up result, played in this process w
 would hand it to a worker (``InProcessPool``), so that the coordinator does as many pairs as it
 can and its own costs are what is measured.
 
-1. **Status**: the wall time of ``arena league status DIR`` on the filled folder.
+1. **Status**: the wall time of ``arena league status DIR`` on the filled folder, before the
+   league has kept its ratings (recomputed, no target) and after the run below (the target).
 2. **A run** of ``--pairs`` further pairs on it (no publishing):
    - *start-up*: ``Ladder.from_store``'s time, and the time from ``run_league``'s call to its
      first pair (the 200 bots join meanwhile);
@@ -186,11 +187,18 @@ def main() -> None:
         for name in (league.CONFIG_NAME, DB_NAME):
             shutil.copy2(top / "base" / "league" / name, folder / name)
 
+        # The filled store has no ratings kept by a running league (league_ladder.py): status
+        # recomputes them, as for a store older than the kept table. Once the league has run on
+        # it, status reads what the league keeps: that is the target's case.
         took = status_time(folder, data)
         shown = f"{took:.2f} s" if took is not None else f"> {STATUS_TIMEOUT_S:.0f} s"
-        print(f"arena league status: {shown} (target <= {STATUS_TARGET_S:g} s: "
-              f"{verdict(took is not None and took <= STATUS_TARGET_S)})")
+        print(f"arena league status, before the league kept its ratings (recomputed): {shown} "
+              "(no target)")
         run(folder, data, args.pairs)
+        took = status_time(folder, data)
+        shown = f"{took:.2f} s" if took is not None else f"> {STATUS_TIMEOUT_S:.0f} s"
+        print(f"arena league status, after the league ran: {shown} (target <= "
+              f"{STATUS_TARGET_S:g} s: {verdict(took is not None and took <= STATUS_TARGET_S)})")
     finally:
         if args.folder is None:
             shutil.rmtree(top, ignore_errors=True)
