@@ -59,19 +59,28 @@ def _replay(items: list[tuple[int, str, str, int | None]],
             ratings: dict[str, trueskill.Rating]
             ) -> tuple[dict[str, trueskill.Rating], list[RatingPoint]]:
     history: list[RatingPoint] = []
-    for order, seat0, seat1, winner in items:
-        a = ratings.setdefault(seat0, ENV.create_rating())
-        b = ratings.setdefault(seat1, ENV.create_rating())
-        if winner is None:
-            continue
-        if winner == 0:
-            a, b = trueskill.rate_1vs1(a, b, env=ENV)
-        else:
-            b, a = trueskill.rate_1vs1(b, a, env=ENV)
-        ratings[seat0], ratings[seat1] = a, b
-        history.append(RatingPoint(order, seat0, a.mu, a.sigma))
-        history.append(RatingPoint(order, seat1, b.mu, b.sigma))
+    for item in items:
+        _step(item, ratings, history)
     return ratings, history
+
+
+def _step(item: tuple[int, str, str, int | None], ratings: dict[str, trueskill.Rating],
+          history: list[RatingPoint]) -> tuple[trueskill.Rating, trueskill.Rating] | None:
+    """One match of a replay: both seats' ratings updated in ``ratings`` and appended to
+    ``history``; returns them, or None for a match without a winner (nothing changes)."""
+    order, seat0, seat1, winner = item
+    a = ratings.setdefault(seat0, ENV.create_rating())
+    b = ratings.setdefault(seat1, ENV.create_rating())
+    if winner is None:
+        return None
+    if winner == 0:
+        a, b = trueskill.rate_1vs1(a, b, env=ENV)
+    else:
+        b, a = trueskill.rate_1vs1(b, a, env=ENV)
+    ratings[seat0], ratings[seat1] = a, b
+    history.append(RatingPoint(order, seat0, a.mu, a.sigma))
+    history.append(RatingPoint(order, seat1, b.mu, b.sigma))
+    return a, b
 
 
 class _Replay:
@@ -99,21 +108,8 @@ class _Replay:
                 ratings[seat0], ratings[seat1] = after
         history = self.history[:self.length[same - 1]] if same else []
         after_each, length = self.after[:same], self.length[:same]
-        for order, seat0, seat1, winner in items[same:]:
-            a = ratings.setdefault(seat0, ENV.create_rating())
-            b = ratings.setdefault(seat1, ENV.create_rating())
-            if winner is None:
-                after_each.append(None)
-                length.append(len(history))
-                continue
-            if winner == 0:
-                a, b = trueskill.rate_1vs1(a, b, env=ENV)
-            else:
-                b, a = trueskill.rate_1vs1(b, a, env=ENV)
-            ratings[seat0], ratings[seat1] = a, b
-            history.append(RatingPoint(order, seat0, a.mu, a.sigma))
-            history.append(RatingPoint(order, seat1, b.mu, b.sigma))
-            after_each.append((a, b))
+        for item in items[same:]:
+            after_each.append(_step(item, ratings, history))
             length.append(len(history))
         self.items, self.after, self.history, self.length = items, after_each, history, length
         return ratings, list(history)
