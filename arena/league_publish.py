@@ -63,6 +63,13 @@ td:nth-child(2),th:nth-child(2){text-align:left}.retired{color:#777}img{max-widt
 <td>{{ "%.2f"|format(row.mu) }}</td><td>{{ "%.2f"|format(row.sigma) }}</td>
 <td>{{ "%.2f"|format(row.conservative) }}</td><td>{{ row.matches }}</td></tr>
 {% endfor %}</table>
+{% if partners %}<h2>Partners</h2>
+<p>Four players: each bot with each partner (the bot in the seat opposite), matches played
+together and the side's mean share of the game points.</p>
+<table class="partners"><tr><th>bot</th><th>partner</th><th>matches</th><th>won</th><th>lost</th><th>undecided</th><th>score %</th></tr>
+{% for p in partners %}<tr><td>{{ p.bot }}</td><td>{{ p.partner }}</td><td>{{ p.matches }}</td>
+<td>{{ p.wins }}</td><td>{{ p.losses }}</td><td>{{ p.undecided }}</td><td>{{ "%.1f"|format(p.score_pct) }}</td></tr>
+{% endfor %}</table>{% endif %}
 <h2>Rating history across versions</h2>
 <p>Each bot's TrueSkill mu after each of its matches, by league pair; a new version of a bot starts
 a new line of the bot's colour (a circle marks where it joined).</p>
@@ -269,12 +276,31 @@ def _write_league_page(db: sqlite3.Connection, build: Path, name: str, rows: lis
                 "active": row.active}
 
     _write_chart(db, build)
-    text = _PAGE.render(name=name, counts=counts, chart=CHART,
+    text = _PAGE.render(name=name, counts=counts, chart=CHART, partners=partner_rows(db),
                         active=[shown(r) for r in rows if r.active],
                         versions=[shown(r) for r in rows])
     partial = build / f".{PAGE}.partial"
     partial.write_text(text, encoding="utf-8")
     os.replace(partial, build / PAGE)
+
+
+def partner_rows(db: sqlite3.Connection) -> list[dict[str, object]]:
+    """The league page's partner table (``ratings.partner_table``: four players only, else empty),
+    one dict per bot and partner, names scrubbed as the page's others are."""
+    from arena.ratings import partner_table
+    from arena.report.public import scrub_paths
+
+    try:
+        table = partner_table(db)
+    except sqlite3.Error:
+        return []
+    rows: list[dict[str, object]] = []
+    for row in table.itertuples(index=False):
+        rows.append({"bot": scrub_paths(str(row.bot)), "partner": scrub_paths(str(row.partner)),
+                     "matches": int(row.matches), "wins": int(row.wins),
+                     "losses": int(row.losses), "undecided": int(row.undecided),
+                     "score_pct": float(row.score_pct)})
+    return rows
 
 
 def _write_chart(db: sqlite3.Connection, build: Path) -> None:
