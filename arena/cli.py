@@ -457,7 +457,7 @@ def tournament(
     matches_per_pairing: Optional[int] = typer.Option(
         None, "--matches", "-n", help="Matches per pairing (even; default 4). For a three- or "
         "four-player profile: deal sets per group of bots (default 1), each played in six "
-        "seatings (README: what a schedule costs)."),
+        "seatings (docs/organisers/tournaments.md: what a schedule costs)."),
     seed: Optional[int] = typer.Option(None, help=SEED_HELP),
     rounds: Optional[int] = typer.Option(None, "--rounds", min=1, help="Duplicate pairs per "
                                          "pairing, as cutechess's and fastchess's -rounds with "
@@ -471,7 +471,7 @@ def tournament(
     allow_self_partner: bool = typer.Option(False, "--allow-self-partner", help="With four "
                                             "players and fewer than four bots, let each bot "
                                             "partner itself: its two instances could signal "
-                                            "each other their hands (README: the sandbox), so "
+                                            "each other their hands (docs/organisers/isolation.md), so "
                                             "for bots you trust."),
     decision_ms: Optional[int] = typer.Option(None, help="Time limit per decision (ms; default: "
                                               f"{DEFAULT_DECISION_MS})."),

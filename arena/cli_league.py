@@ -133,7 +133,7 @@ def add(
     except ConfigError as err:
         raise term.fail(str(err)) from None
     text = bot.strip()
-    # Qualification is the gate (README, Submitting bots): a registered bot passed it; a folder
+    # Qualification is the gate (docs/authors/submitting.md): a registered bot passed it; a folder
     # or a command goes through arena submit's steps first; bundled bots are the arena's own.
     if text.split(" ")[0] not in bundled_names() and find_registered(text, data) is None:
         if name is None and not Path(text).exists():
@@ -220,27 +220,85 @@ def remove(
                   "results stay in the history", soft_wrap=True)
 
 
+@league_app.command("publish")
+def publish(folder: Path = FolderArg, data: DataOption = DEFAULT_DATA) -> None:
+    """Publish the league in DIR now (its report and league page, into PUBLISH/current): for a
+    league that is not running, whose last publish did not finish as it stopped. A running
+    league publishes by itself (at its start, every publish_every seconds and as it stops)."""
+    from arena.folder_lock import FolderLock, FolderLockedError
+    from arena.league import load_league_config
+    from arena.league_publish import publish_league
+    from arena.report import ReportError
+    from arena.store import DB_NAME
+
+    try:
+        config = load_league_config(folder)
+    except ConfigError as err:
+        raise term.fail(str(err)) from None
+    if not (folder / DB_NAME).is_file():
+        raise term.fail(f"{folder} has not played yet (no {DB_NAME}): nothing "
+                        f"to publish; start it with arena league {folder}")
+    try:
+        # Held while publishing: a league started meanwhile would publish the same build number.
+        with FolderLock(folder, "league"):
+            index = publish_league(folder, config, data)
+    except FolderLockedError:
+        raise term.fail(f"the league in {folder} is running: it publishes by "
+                        "itself (every publish_every seconds, and as it stops)") from None
+    except OSError as err:
+        raise term.fail(f"cannot use the folder {folder}: "
+                        f"{term.os_error(err)}") from None
+    except ReportError as err:
+        raise term.fail(str(err)) from None
+    console.print(f"published {safe(index, limit=None)}", soft_wrap=True)
+
+
 @league_app.command("status")
-def status(folder: Path = FolderArg, data: DataOption = DEFAULT_DATA) -> None:
+def status(folder: Path = FolderArg, data: DataOption = DEFAULT_DATA,
+           fmt: str = typer.Option("table", "--format", "-f", help="table (for people), json or "
+                                   "csv (for scripts: the same fields, docs/organisers/league.md).")) -> None:
     """The league's table now (reads only: works while the league runs)."""
+    import csv
+    import io
+    import json
+
     from arena.league import read_ladder
+    from arena.league_ladder import FIELDS, SETTLED_MATCHES, SETTLED_SIGMA, as_records, ranked
     from arena.store import StoreError
 
+    if fmt not in ("table", "json", "csv"):
+        raise term.fail(f"unknown format {fmt!r}: use table, json or csv")
     try:
         rows, counts = read_ladder(folder, data)
     except (ConfigError, StoreError) as err:
         raise term.fail(str(err)) from None
+    # Bot names are data: arena.console shows them as written (control characters escaped).
+    if fmt == "json":
+        term.data(json.dumps({**counts, "bots": as_records(rows)}, indent=2, ensure_ascii=False),
+                  limit=None)
+        return
+    if fmt == "csv":
+        text = io.StringIO()
+        writer = csv.DictWriter(text, FIELDS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(as_records(rows))
+        term.data(text.getvalue().removesuffix("\n"), limit=None)
+        return
     term.data(f"{counts['matches']} matches in {counts['pairs']} duplicate pairs"
               + (f"; {counts['waiting']} pair(s) waiting for a match" if counts["waiting"] else ""))
-    term.data(f"{'#':>3} {'bot':<24} {'version':<9} {'mu':>6} {'sigma':>6} {'mu-3s':>7} "
-              f"{'matches':>7}")
-    rank = 0
-    for row in rows:
-        if row.active:
-            rank += 1
-        version = row.name.partition("@")[2] or "-"
-        place = str(rank) if row.active else "-"
-        term.data(f"{place:>3} {row.family:<24} {version:<9} {row.mu:6.2f} {row.sigma:6.2f} "
-                  f"{row.conservative:7.2f} {row.matches:7d}" + ("" if row.active else "  retired"))
+    term.data(f"{'#':>3}  {'bot':<24} {'version':<9} {'mu':>6} {'sigma':>6} {'mu-3s':>7} "
+              f"{'matches':>7} {'W-D-L':>14} {'score % [95%]':>20}  joined")
+    for rank, row in ranked(rows):
+        place = "-" if rank is None else str(rank)
+        mark = "?" if row.provisional else " "
+        wdl = f"{row.wins}-{row.draws}-{row.losses}"
+        score = "-" if row.score != row.score else \
+            f"{row.score:.1f} [{row.score_low:.1f}, {row.score_high:.1f}]"
+        term.data(f"{place:>3}{mark} {row.family:<24} {row.version or '-':<9} {row.mu:6.2f} "
+                  f"{row.sigma:6.2f} {row.conservative:7.2f} {row.matches:7d} {wdl:>14} "
+                  f"{score:>20}  {row.joined[:10]}" + ("" if row.active else "  retired"))
     if not any(r.active for r in rows):
         term.data("no bot is in the ladder now")
+    elif any(r.provisional for r in rows):
+        term.data(f"?: provisional, fewer than {SETTLED_MATCHES} matches or sigma above "
+                  f"{SETTLED_SIGMA:g}: the rating has not settled yet")

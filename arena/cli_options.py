@@ -57,4 +57,4 @@ AffinityOption = Annotated[Optional[bool], typer.Option(
     "--affinity/--no-affinity",
     help="Keep each worker, with its bots, to a core of its own (as fastchess's -use-affinity). "
          "Default: where it can claim a core no other arena on this machine holds, else free; "
-         "--affinity: always; --no-affinity: never (README: Tournaments).")]
+         "--affinity: always; --no-affinity: never (docs/organisers/tournaments.md).")]

@@ -39,7 +39,7 @@ DEFAULT_MAX_PAIRS = 1000
 SPRT_DECISION_MS = DEFAULT_DECISION_MS // 10
 NAME = "sprt"  # the tournament's name in the store (match ids derive from it: schedule.py)
 
-# Exit statuses (documented in the command's help and the README).
+# Exit statuses (documented in the command's help and docs/authors/sprt.md).
 EXIT_VERDICT = 0      # H0 or H1 accepted: the verdict line says which
 EXIT_NO_VERDICT = 1   # --max-pairs played and neither accepted
 EXIT_CUT_SHORT = 3    # the run could not go on (a full disk, a failing worker): --resume DIR

@@ -44,7 +44,7 @@ import urllib.parse
 from contextlib import ExitStack, closing
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import trueskill
 
@@ -54,12 +54,15 @@ from arena.bot_specs import BotSpecError, check_bot_paths, resolve_bot
 from arena.deal_keys import deal_secret, deal_set_label, new_key
 from arena.folder_lock import FolderLock, FolderLockedError
 from arena.game import Rules, RulesError, load_rules
+from arena.league_ladder import LadderRow, Record, read_figures, settle, waiting_pairs
+from arena.league_ladder import SCHEMA as RATINGS_SCHEMA
 from arena.match_job import MatchJob, play_job
 from arena.matchmaking import GroupWindow, PairWindow, Standing, group_window_size, next_group, \
     next_pair, window_size
 from arena.pool import Pool, WorkerError
 from arena.preflight import PreflightError, preflight
-from arena.ratings import ENV, rate_match, ranks_of, side_of, store_players
+from arena.rating_replay import ENV
+from arena.ratings import rate_match, ranks_of, side_of, store_players
 from arena.registry import Registry, RegistryError, data_dir
 from arena.sandbox import SandboxLimits, SandboxUnavailable, check_memory, data_folders, \
     waiting_bots_yield
@@ -84,7 +87,16 @@ IDLE_POLL_S = 1.0   # with fewer than two bots, how often the league looks for n
 # the previous build stays current, the next turn publishes again): one stuck would hold every
 # later publish back. An hour is many times what a league of 100,000 matches needs.
 PUBLISH_TIMEOUT_S = 3600.0
+# The last publish, as the league stops, must end within this many seconds of the stop signal:
+# `docker stop` and systemd kill ten seconds after their SIGTERM, and the bots and workers must
+# be ended and the store closed as well. A publish that has not finished by then is ended, the
+# previous build stays current, and the next start (or `arena league publish DIR`) publishes.
+STOP_PUBLISH_S = 7.0
 REFRESH_S = 1.0     # how often membership (settings, members.sqlite, registry) is read again
+# ... or less often, so that reading it takes at most this share of the league's time: each read
+# resolves and checks every bot's command, 1 s for 200 bots on a loaded machine, and a league that
+# read them every second played one pair a second (scripts/bench_league_scale.py).
+REFRESH_SHARE = 0.1
 
 EXAMPLE = """\
 # A standing league: `arena league DIR` plays until stopped (Ctrl-C or kill -TERM) and continues
@@ -108,7 +120,7 @@ startup_ms = 5000               # time limit to start
 max_deals = 200                 # deals per match at most
 # [rules]                       # flag overrides of the profile (arena rules show --toml)
 # match_target = 11
-# [sandbox]                     # limits per bot process (README: the sandbox)
+# [sandbox]                     # limits per bot process (docs/organisers/isolation.md)
 # memory_mb = 512
 
 # Where and how (may change between runs).
@@ -512,6 +524,24 @@ def league_bots(db: sqlite3.Connection) -> dict[str, tuple[str, BotSpec]]:
     return out
 
 
+def _open_pairs(db: sqlite3.Connection) -> list[int]:
+    """The pairs started of which a match is not stored."""
+    return [row[0] for row in db.execute(
+        "SELECT pair_no FROM league_pairs WHERE pair_no NOT IN (SELECT pair_index FROM matches "
+        "GROUP BY pair_index HAVING COUNT(*) >= 2)")]
+
+
+def _through(db: sqlite3.Connection, open_pairs: Iterable[int]) -> int:
+    """The first schedule order below which every match is stored for good: the first match of
+    the oldest pair still open (pair_matches: pair p plays orders 2p and 2p + 1), else the one
+    after every stored match."""
+    first = [2 * p for p in open_pairs]
+    if first:
+        return min(first)
+    row = db.execute("SELECT MAX(sched_order) FROM matches").fetchone()
+    return 0 if row[0] is None else int(row[0]) + 1
+
+
 # -- the ratings matchmaking reads -----------------------------------------------------------------
 
 class Ladder:
@@ -668,7 +698,9 @@ def run_league(folder: Path, overrides: Mapping[str, Any] | None = None,
         except StoreError as err:
             raise ConfigError(f"{err}: a league's name and game settings stay as they started "
                               "(profile, rules, limits)") from None
-        store.db.executescript(_LEAGUE_SCHEMA)
+        store.db.executescript(_LEAGUE_SCHEMA + RATINGS_SCHEMA)
+        with _transaction(store.db):  # the kept ratings fit the store (league_ladder.py)
+            settle(store.db, _through(store.db, _open_pairs(store.db)), check=True)
         key = store.deal_key()
         if key is None:
             key = new_key()  # kept in the store before any match is dealt from it (deal_keys.py)
@@ -690,27 +722,42 @@ def run_league(folder: Path, overrides: Mapping[str, Any] | None = None,
                      affinity=for_run(config.affinity, limits.sandbox.cores,
                                       waiting_bots_yield())))
             runner.pool = pool
-        # Every publish_every seconds the league publishes in a process of its own and plays on
-        # meanwhile (league_publish.Publisher); its last publish, as it stops, is done here.
+        # The league publishes in a process of its own and plays on meanwhile
+        # (league_publish.Publisher): first thing at the start (a stop's last publish may not
+        # have finished in time: STOP_PUBLISH_S), then every publish_every seconds, and last as
+        # it stops, within STOP_PUBLISH_S.
         publisher = None
-        if publish and config.publish_every:
+        if publish:
             from arena.league_publish import Publisher
 
             publisher = Publisher(folder, config, data)
             cleanup.callback(publisher.stop)
         published_at = time.monotonic()
+        if publisher is not None:
+            try:
+                if progress.stored:
+                    publisher.start(progress.stored)
+                else:
+                    publisher.prepare()
+            except OSError as err:  # no process to be had now: the next turn tries again
+                tell(f"publishing failed, the league plays on: {err.strerror or err}")
 
         def between_pairs() -> None:
             nonlocal published_at
             if publisher is None:
                 return
             _report_publish(publisher, progress, tell)
-            if not publisher.busy and time.monotonic() - published_at >= config.publish_every:
-                published_at = time.monotonic()
-                try:
+            if publisher.busy:
+                return
+            try:
+                if config.publish_every \
+                        and time.monotonic() - published_at >= config.publish_every:
+                    published_at = time.monotonic()
                     publisher.start(progress.stored)
-                except OSError as err:  # no process to be had now: the next turn tries again
-                    tell(f"publishing failed, the league plays on: {err.strerror or err}")
+                else:
+                    publisher.prepare()  # ready for the next turn, or the stop's publish
+            except OSError as err:  # no process to be had now: the next turn tries again
+                tell(f"publishing failed, the league plays on: {err.strerror or err}")
 
         try:
             while max_pairs is None or progress.pairs < max_pairs:
@@ -719,12 +766,11 @@ def run_league(folder: Path, overrides: Mapping[str, Any] | None = None,
                     time.sleep(IDLE_POLL_S)  # fewer than two bots: wait for members
                 between_pairs()
         except Stopped:
+            stopped_at = time.monotonic()
             if runner.pool is not None:
                 runner.pool.close(graceful=False)  # the bots go first; then the last publish
-            if publisher is not None:
-                publisher.stop()  # one publish at a time: the last one shows everything
-            if publish and progress.stored:
-                _publish(folder, config, progress, tell)
+            if publisher is not None and progress.stored:
+                _last_publish(publisher, progress, tell, stopped_at + STOP_PUBLISH_S)
             raise
         except DiskFullError as err:
             raise LeagueError(f"the disk holding {folder} is full ({err}); every stored match is "
@@ -754,12 +800,40 @@ def _report_publish(publisher: Publisher, progress: LeagueProgress,
             tell(f"publishing took more than {PUBLISH_TIMEOUT_S:g} s and was ended; the league "
                  "plays on and publishes again at its next turn")
         return
+    _say_published(outcome, publisher.stored, progress, tell)
+
+
+def _say_published(outcome: tuple[Path | None, str], stored: int, progress: LeagueProgress,
+                   tell: Callable[[str], None]) -> None:
     path, error = outcome
     if path is None:
         tell(f"publishing failed, the league plays on: {error}")
         return
     progress.published = path
-    tell(f"published {path} ({publisher.stored} matches)")
+    tell(f"published {path} ({stored} matches)")
+
+
+def _last_publish(publisher: Publisher, progress: LeagueProgress, tell: Callable[[str], None],
+                  deadline: float) -> None:
+    """The stop's publish, of every match stored, in the publisher's process, ended at
+    ``deadline`` (time.monotonic()) if it has not finished by then: the stop must not wait for
+    it (STOP_PUBLISH_S)."""
+    if publisher.busy:
+        publisher.stop()  # one publish at a time: the last one shows everything
+    try:
+        publisher.start(progress.stored)
+    except OSError as err:
+        tell(f"the last publish could not start: {err.strerror or err}; arena league publish "
+             f"{publisher.folder} publishes it")
+        return
+    outcome = publisher.wait(max(0.0, deadline - time.monotonic()))
+    if outcome is None:
+        publisher.stop()
+        tell(f"the last publish did not finish within {STOP_PUBLISH_S:g} s of the stop and was "
+             f"ended; the previous build stays current, and the next start (or arena league "
+             f"publish {publisher.folder}) publishes the {progress.stored} matches stored")
+        return
+    _say_published(outcome, publisher.stored, progress, tell)
 
 
 def _publish(folder: Path, config: LeagueConfig, progress: LeagueProgress,
@@ -794,20 +868,22 @@ class _Runner:
         self.problems: set[str] = set()
         self.joined_at: dict[str, int] = {}
         self.refreshed = 0.0
+        self.refresh_every = REFRESH_S
         self.resumed = False
         # pair or group -> (its bots, matches not stored)
         self.running: dict[int, tuple[tuple[str, ...], int]] = {}
         self.window: PairWindow | None = None    # the last pairs started, for matchmaking
         self.players = rules.players             # 2: pairs; 3 or 4: groups (league_groups)
         self.group_window: GroupWindow | None = None
-        progress.stored = len(store.finished_ids())
+        progress.stored = store.db.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
 
     # -- membership --
 
     def refresh(self) -> list[Member]:
         """Read the settings' bot list, the membership table and the registry again (at most every
-        ``REFRESH_S``: a league of fast bots would otherwise spend its time reading them)."""
-        if self.members and time.monotonic() - self.refreshed < REFRESH_S:
+        ``REFRESH_S``: a league of fast bots would otherwise spend its time reading them; a league
+        of many bots reads them at most ``REFRESH_SHARE`` of its time)."""
+        if self.members and time.monotonic() - self.refreshed < self.refresh_every:
             return self.members
         self.refreshed = time.monotonic()
         config = self.config
@@ -817,6 +893,7 @@ class _Runner:
         except ConfigError as err:
             self._problem(f"{err}; the bot list stays as it was")
         members, problems = current_members(self.folder, config, self.data)
+        self.refresh_every = max(REFRESH_S, (time.monotonic() - self.refreshed) / REFRESH_SHARE)
         for line in problems:
             self._problem(line)
         before = {m.name for m in self.members}
@@ -1077,21 +1154,25 @@ class _Runner:
     def _store_all(self, finished: Iterator[tuple[MatchJob, MatchResult]]) -> None:
         """Store each finished match (one transaction each) and rate it before the next job is
         pulled, so that matchmaking sees every result so far."""
-        done = self.store.finished_ids()
         with closing(finished):  # type: ignore[type-var]
             for job, result in finished:
                 entry = job.entry
-                if entry.match_id in done:
+                if self._stored(entry.match_id):
                     continue  # a cluster's retried batch: stored once
+                bots, left = self.running.get(entry.pair_index, (entry.group, 1))
+                still_open = [p for p in self.running if p != entry.pair_index or left > 1]
+                # The kept ratings (league_ladder.py: two players) advance in the match's own
+                # transaction; a group league's are recomputed when read.
+                then = (lambda db: settle(db, _through(db, still_open))) \
+                    if len(entry.seats) == 2 else None
                 self.store.record_match(entry, result,
-                                        record=str(job.record.relative_to(self.folder)))
-                done.add(entry.match_id)
+                                        record=str(job.record.relative_to(self.folder)),
+                                        then=then)
                 if len(entry.seats) == 2:
                     self.ladder.add(entry.seat0, entry.seat1, result.winner)
                 else:
                     self.ladder.add_seated(entry.seats, result.game_points, result.winner,
                                            result.offender, result.reason)
-                bots, left = self.running.get(entry.pair_index, (entry.group, 1))
                 if left <= 1:
                     self.running.pop(entry.pair_index, None)
                 else:
@@ -1100,6 +1181,12 @@ class _Runner:
                 self.progress.played += 1
                 self.progress.last = result
                 self.tell("")
+
+    def _stored(self, match_id: str) -> bool:
+        # One look-up of the key, not a set of every stored id: in a league that never ends
+        # that set grew by a match's id with every match (scripts/bench_league_scale.py).
+        return self.store.db.execute("SELECT 1 FROM matches WHERE match_id = ?",
+                                     (match_id,)).fetchone() is not None
 
 
 class _transaction:
@@ -1115,29 +1202,14 @@ class _transaction:
 
 # -- reading a league (status, the published page) -------------------------------------------------
 
-@dataclass(frozen=True)
-class LadderRow:
-    family: str
-    name: str          # the version in the store
-    mu: float
-    sigma: float
-    matches: int
-    active: bool
-
-    @property
-    def conservative(self) -> float:
-        return self.mu - 3 * self.sigma
-
-
 def read_ladder(folder: Path, data: Path | None = None,
                 db: sqlite3.Connection | None = None) -> tuple[list[LadderRow], dict[str, int]]:
-    """Every bot version of the league with its rating (recomputed from the store in pair order,
-    as the report does), whether it is in the ladder now, best first; and counts of the store
+    """Every bot version of the league with its rating (the report's: the store's matches in pair
+    order, from the ratings the league keeps, ``league_ladder.py``), W-D-L, score with its interval,
+    when it joined, and whether it is in the ladder now, best first; and counts of the store
     (matches, pairs, pairs waiting for a match). Reads only: works while the league runs. ``db``:
     the store to read instead of the league's own (a publish's snapshot, ``report.snapshot``, so
     that the ladder counts what the build's other pages count); read in one transaction, else."""
-    from arena.ratings import rate
-
     config = load_league_config(folder)
     db_path = folder / DB_NAME
     if db is None and not db_path.is_file():
@@ -1147,20 +1219,20 @@ def read_ladder(folder: Path, data: Path | None = None,
     try:
         if db is None:  # one read: a match stored between two SELECTs would count in one only
             store.execute("BEGIN")
-        rows = store.execute("SELECT sched_order, seat0, seat1, winner FROM matches").fetchall()
-        counts: dict[str, int] = {}
+        stored = store.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
+        joined = dict(store.execute("SELECT name, joined FROM league_bots")) \
+            if _has_league_tables(store) else {}
         if store_players(store) > 2:  # TrueSkill's teams, as the report rates them
             ratings, counts = _seated_ratings(store)
-            pairs = [StoredPair(g.group_no, g.bots[0], g.bots[1], g.stored)
-                     for g in league_groups(store, config.name)]
-            whole = SEATINGS
+            # W-D-L and the score interval are kept for two players only (league_ladder.py).
+            figures = {name: Record(n, 0, 0, 0, math.nan, math.nan, math.nan)
+                       for name, n in counts.items()}
+            groups = league_groups(store, config.name)
+            pairs = len(groups)
+            waiting = sum(1 for g in groups if len(g.stored) < SEATINGS)
         else:
-            ratings, _ = rate([(o, a, b, w) for o, a, b, w in rows])
-            for _, a, b, _ in rows:
-                counts[a] = counts.get(a, 0) + 1
-                counts[b] = counts.get(b, 0) + 1
-            pairs = league_pairs(store, config.name)
-            whole = 2
+            ratings, figures = read_figures(store)
+            pairs, waiting = waiting_pairs(store)
         versions = league_bots(store)
     finally:
         if db is None:
@@ -1168,14 +1240,16 @@ def read_ladder(folder: Path, data: Path | None = None,
     members, _ = current_members(folder, config, data or data_dir())
     active = {m.name for m in members}
     table = []
+    nothing = Record(0, 0, 0, 0, math.nan, math.nan, math.nan)
     for name in sorted(set(versions) | active):
         rating = ratings.get(name) or ENV.create_rating()
         family = versions[name][0] if name in versions else name.split("@")[0]
-        table.append(LadderRow(family, name, rating.mu, rating.sigma, counts.get(name, 0),
-                               name in active))
+        mine = figures.get(name, nothing)
+        table.append(LadderRow(family, name, rating.mu, rating.sigma, mine.matches,
+                               name in active, mine.wins, mine.draws, mine.losses, mine.score,
+                               mine.low, mine.high, str(joined.get(name, ""))))
     table.sort(key=lambda r: (not r.active, -r.conservative, r.name))
-    return table, {"matches": len(rows), "pairs": len(pairs),
-                   "waiting": sum(1 for p in pairs if len(p.stored) < whole)}
+    return table, {"matches": int(stored), "pairs": pairs, "waiting": waiting}
 
 
 def _seated_ratings(db: sqlite3.Connection) -> tuple[dict[str, trueskill.Rating], dict[str, int]]:

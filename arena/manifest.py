@@ -142,7 +142,7 @@ def load_manifest(folder: Path) -> Manifest:
         with open(path, "rb") as fh:
             data = tomllib.load(fh)
     except FileNotFoundError:
-        raise ManifestError(f"{folder} has no {MANIFEST_NAME} (see README: Submitting a bot)") \
+        raise ManifestError(f"{folder} has no {MANIFEST_NAME} (see docs/authors/submitting.md)") \
             from None
     except OSError as err:
         raise ManifestError(f"cannot read {path}: {err.strerror}") from None

@@ -5,7 +5,7 @@ and pairing uniformly at random wastes most matches on bots whose order is alrea
 is a pure function of what the league knows: the ratings, the pairs in flight, and the **window**,
 the last ``W`` pairs it started (in flight included) with the one being chosen, where ``W = 2 x``
 the pairings of the current bots (``n (n - 1)`` pairs, two round robins' worth; a league younger
-than that uses all its pairs). README, "League", says the same for organisers.
+than that uses all its pairs). docs/organisers/league.md says the same for organisers.
 
 1. **Shares, first.** Over every window:
 
@@ -74,7 +74,7 @@ from typing import Iterable, Iterator, Mapping, Sequence
 
 import trueskill
 
-from arena.ratings import ENV
+from arena.rating_replay import ENV
 
 WINDOW_ROUNDS = 2      # the window: this many round robins' worth of pairs (W = ROUNDS x pairings)
 MOST_SHARE = 2.0       # a pairing takes at most this many times its even share of a window
@@ -128,6 +128,12 @@ class PairWindow:
             self._bots[me] = self._bots.get(me, 0) + step
             row = self._with.setdefault(me, {})
             row[other] = row.get(other, 0) + step
+            if not row[other]:  # gone from the window: a league's bots come and go for ever
+                del row[other]
+                if not row:
+                    del self._with[me]
+            if not self._bots[me]:
+                del self._bots[me]
 
     def push(self, a: str, b: str) -> None:
         """A pair started; the oldest leaves once the window is full."""
@@ -165,17 +171,23 @@ def match_quality(a: Standing, b: Standing) -> float:
 
 def _spread(a: Standing, b: Standing) -> float:
     """c, the spread of the performance difference of ``a`` and ``b`` in TrueSkill's model."""
-    return math.sqrt(2 * ENV.beta ** 2 + a.sigma ** 2 + b.sigma ** 2)
+    return math.sqrt(_BASE + a.sigma ** 2 + b.sigma ** 2)
+
+
+_BASE = 2 * ENV.beta ** 2  # c's part of TrueSkill's performance noise
 
 
 # TrueSkill's normal distribution from the C library's erfc: the trueskill package's own (pure
 # Python, an approximation good to 1e-7) made choosing among 200 bots take 9 ms.
 def _cdf(x: float) -> float:
-    return 0.5 * math.erfc(-x / math.sqrt(2))
+    return 0.5 * math.erfc(-x / _SQRT_2)
 
 
 def _pdf(x: float) -> float:
-    return math.exp(-x * x / 2) / math.sqrt(2 * math.pi)
+    return math.exp(-x * x / 2) / _SQRT_2PI
+
+
+_SQRT_2, _SQRT_2PI = math.sqrt(2), math.sqrt(2 * math.pi)
 
 
 _DECIDED_T = float(ENV.ppf(DECIDED_SCORE))  # |mu_a - mu_b| / c beyond this: decided
@@ -189,20 +201,28 @@ def expected_score(a: Standing, b: Standing) -> float:
 def decided(a: Standing, b: Standing) -> bool:
     """Whether the ratings already tell how a match of the two ends (expected score beyond
     ``DECIDED_SCORE``): the sigmas are in the spread, so two uncertain ratings are not decided."""
-    return abs(a.mu - b.mu) >= _DECIDED_T * _spread(a, b)
+    return _decided(a, b, _spread(a, b))
+
+
+def _decided(a: Standing, b: Standing, c: float) -> bool:
+    return abs(a.mu - b.mu) >= _DECIDED_T * c
 
 
 def information(a: Standing, b: Standing) -> float:
     """What one match of ``a`` and ``b`` is expected to teach: TrueSkill's expected reduction of
     the two bots' variance (``sigma**4 / c**2`` times the update's ``w`` factor, weighted by the
     chance of each result: largest for an even match, nearly nothing for a foregone one)."""
-    c = _spread(a, b)
+    return _information(a, b, _spread(a, b))
+
+
+def _information(a: Standing, b: Standing, c: float) -> float:
+    """``information`` with the spread ``c`` known (``next_pair`` has it from ``decided``)."""
     t = (a.mu - b.mu) / c
     shrink = 0.0
     for x in (t, -t):  # a wins (x = t) or b wins
-        win = _cdf(x)
+        win = 0.5 * math.erfc(-x / _SQRT_2)  # _cdf and _pdf, written out: called 200 times a pair
         if win > 0:
-            v = _pdf(x) / win
+            v = math.exp(-x * x / 2) / _SQRT_2PI / win
             shrink += win * v * (v + x)
     return (a.sigma ** 4 + b.sigma ** 4) / c ** 2 * shrink
 
@@ -232,31 +252,36 @@ def next_pair(standings: Sequence[Standing],
     most = MOST_SHARE * span / pairings(len(standings))  # pairs of one pairing, at most
     least = LEAST_SHARE * 2 * span / len(standings)      # pairs of one bot, at least
 
-    fewest = min(window.bot(s.name) for s in standings)
-    first = min((s for s in standings if window.bot(s.name) == fewest),
+    in_window = [window.bot(s.name) for s in standings]  # pairs of the window, per bot
+    fewest = min(in_window)
+    first = min((s for s, n in zip(standings, in_window) if n == fewest),
                 key=lambda s: (-s.uncertainty, s.matches, s.name))
     busy = {b if a == first.name else a for a, b in in_flight if first.name in (a, b)}
 
-    # Two passes, so that the information (the costly part) is weighed only among the opponents
-    # left by the limits: (over the limit, not short, in flight, decided) first.
-    ranked = []
+    # Two steps, so that the information (the costly part) is weighed only among the opponents
+    # left by the limits: (over the limit, not short, in flight, decided) first, the least of it
+    # kept as the loop goes. Each opponent's spread c is worked out once, for both steps, from
+    # the first bot's part of it (the sum in _spread's order: the same float to the last bit).
     row = window.opponents(first.name)
-    for s in standings:
+    base = _BASE + first.sigma ** 2
+    best: tuple[float, bool, bool, bool] | None = None
+    left: list[tuple[int, int, Standing, float]] = []  # (played, in window, standing, c)
+    for s, n in zip(standings, in_window):
         if s.name == first.name:
             continue
         played = row.get(s.name, 0)
-        over = max(0.0, played + 1 - most)
-        short = window.bot(s.name) < least
-        ranked.append(((over, not short, s.name in busy, decided(first, s)), played, s))
-    best = min(cheap for cheap, _, _ in ranked)
-
-    def rest(played: int, s: Standing) -> tuple[float, int, str]:
-        if best[3]:  # only decided ones left: the least played first
-            return (played, window.bot(s.name), s.name)
-        return (-information(first, s) * (1 - played / most) ** 2, window.bot(s.name), s.name)
-
-    left = [(played, s) for cheap, played, s in ranked if cheap == best]
-    opponent = min(left, key=lambda pair: rest(*pair))[1]
+        c = math.sqrt(base + s.sigma ** 2)
+        cheap = (max(0.0, played + 1 - most), n >= least, s.name in busy, _decided(first, s, c))
+        if best is None or cheap < best:
+            best, left = cheap, [(played, n, s, c)]
+        elif cheap == best:
+            left.append((played, n, s, c))
+    assert best is not None
+    if best[3]:  # only decided ones left: the least played first
+        opponent = min(left, key=lambda e: (e[0], e[1], e[2].name))[2]
+    else:
+        opponent = min(left, key=lambda e: (-_information(first, e[2], e[3])
+                                            * (1 - e[0] / most) ** 2, e[1], e[2].name))[2]
     return first.name, opponent.name
 
 

@@ -309,7 +309,7 @@ def check_memory(limits: SandboxLimits, mode: str | None = None) -> None:
         f"here, only each of its processes (no cgroup per bot: {missing}); a bot of N processes "
         f"could hold N x {limits.memory_mb} MB. To accept a cap per process: "
         f"{PER_PROCESS_OPT_IN} (memory_per_process = 1 in a [sandbox] table, or "
-        f"{PER_PROCESS_ENV}=1), or memory_mb=0 for none; see README, 'The sandbox'")
+        f"{PER_PROCESS_ENV}=1), or memory_mb=0 for none; see docs/organisers/isolation.md")
 
 
 def waiting_bots_yield() -> bool:
@@ -348,7 +348,7 @@ def _unavailable(level: str, missing: str) -> SandboxUnavailable:
         f"bots do not run: the {level!r} sandbox is not available here: {missing}. A weaker "
         f"sandbox needs an explicit opt-in: --isolation {' or '.join(weaker)} (or "
         f"{ISOLATION_ENV}={weaker[-1]}, or isolation = \"{weaker[0]}\" in a tournament file); "
-        f"see README, 'The sandbox', for what each level lets a bot do")
+        f"see docs/organisers/isolation.md for what each level lets a bot do")
 
 
 def _probe(level: str) -> Support:

@@ -16,7 +16,7 @@ import sqlite3
 import time
 import urllib.parse
 from pathlib import Path
-from typing import Any, Iterable, Mapping, NamedTuple, Sequence
+from typing import Any, Callable, Iterable, Mapping, NamedTuple, Sequence
 
 from arena.arena_folders import private_file, private_subfolder, tighten
 from arena.deal_keys import check_key
@@ -333,12 +333,15 @@ class Store:
         return {row[0] for row in self.db.execute("SELECT match_id FROM matches")}
 
     def record_match(self, scheduled: ScheduledMatch, result: MatchResult,
-                     record: str | None = None) -> None:
+                     record: str | None = None,
+                     then: Callable[[sqlite3.Connection], None] | None = None) -> None:
         """Store a finished match, its deals and every seat's figures, all or nothing. With three
-        or four players, every side's points go in ``sides`` and ``deal_sides`` as well."""
-        self.insert([match_rows(scheduled, result, record)])
+        or four players, every side's points go in ``sides`` and ``deal_sides`` as well. ``then``:
+        what else to write in the same transaction (a league's kept ratings)."""
+        self.insert([match_rows(scheduled, result, record)], then)
 
-    def insert(self, matches: Sequence[MatchRows]) -> None:
+    def insert(self, matches: Sequence[MatchRows],
+               then: Callable[[sqlite3.Connection], None] | None = None) -> None:
         """Store several finished matches, as ``match_rows`` made them, in one transaction: all
         of them or none. A tournament commits the matches that finished within a fraction of a
         second together (tournament.py): one commit per match was the largest part of the
@@ -358,6 +361,8 @@ class Store:
                                     [row for m in matches for row in m.sides])
                 self.db.executemany("INSERT INTO deal_sides VALUES (?,?,?,?,?,?)",
                                     [row for m in matches for row in m.deal_sides])
+            if then is not None:
+                then(self.db)
 
     def _transaction(self) -> "_Transaction":
         return _Transaction(self.db)

@@ -279,7 +279,7 @@ def _check(config: TournamentConfig) -> None:
     need(players != 3 or len(config.bots) >= 3, f"profile {config.profile} is for three players: "
          f"a tournament needs at least three bots, not {len(config.bots)}")
     # Fail closed: the two instances of a bot partnering itself play one match at the same time,
-    # and no sandbox stops them signalling their hands to each other (README, the sandbox).
+    # and no sandbox stops them signalling their hands to each other (docs/organisers/isolation.md).
     need(players != 4 or len(config.bots) >= 4 or config.allow_self_partner,
          f"profile {config.profile} with {len(config.bots)} bots: each bot would partner "
          "itself, and its two instances, playing the same match at the same time, could pass "

@@ -317,7 +317,7 @@ def main() -> None:
     print(f"the same cost in round trips that read a line per read(2), the pipe's floor: "
           f"{floor:.2f} ({m['pipe round trip, python echo, one read per line, CPU of both ends (us)']:.1f} "
           f"us per round trip; no target)")
-    # The referee's row of README's "Cheap matches (issue 18)" table.
+    # The referee's row of docs/internals/benchmarks.md's "Cheap matches (issue 18)" table.
     print(f"| `bench_referee.py` | CPU per decision (referee and both bots) in raw Python pipe round "
           f"trips (CPU of both ends, {m['pipe round trip, python echo, CPU of both ends (us)']:.1f} "
           f"us) | | {referee_cost:.2f} "

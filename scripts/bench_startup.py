@@ -278,7 +278,7 @@ def main() -> None:
         before = [p for p in paths if p != "zygote"]
         was = "; ".join(f"{statistics.median(runs[p]['sdk']['cpu']):.1f} ms ({p}, same run)"
                         for p in before)
-        print("\nREADME, Benchmarks, issue 18's table:")
+        print("\ndocs/internals/benchmarks.md, issue 18's table:")
         print(f"| `bench_startup.py` | CPU to start an SDK bot and read its `ready` (every process) "
               f"| {was} | {cpu:.1f} ms ({statistics.median(r['bot']):.1f} the bot's processes, "
               f"{statistics.median(r['referee']):.1f} the referee's side, "

@@ -247,7 +247,7 @@ def test_a_store_an_older_version_left_readable_is_tightened_when_opened(tmp_pat
 
 
 @pytest.mark.skipif(not ROOT, reason="as a normal user a `limits` bot runs as that user, who may "
-                    "read the arena's files: the level does not defend them (README)")
+                    "read the arena's files: the level does not defend them (docs/organisers/isolation.md)")
 def test_at_limits_as_root_a_bot_cannot_read_its_own_running_match(world, monkeypatch):
     """Point 2: at ``--isolation limits`` as root a bot runs on the machine's files as a leased
     user id; it read its own running match's record (every hand) and the store, whose folders

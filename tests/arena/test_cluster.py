@@ -45,7 +45,7 @@ def free_port() -> int:
 
 
 class LocalDask:
-    """A scheduler and workers as separate processes, as a user starts them (README)."""
+    """A scheduler and workers as separate processes, as a user starts them (docs/organisers/cluster.md)."""
 
     def __init__(self, folder: Path):
         self.folder = folder

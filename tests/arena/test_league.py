@@ -75,7 +75,7 @@ def test_a_pair_cut_in_half_is_completed_with_its_versions_on_the_same_deals(tmp
     with read_snapshot(league / DB_NAME, hold_back=True) as snapshot:
         _write_league_page(snapshot.db, build, "halves", rows, counts)
     page = (build / "league.html").read_text()
-    assert "<td>retired</td><td>mine</td><td>11111111</td>" in page
+    assert "<td>retired</td><td>mine</td><td><code>11111111</code></td>" in page
     assert (build / "league_history.svg").stat().st_size > 0
 
 

@@ -1,7 +1,7 @@
 """The replay page in a real headless browser (Debian's chromium, as test_report_browser.py drives
 it): opened from disk, stepped with the keyboard (trick and deal), switched to one seat's view,
 where the other hand is not in the DOM at all; screenshots are kept in results/test-artifacts/
-(README: Reports) for a person to look at.
+(docs/organisers/reports.md) for a person to look at.
 
 Chromium runs from the command line only, so the keys are pressed by a small script added to a
 copy of the page: it sends the page the same keydown events a keyboard does, and writes what the

@@ -140,3 +140,65 @@ def test_report_page_in_a_real_browser(case, real_tournament, thirty_bots, seate
                 page.read_text(encoding="utf-8")
     else:
         assert body.count("<tr>") == (bots - 1) * 2  # two matches against each other bot
+
+
+LEAGUE_PROBE = """
+<script>
+window.addEventListener("load", () => {
+  const images = [...document.images].map(i => ({src: i.getAttribute("src"), complete: i.complete,
+                                                 width: i.naturalWidth, height: i.naturalHeight}));
+  const rows = (id) => document.querySelectorAll(`#${id} tbody tr`).length;
+  const out = document.createElement("pre");
+  out.id = "browser-test";
+  out.textContent = JSON.stringify({images, ladder: rows("ladder"), recent: rows("recent"),
+                                    versions: rows("versions"),
+                                    height: Math.ceil(document.body.scrollHeight)});
+  document.body.appendChild(out);
+});
+</script>
+"""
+
+
+def test_league_page_in_a_real_browser(tmp_path):
+    """The league page (issue 30): it loads from disk with its chart, no console message, a row
+    per bot of the ladder, per latest match and per version; a screenshot is kept."""
+    from arena.league import read_ladder
+    from arena.report.league_page import PAGE, write_league_page
+    from arena.report.snapshot import read_snapshot
+    from synthetic_league import synthetic_league
+
+    league = tmp_path / "league"
+    bots = ["alpha", "beta", "gamma", "mine@11111111", "mine@22222222", "random", "first-legal",
+            "greedy"]
+    path = synthetic_league(league, bots, pairs=120, active=["random", "first-legal", "greedy"],
+                            open_pairs=2)
+    build = tmp_path / "build"
+    build.mkdir()
+    with read_snapshot(path, hold_back=True) as snapshot:
+        rows, counts = read_ladder(league, tmp_path / "data", db=snapshot.db)
+        write_league_page(snapshot.db, build, "synthetic", rows, counts)
+    page = build / PAGE
+    probe = page.with_name("browser-test.html")
+    probe.write_text(page.read_text(encoding="utf-8").replace("</body>", LEAGUE_PROBE + "</body>"),
+                     encoding="utf-8")
+    proc = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'chromium-profile'}",
+                           "--enable-logging=stderr", "--v=0", "--virtual-time-budget=10000",
+                           "--dump-dom", probe.as_uri()], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    # Chromium logs what a page writes to its console (an error, a failed script) as CONSOLE.
+    assert ":CONSOLE" not in proc.stderr, proc.stderr[-2000:]
+    found = re.search(r'<pre id="browser-test">(.*?)</pre>', proc.stdout, re.S)
+    assert found, "the page's load event never came (or the test script did not run)"
+    seen = json.loads(html.unescape(found.group(1)))
+    assert [i["src"] for i in seen["images"]] == ["league_history.png"]
+    assert all(i["complete"] and i["width"] > 0 for i in seen["images"])
+    assert (seen["ladder"], seen["recent"], seen["versions"]) == (3, 20, len(bots))
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shot = ARTIFACTS / "league.png"
+    shot.unlink(missing_ok=True)
+    height = min(seen["height"], 16000)
+    chromium(tmp_path, f"--window-size=1280,{height}", f"--screenshot={shot}", page.as_uri())
+    with Image.open(shot) as image:
+        assert image.size == (1280, height)
+        assert len(image.convert("RGB").getcolors(1 << 20) or []) > 100  # a page, not a blank

@@ -62,7 +62,7 @@ def play(bots, tmp_path: Path, limits: Limits = LIMITS, seed: int = 3):
 
 
 # mode, fault, words of the detail, words of the bot's stderr log: the documented forfeit of each
-# hostile bot (README, "Hostile bots").
+# hostile bot (docs/authors/limits.md, "Hostile bots").
 HOSTILE = [
     ("loop", "timeout", "no answer within 500 ms", ""),
     ("hang", "timeout", "no answer within 500 ms", ""),
