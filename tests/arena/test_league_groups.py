@@ -279,8 +279,12 @@ def test_a_group_league_takes_a_bot_added_while_it_runs_and_continues_after_sigt
                       for m in group_matches(name, g.group_no, g.bots, g.seatings)}
     assert all(len(g.bots) == players == len(set(g.bots)) for g in groups)
 
-    # The stop published whole deal sets only (six matches each), the newcomer on the page, and
-    # with four players, the partner table.
+    if "did not finish" in out.strip().splitlines()[-1]:  # the stop's publish, bounded in time
+        made = subprocess.run([*ARENA, "league", "publish", str(league), "--data", str(data)],
+                              capture_output=True, text=True, timeout=WAIT_S)
+        assert made.returncode == 0, made.stdout + made.stderr
+    # The stop (or the publish it left) published whole deal sets only (six matches each), the
+    # newcomer on the page, and with four players, the partner table.
     current = league / "public" / CURRENT
     per_set: dict[str, set[str]] = {}
     for match_id, deal_set in read_store(league, "SELECT match_id, deal_set FROM matches"):
@@ -291,7 +295,7 @@ def test_a_group_league_takes_a_bot_added_while_it_runs_and_continues_after_sigt
     page = (current / "league.html").read_text()
     assert f"<td>{newcomer}</td>" in page
     if players == 4:
-        assert "<h2>Partners</h2>" in page
+        assert ">Partners</h2>" in page
         partners = read_store(league, "SELECT DISTINCT a.bot, b.bot FROM seats a JOIN seats b "
                               "USING (match_id) WHERE b.seat = (a.seat + 2) % 4 AND match_id IN "
                               f"({','.join('?' * len(whole))})", tuple(sorted(whole)))
@@ -299,7 +303,7 @@ def test_a_group_league_takes_a_bot_added_while_it_runs_and_continues_after_sigt
         for bot, partner in partners:
             assert f"<tr><td>{bot}</td><td>{partner}</td>" in page
     else:
-        assert "<h2>Partners</h2>" not in page
+        assert ">Partners</h2>" not in page
 
     # Continued (in this process, not publishing): half-played groups first, then one new group;
     # nothing lost or doubled.
