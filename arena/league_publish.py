@@ -265,4 +265,24 @@ def _write_league_page(db: sqlite3.Connection, build: Path, name: str, rows: lis
     """The league's page, its ladder as JSON and its chart (``report.league_page``)."""
     from arena.report.league_page import write_league_page
 
-    write_league_page(db, build, name, rows, counts, previous=previous)
+    write_league_page(db, build, name, rows, counts, previous=previous,
+                      partners=partner_rows(db))
+
+
+def partner_rows(db: sqlite3.Connection) -> list[dict[str, object]]:
+    """The league page's partner table (``ratings.partner_table``: four players only, else empty),
+    one dict per bot and partner, names scrubbed as the page's others are."""
+    from arena.ratings import partner_table
+    from arena.report.public import scrub_paths
+
+    try:
+        table = partner_table(db)
+    except sqlite3.Error:
+        return []
+    rows: list[dict[str, object]] = []
+    for row in table.itertuples(index=False):
+        rows.append({"bot": scrub_paths(str(row.bot)), "partner": scrub_paths(str(row.partner)),
+                     "matches": int(row.matches), "wins": int(row.wins),
+                     "losses": int(row.losses), "undecided": int(row.undecided),
+                     "score_pct": float(row.score_pct)})
+    return rows

@@ -30,6 +30,14 @@ than that uses all its pairs). docs/organisers/league.md says the same for organ
    opponent, and the least played of the decided ones first. It is played when its bots' turns
    come and nothing better is left: about its even share, never more than twice it.
 
+**Three and four players** (``next_group``): a group of three or four bots plays one deal set in
+its six seatings (``schedule.group_seatings``), and the same rule holds with groups for pairs and
+the pairings *inside* groups for pairings: the window is the last ``2 x C(n, 2) / C(k, 2)``
+groups (every pairing twice, with ``C(k, 2)`` pairings in a group of ``k``); every bot plays in at
+least half the mean bot's groups, no pairing within groups takes more than twice its even share.
+The first bot is chosen as above; each further member, in turn, as an opponent is, its limits and
+information weighed against every member chosen so far.
+
 4. A bot never meets itself; with fewer than two bots there is no pair. The same standings and
    window always give the same pair (no randomness), so a league's choices can be replayed and
    tested (``tests/arena/test_league_matchmaking.py`` simulates bots of known strength).
@@ -275,3 +283,138 @@ def next_pair(standings: Sequence[Standing],
         opponent = min(left, key=lambda e: (-_information(first, e[2], e[3])
                                             * (1 - e[0] / most) ** 2, e[1], e[2].name))[2]
     return first.name, opponent.name
+
+
+# -- three and four players ------------------------------------------------------------------------
+
+def group_window_size(bots: int, players: int) -> int:
+    """W for groups of ``players``: enough groups for every pairing of the bots to meet
+    ``WINDOW_ROUNDS`` times (the new group included)."""
+    return max(1, math.ceil(WINDOW_ROUNDS * pairings(bots) / pairings(players)))
+
+
+class GroupWindow:
+    """The last ``size`` groups a league started (in flight included), oldest first, with each
+    bot's groups and each pairing's groups together counted as groups come and go."""
+
+    def __init__(self, size: int, groups: Iterable[Sequence[str]] = ()) -> None:
+        if size < 0:
+            raise ValueError(f"a window of {size} groups")
+        self.size = size
+        self._groups: deque[tuple[str, ...]] = deque()
+        self._bots: dict[str, int] = {}
+        self._with: dict[str, dict[str, int]] = {}
+        for group in groups:
+            self.push(group)
+
+    def _count(self, group: tuple[str, ...], step: int) -> None:
+        for me in group:
+            self._bots[me] = self._bots.get(me, 0) + step
+            row = self._with.setdefault(me, {})
+            for other in group:
+                if other != me:
+                    row[other] = row.get(other, 0) + step
+
+    def push(self, group: Sequence[str]) -> None:
+        """A group started; the oldest leaves once the window is full."""
+        if self.size == 0:
+            return
+        if len(self._groups) == self.size:
+            self._count(self._groups.popleft(), -1)
+        self._groups.append(tuple(group))
+        self._count(tuple(group), 1)
+
+    def __len__(self) -> int:
+        return len(self._groups)
+
+    def __iter__(self) -> Iterator[tuple[str, ...]]:
+        return iter(self._groups)
+
+    def bot(self, name: str) -> int:
+        """Groups of the window the bot plays in."""
+        return self._bots.get(name, 0)
+
+    def pairing(self, a: str, b: str) -> int:
+        """Groups of the window that hold both ``a`` and ``b``."""
+        return self._with.get(a, {}).get(b, 0)
+
+
+def next_group(standings: Sequence[Standing], players: int,
+               recent: GroupWindow | Sequence[Sequence[str]] = (),
+               in_flight: Sequence[Sequence[str]] = ()) -> tuple[str, ...] | None:
+    """The next group of ``players`` bots to play a deal set in its six seatings (the module's
+    rule, "Three and four players"), in the order chosen, or None with fewer bots than seats.
+    ``recent``: the groups started last, oldest first, as a ``GroupWindow`` of
+    ``group_window_size(len(standings), players) - 1`` groups or a list (its tail is used);
+    ``in_flight``: the groups started and not yet stored."""
+    names = [s.name for s in standings]
+    if len(set(names)) != len(names):
+        twice = sorted(n for n in set(names) if names.count(n) > 1)
+        raise ValueError(f"a bot is listed twice: {twice}")
+    if players < 2:
+        raise ValueError(f"a group of {players}")
+    if len(standings) < players:
+        return None
+    size = group_window_size(len(standings), players) - 1
+    if isinstance(recent, GroupWindow):
+        if recent.size != size:
+            raise ValueError(f"a window of {recent.size} groups for {len(standings)} bots: "
+                             f"the rule's is {size}")
+        window = recent
+    else:
+        window = GroupWindow(size, recent[max(0, len(recent) - size):])
+    span = len(window) + 1
+    # A pairing's even share: each group holds C(k, 2) of the C(n, 2) pairings.
+    most = MOST_SHARE * span * pairings(players) / pairings(len(standings))
+    least = LEAST_SHARE * span * players / len(standings)
+    busy = {bot for group in in_flight for bot in group}
+
+    fewest = min(window.bot(s.name) for s in standings)
+    first = min((s for s in standings if window.bot(s.name) == fewest),
+                key=lambda s: (-s.uncertainty, s.matches, s.name))
+    chosen = [first]
+    while len(chosen) < players:
+        ranked = []
+        others = [s.name for s in standings if s not in chosen]
+        for s in standings:
+            if s in chosen:
+                continue
+            together = [window.pairing(c.name, s.name) for c in chosen]
+            # Over the limit counts the group it can still become: taken greedily, a member
+            # whose every completion is over (all its other partners at the limit) left the last
+            # choice no good one.
+            over = sum(max(0.0, played + 1 - most) for played in together) + _completion(
+                window, [*(c.name for c in chosen), s.name], [o for o in others if o != s.name],
+                players - len(chosen) - 1, most)
+            short = window.bot(s.name) < least
+            ranked.append(((over, not short, s.name in busy, decided(first, s)), together, s))
+        best = min(cheap for cheap, _, _ in ranked)
+
+        def rest(together: list[int], s: Standing) -> tuple[float, int, str]:
+            if best[3]:  # only decided ones left: the least played first
+                return (sum(together), window.bot(s.name), s.name)
+            teach = sum(information(c, s) * max(0.0, 1 - played / most) ** 2
+                        for c, played in zip(chosen, together))
+            return (-teach, window.bot(s.name), s.name)
+
+        left = [(together, s) for cheap, together, s in ranked if cheap == best]
+        chosen.append(min(left, key=lambda pair: rest(*pair))[1])
+    return tuple(s.name for s in chosen)
+
+
+def _completion(window: GroupWindow, group: list[str], pool: list[str], need: int,
+                most: float) -> float:
+    """The least a completion of ``group`` by ``need`` bots of ``pool`` goes over the pairing
+    limit ``most`` (summed over its new pairings); the search ends at the first that does not."""
+    if need == 0:
+        return 0.0
+    best = math.inf
+    for i, bot in enumerate(pool):
+        added = sum(max(0.0, window.pairing(g, bot) + 1 - most) for g in group)
+        if added >= best:
+            continue
+        best = min(best, added + _completion(window, [*group, bot], pool[i + 1:], need - 1,
+                                             most))
+        if best == 0:
+            break
+    return best

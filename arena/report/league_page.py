@@ -23,7 +23,7 @@ import sqlite3
 import time
 import urllib.parse
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import jinja2
 
@@ -133,12 +133,11 @@ def _tournament_id(db: sqlite3.Connection) -> str:
 
 def write_league_page(db: sqlite3.Connection, build: Path, name: str, rows: list[LadderRow],
                       counts: dict[str, int], previous: Path | None = None,
-                      partners: str | None = None) -> None:
+                      partners: Sequence[Mapping[str, object]] = ()) -> None:
     """Write ``league.html``, ``league.json`` and the history chart into ``build`` from the
     snapshot ``db`` and the ladder read from it (``league.read_ladder``). ``previous``: the build
-    current until now, whose ``league.json`` gives the ranks to compare with. ``partners``: the
-    HTML of a section for three- and four-player leagues (their partner table), shown after the
-    ladder."""
+    current until now, whose ``league.json`` gives the ranks to compare with. ``partners``: a
+    four-player league's partner table (``league_publish.partner_rows``), shown after the ladder."""
     before, before_built = previous_ranks(previous)
     had_previous = bool(before)
     built = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
