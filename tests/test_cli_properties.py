@@ -271,7 +271,7 @@ def _league(playground: Path, args: list[str]) -> tuple[int, str]:
 
 QUICK = ["rules list", "rules show", "bots list", "bots show", "bots remove", "replay",
          "leaderboard", "league init", "league add", "league remove", "league status", "demo"]
-DRAWING = ["report", "publish"]  # a valid example draws the report's charts: seconds each
+DRAWING = ["report", "publish", "league publish"]  # a valid example draws charts: seconds each
 PLAYING = ["play", "tournament", "sprt", "league run", "submit"]  # a valid example plays
 
 

@@ -220,6 +220,39 @@ def remove(
                   "results stay in the history", soft_wrap=True)
 
 
+@league_app.command("publish")
+def publish(folder: Path = FolderArg, data: DataOption = DEFAULT_DATA) -> None:
+    """Publish the league in DIR now (its report and league page, into PUBLISH/current): for a
+    league that is not running, whose last publish did not finish as it stopped. A running
+    league publishes by itself (at its start, every publish_every seconds and as it stops)."""
+    from arena.compete.folder_lock import FolderLock, FolderLockedError
+    from arena.compete.league import load_league_config
+    from arena.compete.league_publish import publish_league
+    from arena.report import ReportError
+    from arena.results.store import DB_NAME
+
+    try:
+        config = load_league_config(folder)
+    except ConfigError as err:
+        raise term.fail(str(err)) from None
+    if not (folder / DB_NAME).is_file():
+        raise term.fail(f"{folder} has not played yet (no {DB_NAME}): nothing "
+                        f"to publish; start it with arena league {folder}")
+    try:
+        # Held while publishing: a league started meanwhile would publish the same build number.
+        with FolderLock(folder, "league"):
+            index = publish_league(folder, config, data)
+    except FolderLockedError:
+        raise term.fail(f"the league in {folder} is running: it publishes by "
+                        "itself (every publish_every seconds, and as it stops)") from None
+    except OSError as err:
+        raise term.fail(f"cannot use the folder {folder}: "
+                        f"{term.os_error(err)}") from None
+    except ReportError as err:
+        raise term.fail(str(err)) from None
+    console.print(f"published {safe(index, limit=None)}", soft_wrap=True)
+
+
 @league_app.command("status")
 def status(folder: Path = FolderArg, data: DataOption = DEFAULT_DATA,
            fmt: str = typer.Option("table", "--format", "-f", help="table (for people), json or "

@@ -23,8 +23,12 @@ new ``arena submit`` of it is a new bot of the store (``NAME@VERSION``, the regi
 name a version) that replaces the old one in the ladder; the old version's matches stay in the
 history (``league_publish.py`` draws every version's rating).
 
-Two-player profiles only: the three- and four-player schedules (``schedule.py``) group bots in
-threes and fours, which this ladder does not choose.
+Three- and four-player profiles play **groups** instead of pairs: ``matchmaking.next_group``
+chooses three or four bots by the same rule, and the group's one deal set is played in its six
+seatings (``schedule.group_seatings``, as a tournament plays a set), rated with TrueSkill's teams
+(``ratings.rate_match``). A group (its bots and seatings) is written to ``league_groups`` before
+its matches are sent out, and completed as a pair is after a stop. A group needs as many bots as
+seats (no bot partners itself in a league).
 """
 
 from __future__ import annotations
@@ -53,17 +57,20 @@ from arena.game import Rules, RulesError, load_rules
 from arena.compete.league_ladder import LadderRow, Record, read_figures, settle, waiting_pairs
 from arena.compete.league_ladder import SCHEMA as RATINGS_SCHEMA
 from arena.compete.match_job import MatchJob, play_job
-from arena.compete.matchmaking import PairWindow, Standing, next_pair, window_size
+from arena.compete.matchmaking import GroupWindow, PairWindow, Standing, group_window_size, next_group, \
+    next_pair, window_size
 from arena.compete.pool import Pool, WorkerError
 from arena.entrants.preflight import PreflightError, preflight
 from arena.results.rating_replay import ENV
+from arena.results.ratings import rate_match, ranks_of, side_of, store_players
 from arena.entrants.registry import Registry, RegistryError, data_dir
 from arena.isolation.sandbox import SandboxLimits, SandboxUnavailable, check_memory, data_folders, \
     waiting_bots_yield
 from arena.types import ScheduledMatch
+from arena.compete.schedule import group_seatings
 from arena.results.store import DB_NAME, DiskFullError, Store, StoreError, connect_read_only
 from arena.compete.tournament import check_isolation, run_log
-from arena.types import BotSpec, ConfigError, MatchResult
+from arena.types import BotSpec, ConfigError, MatchEnding, MatchResult
 from arena.isolation.worker_cores import AFFINITY_WORDS, AUTO, Affinity, default_workers, for_run, \
     is_affinity
 
@@ -81,7 +88,16 @@ IDLE_POLL_S = 1.0   # with fewer than two bots, how often the league looks for n
 # the previous build stays current, the next turn publishes again): one stuck would hold every
 # later publish back. An hour is many times what a league of 100,000 matches needs.
 PUBLISH_TIMEOUT_S = 3600.0
+# The last publish, as the league stops, must end within this many seconds of the stop signal:
+# `docker stop` and systemd kill ten seconds after their SIGTERM, and the bots and workers must
+# be ended and the store closed as well. A publish that has not finished by then is ended, the
+# previous build stays current, and the next start (or `arena league publish DIR`) publishes.
+STOP_PUBLISH_S = 7.0
 REFRESH_S = 1.0     # how often membership (settings, members.sqlite, registry) is read again
+# ... or less often, so that reading it takes at most this share of the league's time: each read
+# resolves and checks every bot's command, 1 s for 200 bots on a loaded machine, and a league that
+# read them every second played one pair a second (scripts/bench_league_scale.py).
+REFRESH_SHARE = 0.1
 
 EXAMPLE = """\
 # A standing league: `arena league DIR` plays until stopped (Ctrl-C or kill -TERM) and continues
@@ -97,7 +113,9 @@ registered = false              # true: every bot registered with `arena submit`
                                 # the profile) takes part
 
 # The game (fixed once the league has played: a change would mix two leagues in one table).
-profile = "sixty_six"           # a two-player profile: sixty_six, schnapsen, vu_compat
+profile = "sixty_six"           # sixty_six, schnapsen, vu_compat (pairs of bots), or
+                                # three_player, four_player (groups of three or four bots, each
+                                # group's deals in six seatings; four players in partnerships)
 decision_ms = 1000              # time limit per decision
 startup_ms = 5000               # time limit to start
 max_deals = 200                 # deals per match at most
@@ -249,9 +267,9 @@ def rules_of(config: LeagueConfig) -> Rules:
         rules = load_rules(config.profile, overrides=config.rules)
     except RulesError as err:
         raise ConfigError(str(err)) from None
-    if rules.players != 2:
-        raise ConfigError(f"a league plays two-player profiles; {config.profile} is for "
-                          f"{rules.players} players (run it as a tournament)")
+    if rules.players not in (2, 3, 4):
+        raise ConfigError(f"a league plays two, three or four players; {config.profile} is for "
+                          f"{rules.players} players")
     return rules
 
 
@@ -396,6 +414,14 @@ CREATE TABLE IF NOT EXISTS league_pairs (
     b TEXT NOT NULL REFERENCES bots(name),
     started TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS league_groups (
+    -- Three and four players: as league_pairs, a group of bots and the seatings its one deal set
+    -- is played in, written before its matches are sent out.
+    group_no INTEGER PRIMARY KEY,
+    bots TEXT NOT NULL,              -- JSON list of the group's bots, in the order chosen
+    seatings TEXT NOT NULL,          -- JSON list of seatings, each a list of bots in seat order
+    started TEXT NOT NULL
+);
 """
 
 
@@ -435,6 +461,51 @@ def league_pairs(db: sqlite3.Connection, league: str) -> list[StoredPair]:
         ids = {m.match_id for m in pair_matches(league, pair_no, a, b)}
         pairs.append(StoredPair(pair_no, a, b, frozenset(ids & done)))
     return pairs
+
+
+SEATINGS = 6  # the matches of a group's deal set (schedule.group_seatings)
+
+
+def group_matches(league: str, group_no: int, bots: Sequence[str],
+                  seatings: Sequence[Sequence[str]]) -> list[ScheduledMatch]:
+    """The matches of group ``group_no`` (three or four players): one deal set, one match per
+    seating. Ids come from the league's name, the group, its bots and the seating, never from the
+    key or the time; the label's ``players`` keeps a group's deals apart from any pair's."""
+    players = len(seatings[0])
+    deal_set = deal_set_label("league", players, group_no, *bots)
+    matches = []
+    for seating, seats in enumerate(seatings):
+        digest = hashlib.sha256(json.dumps([league, group_no, list(bots), seating, list(seats)])
+                                .encode()).hexdigest()
+        match_id = f"L{group_no:06d}{'abcdef'[seating]}-{digest[:12]}"
+        matches.append(ScheduledMatch(SEATINGS * group_no + seating, match_id, tuple(seats),
+                                      deal_set, group_no % players, tuple(bots), group_no,
+                                      seating))
+    return matches
+
+
+@dataclass(frozen=True)
+class StoredGroup:
+    group_no: int
+    bots: tuple[str, ...]
+    seatings: tuple[tuple[str, ...], ...]
+    stored: frozenset[str]   # match ids of the group already in the store
+
+
+def league_groups(db: sqlite3.Connection, league: str) -> list[StoredGroup]:
+    """Every group a three- or four-player league started, with which of its matches are stored
+    (empty for a two-player league, and for a store from before groups)."""
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'league_groups'").fetchone() is None:
+        return []
+    done = {row[0] for row in db.execute("SELECT match_id FROM matches")}
+    groups = []
+    for group_no, bots, seatings in db.execute(
+            "SELECT group_no, bots, seatings FROM league_groups ORDER BY group_no"):
+        members = tuple(json.loads(bots))
+        seated = tuple(tuple(seats) for seats in json.loads(seatings))
+        ids = {m.match_id for m in group_matches(league, group_no, members, seated)}
+        groups.append(StoredGroup(group_no, members, seated, frozenset(ids & done)))
+    return groups
 
 
 def _has_league_tables(db: sqlite3.Connection) -> bool:
@@ -494,16 +565,32 @@ class Ladder:
         for bot in (seat0, seat1):
             self.matches[bot] = self.matches.get(bot, 0) + 1
 
-    def started(self, pair_no: int, a: str, b: str) -> None:
-        self.last_pair[a] = self.last_pair[b] = pair_no
+    def add_seated(self, seats: Sequence[str], game_points: Sequence[int], winner: int | None,
+                   offender: int | None, reason: str) -> None:
+        """A three- or four-player match (``offender`` a seat): its sides as TrueSkill teams,
+        ranked as the report ranks them (``ratings.ranks_of``)."""
+        players = len(seats)
+        sides = 2 if players == 4 else players
+        teams = tuple(tuple(bot for seat, bot in enumerate(seats) if side_of(players, seat) == side)
+                      for side in range(sides))
+        side = None if offender is None else side_of(players, offender)
+        ranks = ranks_of(players, tuple(game_points), winner, side,
+                         no_contest=reason in (MatchEnding.NO_CONTEST, MatchEnding.DECLINED))
+        rate_match(self.ratings, teams, ranks)
+        for bot in set(seats):
+            self.matches[bot] = self.matches.get(bot, 0) + 1
+
+    def started(self, pair_no: int, *bots: str) -> None:
+        for bot in bots:
+            self.last_pair[bot] = pair_no
 
     def standings(self, names: Sequence[str], next_pair_no: int,
-                  in_flight: Sequence[tuple[str, str]] = (),
+                  in_flight: Sequence[Sequence[str]] = (),
                   joined: Mapping[str, int] | None = None) -> list[Standing]:
         busy: dict[str, int] = {}
-        for a, b in in_flight:
-            busy[a] = busy.get(a, 0) + 2
-            busy[b] = busy.get(b, 0) + 2
+        for group in in_flight:  # a pair's two matches, a group's six
+            for bot in group:
+                busy[bot] = busy.get(bot, 0) + (2 if len(group) == 2 else SEATINGS)
         out = []
         for name in names:
             rating = self.ratings.get(name) or ENV.create_rating()
@@ -516,12 +603,32 @@ class Ladder:
     @classmethod
     def from_store(cls, db: sqlite3.Connection) -> Ladder:
         ladder = cls()
+        if store_players(db) > 2:
+            return cls._from_seated_store(db)
         for seat0, seat1, winner in db.execute(
                 "SELECT seat0, seat1, winner FROM matches ORDER BY sched_order"):
             ladder.add(seat0, seat1, winner)
         if _has_league_tables(db):
             for pair_no, a, b in db.execute("SELECT pair_no, a, b FROM league_pairs"):
                 ladder.started(pair_no, a, b)
+        return ladder
+
+    @classmethod
+    def _from_seated_store(cls, db: sqlite3.Connection) -> Ladder:
+        ladder = cls()
+        seats: dict[str, list[str]] = {}
+        for match_id, bot in db.execute("SELECT match_id, bot FROM seats ORDER BY match_id, seat"):
+            seats.setdefault(match_id, []).append(bot)
+        points: dict[str, list[int]] = {}
+        for match_id, value in db.execute("SELECT match_id, points FROM sides "
+                                          "ORDER BY match_id, side"):
+            points.setdefault(match_id, []).append(value)
+        for match_id, winner, reason, offender in db.execute(
+                "SELECT match_id, winner, reason, offender FROM matches ORDER BY sched_order"):
+            ladder.add_seated(seats.get(match_id, []), points.get(match_id, ()), winner,
+                              offender, reason)
+        for group_no, bots in db.execute("SELECT group_no, bots FROM league_groups"):
+            ladder.started(group_no, *json.loads(bots))
         return ladder
 
 
@@ -616,27 +723,42 @@ def run_league(folder: Path, overrides: Mapping[str, Any] | None = None,
                      affinity=for_run(config.affinity, limits.sandbox.cores,
                                       waiting_bots_yield())))
             runner.pool = pool
-        # Every publish_every seconds the league publishes in a process of its own and plays on
-        # meanwhile (league_publish.Publisher); its last publish, as it stops, is done here.
+        # The league publishes in a process of its own and plays on meanwhile
+        # (league_publish.Publisher): first thing at the start (a stop's last publish may not
+        # have finished in time: STOP_PUBLISH_S), then every publish_every seconds, and last as
+        # it stops, within STOP_PUBLISH_S.
         publisher = None
-        if publish and config.publish_every:
+        if publish:
             from arena.compete.league_publish import Publisher
 
             publisher = Publisher(folder, config, data)
             cleanup.callback(publisher.stop)
         published_at = time.monotonic()
+        if publisher is not None:
+            try:
+                if progress.stored:
+                    publisher.start(progress.stored)
+                else:
+                    publisher.prepare()
+            except OSError as err:  # no process to be had now: the next turn tries again
+                tell(f"publishing failed, the league plays on: {err.strerror or err}")
 
         def between_pairs() -> None:
             nonlocal published_at
             if publisher is None:
                 return
             _report_publish(publisher, progress, tell)
-            if not publisher.busy and time.monotonic() - published_at >= config.publish_every:
-                published_at = time.monotonic()
-                try:
+            if publisher.busy:
+                return
+            try:
+                if config.publish_every \
+                        and time.monotonic() - published_at >= config.publish_every:
+                    published_at = time.monotonic()
                     publisher.start(progress.stored)
-                except OSError as err:  # no process to be had now: the next turn tries again
-                    tell(f"publishing failed, the league plays on: {err.strerror or err}")
+                else:
+                    publisher.prepare()  # ready for the next turn, or the stop's publish
+            except OSError as err:  # no process to be had now: the next turn tries again
+                tell(f"publishing failed, the league plays on: {err.strerror or err}")
 
         try:
             while max_pairs is None or progress.pairs < max_pairs:
@@ -645,12 +767,11 @@ def run_league(folder: Path, overrides: Mapping[str, Any] | None = None,
                     time.sleep(IDLE_POLL_S)  # fewer than two bots: wait for members
                 between_pairs()
         except Stopped:
+            stopped_at = time.monotonic()
             if runner.pool is not None:
                 runner.pool.close(graceful=False)  # the bots go first; then the last publish
-            if publisher is not None:
-                publisher.stop()  # one publish at a time: the last one shows everything
-            if publish and progress.stored:
-                _publish(folder, config, progress, tell)
+            if publisher is not None and progress.stored:
+                _last_publish(publisher, progress, tell, stopped_at + STOP_PUBLISH_S)
             raise
         except DiskFullError as err:
             raise LeagueError(f"the disk holding {folder} is full ({err}); every stored match is "
@@ -680,12 +801,40 @@ def _report_publish(publisher: Publisher, progress: LeagueProgress,
             tell(f"publishing took more than {PUBLISH_TIMEOUT_S:g} s and was ended; the league "
                  "plays on and publishes again at its next turn")
         return
+    _say_published(outcome, publisher.stored, progress, tell)
+
+
+def _say_published(outcome: tuple[Path | None, str], stored: int, progress: LeagueProgress,
+                   tell: Callable[[str], None]) -> None:
     path, error = outcome
     if path is None:
         tell(f"publishing failed, the league plays on: {error}")
         return
     progress.published = path
-    tell(f"published {path} ({publisher.stored} matches)")
+    tell(f"published {path} ({stored} matches)")
+
+
+def _last_publish(publisher: Publisher, progress: LeagueProgress, tell: Callable[[str], None],
+                  deadline: float) -> None:
+    """The stop's publish, of every match stored, in the publisher's process, ended at
+    ``deadline`` (time.monotonic()) if it has not finished by then: the stop must not wait for
+    it (STOP_PUBLISH_S)."""
+    if publisher.busy:
+        publisher.stop()  # one publish at a time: the last one shows everything
+    try:
+        publisher.start(progress.stored)
+    except OSError as err:
+        tell(f"the last publish could not start: {err.strerror or err}; arena league publish "
+             f"{publisher.folder} publishes it")
+        return
+    outcome = publisher.wait(max(0.0, deadline - time.monotonic()))
+    if outcome is None:
+        publisher.stop()
+        tell(f"the last publish did not finish within {STOP_PUBLISH_S:g} s of the stop and was "
+             f"ended; the previous build stays current, and the next start (or arena league "
+             f"publish {publisher.folder}) publishes the {progress.stored} matches stored")
+        return
+    _say_published(outcome, publisher.stored, progress, tell)
 
 
 def _publish(folder: Path, config: LeagueConfig, progress: LeagueProgress,
@@ -720,17 +869,22 @@ class _Runner:
         self.problems: set[str] = set()
         self.joined_at: dict[str, int] = {}
         self.refreshed = 0.0
+        self.refresh_every = REFRESH_S
         self.resumed = False
-        self.running: dict[int, tuple[str, str, int]] = {}  # pair -> (a, b, matches not stored)
+        # pair or group -> (its bots, matches not stored)
+        self.running: dict[int, tuple[tuple[str, ...], int]] = {}
         self.window: PairWindow | None = None    # the last pairs started, for matchmaking
-        progress.stored = len(store.finished_ids())
+        self.players = rules.players             # 2: pairs; 3 or 4: groups (league_groups)
+        self.group_window: GroupWindow | None = None
+        progress.stored = store.db.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
 
     # -- membership --
 
     def refresh(self) -> list[Member]:
         """Read the settings' bot list, the membership table and the registry again (at most every
-        ``REFRESH_S``: a league of fast bots would otherwise spend its time reading them)."""
-        if self.members and time.monotonic() - self.refreshed < REFRESH_S:
+        ``REFRESH_S``: a league of fast bots would otherwise spend its time reading them; a league
+        of many bots reads them at most ``REFRESH_SHARE`` of its time)."""
+        if self.members and time.monotonic() - self.refreshed < self.refresh_every:
             return self.members
         self.refreshed = time.monotonic()
         config = self.config
@@ -740,6 +894,7 @@ class _Runner:
         except ConfigError as err:
             self._problem(f"{err}; the bot list stays as it was")
         members, problems = current_members(self.folder, config, self.data)
+        self.refresh_every = max(REFRESH_S, (time.monotonic() - self.refreshed) / REFRESH_SHARE)
         for line in problems:
             self._problem(line)
         before = {m.name for m in self.members}
@@ -761,7 +916,9 @@ class _Runner:
 
     def _too_few(self, members: list[Member]) -> None:
         names = ", ".join(m.name for m in members) or "none"
-        self._problem(f"waiting for bots: a pair needs two, the ladder has {names} "
+        needs = "a pair needs two" if self.players == 2 else \
+            f"a group needs {'three' if self.players == 3 else 'four'}"
+        self._problem(f"waiting for bots: {needs}, the ladder has {names} "
                       f"(arena league add {self.folder} BOT)")
 
     def _problem(self, line: str) -> None:
@@ -807,7 +964,10 @@ class _Runner:
     # -- pairs --
 
     def _next_pair_no(self) -> int:
-        row = self.store.db.execute("SELECT MAX(pair_no) FROM league_pairs").fetchone()
+        """The next pair's number (a group's, with three or four players)."""
+        row = self.store.db.execute(
+            "SELECT MAX(pair_no) FROM league_pairs" if self.players == 2 else
+            "SELECT MAX(group_no) FROM league_groups").fetchone()
         return 0 if row[0] is None else int(row[0]) + 1
 
     def play(self, budget: int | None, between_pairs: Callable[[], None]) -> bool:
@@ -830,7 +990,7 @@ class _Runner:
         while budget is None or started < budget:
             between_pairs()
             members = self.refresh()
-            if len(members) < 2:
+            if len(members) < self.players:
                 self._too_few(members)
                 return
             jobs = self._new_pairs(members, 1)
@@ -845,10 +1005,11 @@ class _Runner:
         jobs = self._unfinished_jobs()
         if not jobs:
             members = self.refresh()
-            if len(members) < 2:
+            if len(members) < self.players:
                 self._too_few(members)
                 return False
-            threads = max(1, math.ceil(self.cluster.threads() / 2))
+            per = 2 if self.players == 2 else SEATINGS
+            threads = max(1, math.ceil(self.cluster.threads() / per))
             jobs = self._new_pairs(members, threads if budget is None else min(budget, threads))
         self._play_on_cluster(jobs)
         return bool(jobs)
@@ -860,10 +1021,22 @@ class _Runner:
             return []
         self.resumed = True
         jobs = []
+        if self.players > 2:
+            for group in league_groups(self.store.db, self.config.name):
+                entries = group_matches(self.config.name, group.group_no, group.bots,
+                                        group.seatings)
+                if len(group.stored) == len(entries):
+                    continue
+                self.running[group.group_no] = (group.bots, len(entries) - len(group.stored))
+                jobs += [self._job(e) for e in entries if e.match_id not in group.stored]
+            if jobs:
+                self.tell(f"completing {len(jobs)} match(es) of groups started before the last "
+                          "stop")
+            return jobs
         for pair in league_pairs(self.store.db, self.config.name):
             if len(pair.stored) == 2:
                 continue
-            self.running[pair.pair_no] = (pair.a, pair.b, 2 - len(pair.stored))
+            self.running[pair.pair_no] = ((pair.a, pair.b), 2 - len(pair.stored))
             for entry in pair_matches(self.config.name, pair.pair_no, pair.a, pair.b):
                 if entry.match_id not in pair.stored:
                     jobs.append(self._job(entry))
@@ -873,13 +1046,15 @@ class _Runner:
 
     def _new_pairs(self, members: list[Member], count: int) -> list[MatchJob]:
         """Choose ``count`` new pairs (matchmaking.py, knowing the pairs in flight), write them
-        down, and return their matches."""
+        down, and return their matches. With three or four players: new groups."""
+        if self.players > 2:
+            return self._new_groups(members, count)
         names = [m.name for m in members]
         chosen: list[tuple[str, str]] = []
         first_no = self._next_pair_no()
         window = self._window(len(names))
         for k in range(count):
-            in_flight = [(a, b) for a, b, _ in self.running.values()] + chosen
+            in_flight = [(a, b) for (a, b), _ in self.running.values()] + chosen
             standings = self.ladder.standings(names, first_no + k, in_flight, self.joined_at)
             pair = next_pair(standings, window, in_flight)
             if pair is None:
@@ -895,11 +1070,51 @@ class _Runner:
         jobs = []
         for k, (a, b) in enumerate(chosen):
             self.ladder.started(first_no + k, a, b)
-            self.running[first_no + k] = (a, b, 2)
+            self.running[first_no + k] = ((a, b), 2)
             entries = pair_matches(self.config.name, first_no + k, a, b)
             jobs += [self._job(entry) for entry in entries]
         self.progress.pairs += len(chosen)
         return jobs
+
+    def _new_groups(self, members: list[Member], count: int) -> list[MatchJob]:
+        """``_new_pairs`` for three or four players: ``count`` groups (``matchmaking.next_group``),
+        each written down with its seatings before any of its matches is sent out."""
+        names = [m.name for m in members]
+        chosen: list[tuple[str, ...]] = []
+        first_no = self._next_pair_no()
+        window = self._group_window(len(names))
+        for k in range(count):
+            in_flight = [bots for bots, _ in self.running.values()] + chosen
+            standings = self.ladder.standings(names, first_no + k, in_flight, self.joined_at)
+            group = next_group(standings, self.players, window, in_flight)
+            if group is None:
+                break
+            chosen.append(group)
+            window.push(group)
+        seatings = [group_seatings(group) for group in chosen]
+        with _transaction(self.store.db):  # as _new_pairs: before anything is played
+            for k, (group, seated) in enumerate(zip(chosen, seatings)):
+                self.store.db.execute("INSERT INTO league_groups VALUES (?, ?, ?, ?)",
+                                      (first_no + k, json.dumps(group),
+                                       json.dumps([list(seats) for seats in seated]), _now()))
+        jobs = []
+        for k, (group, seated) in enumerate(zip(chosen, seatings)):
+            self.ladder.started(first_no + k, *group)
+            self.running[first_no + k] = (group, len(seated))
+            entries = group_matches(self.config.name, first_no + k, group, seated)
+            jobs += [self._job(entry) for entry in entries]
+        self.progress.pairs += len(chosen)
+        return jobs
+
+    def _group_window(self, bots: int) -> GroupWindow:
+        """``_window`` for groups: the last groups started, read again only when the membership
+        changes its size."""
+        size = group_window_size(bots, self.players) - 1
+        if self.group_window is None or self.group_window.size != size:
+            rows = self.store.db.execute("SELECT bots FROM league_groups ORDER BY group_no DESC "
+                                         "LIMIT ?", (size,)).fetchall()
+            self.group_window = GroupWindow(size, [json.loads(bots) for (bots,) in reversed(rows)])
+        return self.group_window
 
     def _window(self, bots: int) -> PairWindow:
         """The last pairs started, as many as matchmaking's window for this many bots: kept in
@@ -940,28 +1155,39 @@ class _Runner:
     def _store_all(self, finished: Iterator[tuple[MatchJob, MatchResult]]) -> None:
         """Store each finished match (one transaction each) and rate it before the next job is
         pulled, so that matchmaking sees every result so far."""
-        done = self.store.finished_ids()
         with closing(finished):  # type: ignore[type-var]
             for job, result in finished:
                 entry = job.entry
-                if entry.match_id in done:
+                if self._stored(entry.match_id):
                     continue  # a cluster's retried batch: stored once
-                a, b, left = self.running.get(entry.pair_index, (entry.seat0, entry.seat1, 1))
+                bots, left = self.running.get(entry.pair_index, (entry.group, 1))
                 still_open = [p for p in self.running if p != entry.pair_index or left > 1]
-                # The kept ratings (league_ladder.py) advance in the match's own transaction.
+                # The kept ratings (league_ladder.py: two players) advance in the match's own
+                # transaction; a group league's are recomputed when read.
+                then = (lambda db: settle(db, _through(db, still_open))) \
+                    if len(entry.seats) == 2 else None
                 self.store.record_match(entry, result,
                                         record=str(job.record.relative_to(self.folder)),
-                                        then=lambda db: settle(db, _through(db, still_open)))
-                done.add(entry.match_id)
-                self.ladder.add(entry.seat0, entry.seat1, result.winner)
+                                        then=then)
+                if len(entry.seats) == 2:
+                    self.ladder.add(entry.seat0, entry.seat1, result.winner)
+                else:
+                    self.ladder.add_seated(entry.seats, result.game_points, result.winner,
+                                           result.offender, result.reason)
                 if left <= 1:
                     self.running.pop(entry.pair_index, None)
                 else:
-                    self.running[entry.pair_index] = (a, b, left - 1)
+                    self.running[entry.pair_index] = (bots, left - 1)
                 self.progress.stored += 1
                 self.progress.played += 1
                 self.progress.last = result
                 self.tell("")
+
+    def _stored(self, match_id: str) -> bool:
+        # One look-up of the key, not a set of every stored id: in a league that never ends
+        # that set grew by a match's id with every match (scripts/bench_league_scale.py).
+        return self.store.db.execute("SELECT 1 FROM matches WHERE match_id = ?",
+                                     (match_id,)).fetchone() is not None
 
 
 class _transaction:
@@ -994,11 +1220,20 @@ def read_ladder(folder: Path, data: Path | None = None,
     try:
         if db is None:  # one read: a match stored between two SELECTs would count in one only
             store.execute("BEGIN")
-        ratings, figures = read_figures(store)
         stored = store.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
-        pairs, waiting = waiting_pairs(store)
         joined = dict(store.execute("SELECT name, joined FROM league_bots")) \
             if _has_league_tables(store) else {}
+        if store_players(store) > 2:  # TrueSkill's teams, as the report rates them
+            ratings, counts = _seated_ratings(store)
+            # W-D-L and the score interval are kept for two players only (league_ladder.py).
+            figures = {name: Record(n, 0, 0, 0, math.nan, math.nan, math.nan)
+                       for name, n in counts.items()}
+            groups = league_groups(store, config.name)
+            pairs = len(groups)
+            waiting = sum(1 for g in groups if len(g.stored) < SEATINGS)
+        else:
+            ratings, figures = read_figures(store)
+            pairs, waiting = waiting_pairs(store)
         versions = league_bots(store)
     finally:
         if db is None:
@@ -1016,3 +1251,19 @@ def read_ladder(folder: Path, data: Path | None = None,
                                mine.low, mine.high, str(joined.get(name, ""))))
     table.sort(key=lambda r: (not r.active, -r.conservative, r.name))
     return table, {"matches": int(stored), "pairs": pairs, "waiting": waiting}
+
+
+def _seated_ratings(db: sqlite3.Connection) -> tuple[dict[str, trueskill.Rating], dict[str, int]]:
+    """A three- or four-player league's ratings (``ratings.rate_ranked`` over the store, as the
+    report's) and each bot's matches."""
+    from arena.results.ratings import bot_matches, rating_history, read_seated
+
+    if db.execute("SELECT 1 FROM matches LIMIT 1").fetchone() is None:
+        return {}, {}  # the seated frames of an empty store do not merge (pandas' dtypes)
+    players = store_players(db)
+    history = rating_history(db)
+    ratings = {str(row.bot): trueskill.Rating(row.mu, row.sigma)
+               for row in history.groupby("bot").tail(1).itertuples()}
+    per_bot = bot_matches(read_seated(db, players))
+    counts = {str(bot): int(n) for bot, n in per_bot.groupby("bot").size().items()}
+    return ratings, counts

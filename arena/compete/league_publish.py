@@ -36,18 +36,20 @@ from pathlib import Path
 from arena.arena_folders import public_folder_mark
 from arena.compete.league import LeagueConfig, LadderRow, read_ladder
 from arena.compete.pool import main_left_out
-from arena.report.league_page import CHART, FILES, PAGE  # noqa: F401 (CHART: as before)
+from arena.report.league_page import CHART, PAGE  # noqa: F401 (CHART: as before)
 from arena.results.store import DB_NAME
 
 CURRENT = "current"
 BUILDS = "builds"
 _PR_SET_PDEATHSIG = 1
 
+
 def publish_league(folder: Path, config: LeagueConfig, data: Path | None = None) -> Path:
     """Build the league's public folder anew and switch ``PUBLISH/current`` to it; returns the
     path of ``PUBLISH/current/index.html``. Raises ``arena.report.ReportError`` (a store the
     report cannot read, a folder it cannot write)."""
     from arena.report import ReportError, publish
+    from arena.report.prune import ReplayPolicy
     from arena.report.snapshot import read_snapshot
     from arena.results.store import StoreError
 
@@ -65,8 +67,11 @@ def publish_league(folder: Path, config: LeagueConfig, data: Path | None = None)
         public_folder_mark(target)  # public, but no bot is given a path in it (arena_folders.py)
         numbers = [int(p.name) for p in builds.iterdir() if p.name.isdigit()]
         build = builds / f"{max(numbers, default=0) + 1:06d}"
-        _seed(target / CURRENT, build)
-        publish(folder, build, beside=[("The league's ladder", PAGE)], snapshot=snapshot)
+        # The current build's records and replay pages are linked into the new one, not made
+        # again; a replay page only for the matches people come to watch (report.prune).
+        current = target / CURRENT
+        publish(folder, build, beside=[("The league's ladder", PAGE)], snapshot=snapshot,
+                policy=ReplayPolicy(), previous=current.resolve() if current.is_dir() else None)
         rows, counts = read_ladder(folder, data, db=snapshot.db)
         _write_league_page(snapshot.db, build, config.name, rows, counts,
                            previous=target / CURRENT)
@@ -83,32 +88,38 @@ class Publisher:
     """Publishes a running league in a process of its own while its workers play on. Between two
     pairs, a publish held every worker idle for as long as it took: it draws every chart and
     renders the new replay pages, seconds for a few hundred matches, more as the league grows.
-    One publish at a time. ``stop()`` ends one in progress: the half-written build it leaves is
-    never current, and the next publish's switch removes it (``_switch``)."""
+
+    One publish at a time, in a process made ready beforehand (``prepare``): it imports the
+    report's libraries (pandas, matplotlib: seconds of CPU on a busy machine) and then waits for
+    its turn, so that a publish, the stop's last one above all (which must fit in
+    league.STOP_PUBLISH_S), starts at once. The process stays for the next turn: what it keeps
+    (the rating replay it continues, ratings.rate) makes the next publish cheaper. ``stop()``
+    ends the publish in progress and the process: the half-written build it leaves is never
+    current, and the next publish's switch removes it (``_switch``)."""
 
     def __init__(self, folder: Path, config: LeagueConfig, data: Path | None):
         self.folder, self.config, self.data = folder, config, data
         self._process: BaseProcess | None = None
-        self._answer: Connection | None = None
+        self._conn: Connection | None = None
+        self._busy = False
         self.stored = 0  # the league's matches when the publish in progress started
         self._started = 0.0  # time.monotonic() then
 
     @property
     def busy(self) -> bool:
-        return self._process is not None
+        return self._busy
 
-    def start(self, stored: int) -> None:
-        """Begin a publish of the league as its store holds it now (``stored`` matches)."""
+    def prepare(self) -> None:
+        """Have a publishing process ready (started, its libraries imported, waiting)."""
         if self._process is not None:
-            raise RuntimeError("a publish is already in progress")
+            return
         context = multiprocessing.get_context("spawn")  # not forked: the league has threads
-        answer, theirs = context.Pipe(duplex=False)
+        ours, theirs = context.Pipe(duplex=True)
         process = context.Process(target=_publish_apart, name="publisher", daemon=True,
                                   args=(self.folder, self.config, self.data, theirs, os.getpid()))
         # Known before it starts, so that a stop raised meanwhile still ends it (stop()): two
         # publishes at once would race for the next build's number.
-        self._process, self._answer, self.stored = process, answer, stored
-        self._started = time.monotonic()
+        self._process, self._conn = process, ours
         # Started with SIGINT blocked, which it inherits: a Ctrl-C to the process group while
         # it imports would print its traceback (it ignores SIGINT once it runs). The resource
         # tracker first: its own start would unblock SIGINT again (pool.py, Pool._start).
@@ -124,22 +135,40 @@ class Publisher:
             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
             theirs.close()
 
+    def start(self, stored: int) -> None:
+        """Begin a publish of the league as its store holds it now (``stored`` matches)."""
+        if self._busy:
+            raise RuntimeError("a publish is already in progress")
+        self.prepare()
+        assert self._conn is not None
+        try:
+            self._conn.send(stored)  # its turn
+        except OSError:  # it died waiting (killed from outside): a new one
+            self.stop()
+            self.prepare()
+            assert self._conn is not None
+            self._conn.send(stored)
+        self._busy, self.stored, self._started = True, stored, time.monotonic()
+
     def running_s(self) -> float:
         """Seconds since the publish in progress started (0 when none is)."""
-        return time.monotonic() - self._started if self._process is not None else 0.0
+        return time.monotonic() - self._started if self._busy else 0.0
 
     def outcome(self) -> tuple[Path | None, str] | None:
         """None while a publish runs or when none was started; else what the finished one gave:
         (the path of ``PUBLISH/current/index.html``, "") or (None, why it failed)."""
-        if self._process is None or self._answer is None:
+        if not self._busy or self._process is None or self._conn is None:
             return None
-        if self._answer.poll():
+        if self._conn.poll():
             try:
-                result: tuple[Path | None, str] = self._answer.recv()
+                result: tuple[Path | None, str] = self._conn.recv()
             except (EOFError, OSError):  # it ended without a word
                 self._process.join()
                 result = (None, f"the publishing process ended (exit status "
                                 f"{self._process.exitcode}) before it was done")
+            else:
+                self._busy = False  # it waits for its next turn
+                return result
         elif self._process.is_alive():
             return None
         else:
@@ -148,28 +177,42 @@ class Publisher:
         self.stop()
         return result
 
+    def wait(self, timeout: float) -> tuple[Path | None, str] | None:
+        """``outcome()`` once the publish in progress has ended, waiting at most ``timeout``
+        seconds for it; None if it is still running then (or none was started)."""
+        deadline = time.monotonic() + timeout
+        while self._busy and self._conn is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            self._conn.poll(min(left, 0.1))  # its answer, or its death, ends the wait early
+            found = self.outcome()
+            if found is not None:
+                return found
+        return None
+
     def stop(self) -> None:
-        """End the publish in progress, if any, and wait for its process."""
-        process, answer = self._process, self._answer
-        self._process = self._answer = None
+        """End the publish in progress and the process waiting, if any, and wait for them."""
+        process, conn = self._process, self._conn
+        self._process = self._conn = None
+        self._busy = False
         if process is not None and process.pid is not None:  # None: it never started
             if process.is_alive():
                 process.kill()
             process.join()
             process.close()
-        if answer is not None:
-            answer.close()
+        if conn is not None:
+            conn.close()
 
 
-def _publish_apart(folder: Path, config: LeagueConfig, data: Path | None, answer: Connection,
+def _publish_apart(folder: Path, config: LeagueConfig, data: Path | None, conn: Connection,
                    parent: int) -> None:
-    """The publisher's process: one publish, its outcome sent back."""
+    """The publisher's process: imports what a publish needs, then at each turn publishes and
+    sends the outcome back."""
     import ctypes
 
-    from arena.report import ReportError
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C is the league's: it ends this process
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked by Publisher.start
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked by Publisher.prepare
     try:  # and so does the league's end, however it ends (Linux; elsewhere it finishes alone)
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     except (OSError, AttributeError):
@@ -181,30 +224,23 @@ def _publish_apart(folder: Path, config: LeagueConfig, data: Path | None, answer
     from arena.isolation.sandbox import not_dumpable
 
     not_dumpable()
-    try:
-        outcome: tuple[Path | None, str] = (publish_league(folder, config, data), "")
-    except (ReportError, OSError) as err:
-        outcome = (None, str(err))
-    except Exception as err:  # noqa: BLE001 - said by the league in one line, not a traceback here
-        outcome = (None, f"{type(err).__name__}: {err}")
-    answer.send(outcome)
-    answer.close()
+    # What a publish imports, imported while it waits: pandas, matplotlib, the report.
+    import arena.report.charts  # noqa: F401
+    import arena.report.replay  # noqa: F401
+    from arena.report import ReportError
 
-
-def _seed(current: Path, build: Path) -> None:
-    """Start the new build as hard links to the current one, so that ``publish`` takes it for its
-    own earlier publish and copies the replay pages of unchanged records instead of rendering
-    every match again (a league's pages grow with every pair). ``publish`` writes a new folder
-    and swaps it in, never changing a file in place, so the current build's files stay as they
-    were. Where links cannot be made (another file system), the build starts empty."""
-    if not current.is_dir():
-        return
-    try:
-        shutil.copytree(current.resolve(), build, symlinks=True, copy_function=os.link)
-        for name in FILES:  # the league page's, not publish's: it would refuse them
-            (build / name).unlink(missing_ok=True)
-    except OSError:
-        shutil.rmtree(build, ignore_errors=True)
+    while True:
+        try:
+            conn.recv()
+        except (EOFError, OSError):  # the league has ended
+            return
+        try:
+            outcome: tuple[Path | None, str] = (publish_league(folder, config, data), "")
+        except (ReportError, OSError) as err:
+            outcome = (None, str(err))
+        except Exception as err:  # noqa: BLE001 - said by the league in one line, not here
+            outcome = (None, f"{type(err).__name__}: {err}")
+        conn.send(outcome)
 
 
 def _switch(target: Path, build: Path) -> Path | None:
@@ -229,4 +265,24 @@ def _write_league_page(db: sqlite3.Connection, build: Path, name: str, rows: lis
     """The league's page, its ladder as JSON and its chart (``report.league_page``)."""
     from arena.report.league_page import write_league_page
 
-    write_league_page(db, build, name, rows, counts, previous=previous)
+    write_league_page(db, build, name, rows, counts, previous=previous,
+                      partners=partner_rows(db))
+
+
+def partner_rows(db: sqlite3.Connection) -> list[dict[str, object]]:
+    """The league page's partner table (``ratings.partner_table``: four players only, else empty),
+    one dict per bot and partner, names scrubbed as the page's others are."""
+    from arena.results.ratings import partner_table
+    from arena.report.public import scrub_paths
+
+    try:
+        table = partner_table(db)
+    except sqlite3.Error:
+        return []
+    rows: list[dict[str, object]] = []
+    for row in table.itertuples(index=False):
+        rows.append({"bot": scrub_paths(str(row.bot)), "partner": scrub_paths(str(row.partner)),
+                     "matches": int(row.matches), "wins": int(row.wins),
+                     "losses": int(row.losses), "undecided": int(row.undecided),
+                     "score_pct": float(row.score_pct)})
+    return rows

@@ -63,7 +63,7 @@ def three_player_sets(tournament: str, bots: Sequence[str], sets_per_group: int)
     if len(bots) < 3:
         raise ValueError("a three-player tournament needs at least three bots")
     _check_sets(sets_per_group)
-    plans: list[_Plan] = [(group, list(permutations(group))) for group in combinations(bots, 3)]
+    plans: list[_Plan] = [(group, group_seatings(group)) for group in combinations(bots, 3)]
     return _interleave(tournament, "three_player", plans, sets_per_group, players=3)
 
 
@@ -87,11 +87,10 @@ def partnership_groups(tournament: str, bots: Sequence[str], sets_per_group: int
     plans: list[_Plan] = []
     Split = tuple[tuple[str, str], tuple[str, str]]
     if len(bots) >= 4:
-        for a, b, c, d in combinations(bots, 4):
-            splits: list[Split] = [((a, b), (c, d)), ((a, c), (b, d)), ((a, d), (b, c))]
-            plans.append(((a, b, c, d), [seats for split in splits for seats in _both_ways(*split)]))
+        plans = [(group, group_seatings(group)) for group in combinations(bots, 4)]
     else:
         everyone = tuple(bots)
+        splits: list[Split]
         if len(everyone) == 2:
             x, y = everyone
             splits = [((x, x), (y, y))]
@@ -102,6 +101,19 @@ def partnership_groups(tournament: str, bots: Sequence[str], sets_per_group: int
                 splits.append(((x, x), (y, z)))
         plans.append((everyone, [seats for split in splits for seats in _both_ways(*split)]))
     return _interleave(tournament, "four_player", plans, sets_per_group, players=4)
+
+
+def group_seatings(group: Sequence[str]) -> list[tuple[str, ...]]:
+    """The six seatings a deal set of ``group`` (three or four different bots) is played in: every
+    seat order of three; the three partnership splits of four, each with the sides swapped. A
+    league's group plays these, as ``three_player_sets`` and ``partnership_groups`` do."""
+    if len(set(group)) != len(group) or len(group) not in (3, 4):
+        raise ValueError(f"a group is three or four different bots, not {list(group)}")
+    if len(group) == 3:
+        return list(permutations(group))
+    a, b, c, d = group
+    return [seats for split in (((a, b), (c, d)), ((a, c), (b, d)), ((a, d), (b, c)))
+            for seats in _both_ways(*split)]
 
 
 def _both_ways(side0: tuple[str, str], side1: tuple[str, str]) -> list[tuple[str, ...]]:

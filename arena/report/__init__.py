@@ -24,7 +24,8 @@ from arena.arena_folders import MARKER, public_folder_mark
 from arena.report.charts import CHARTS, write_charts
 from arena.report.data import ReportData, read_report_data
 from arena.report.page import render_pages, tournament_id
-from arena.report.public import public_record_line, publishable_record
+from arena.report.prune import ReplayPolicy
+from arena.report.public import public_record_line, public_version, publishable_record
 from arena.report.replay import REPLAYS_DIR, write_replays
 from arena.report.snapshot import Snapshot, read_snapshot
 from arena.results.store import DB_NAME, StoreError
@@ -84,10 +85,9 @@ def _read(folder: Path, hold_back: bool = False,
 def _write_pages(data: ReportData, out: Path, records: str, published: bool,
                  replays: dict[str, str] | None = None,
                  hidden: frozenset[str] = frozenset(),
-                 beside: Sequence[tuple[str, str]] = ()) -> None:
+                 beside: Sequence[tuple[str, str]] = (), previous: Path | None = None) -> None:
     try:
-        figures = write_charts(data, out)
-        sizes = {name: tuple(figures[name].get_size_inches()) for name in CHARTS}
+        sizes = write_charts(data, out, previous=previous)
         for name, text in render_pages(data, sizes, records=records, published=published,
                                        replays=replays, hidden=hidden, beside=beside).items():
             page = out / name
@@ -107,7 +107,8 @@ _PUBLISHED_NAMES = {"index.html", "bots", RECORDS_DIR, REPLAYS_DIR, MARKER} | \
 
 
 def publish(folder: Path, out: Path, beside: Sequence[tuple[str, str]] = (),
-            snapshot: Snapshot | None = None) -> Path:
+            snapshot: Snapshot | None = None, policy: ReplayPolicy | None = None,
+            previous: Path | None = None) -> Path:
     """Write the tournament in ``folder`` as a folder ready for any static host, ``out``: the
     report (index.html, the charts, bots/), the match records (records/) and their replay pages
     (replays/), nothing else; links resolve inside ``out``. A replay page is made from the
@@ -122,21 +123,34 @@ def publish(folder: Path, out: Path, beside: Sequence[tuple[str, str]] = (),
     swapped in), so a web server serving it never shows half of one and half of the other.
     ``beside``: (text, relative address) of pages the caller writes into ``out`` beside the
     report (a league's ladder), linked from the index's navigation. Returns the path of
-    index.html."""
+    index.html.
+
+    A publish costs what is new: the records and replay pages of an earlier publish of the same
+    tournament, ``previous`` (default: ``out`` itself), made by the same code, are taken over as
+    they are (hard links where the file system allows: no file of a publish is changed in
+    place). ``policy``: which matches get a replay page (``prune.ReplayPolicy``, a league's); by
+    default every match does."""
     data, hidden = _read(folder, hold_back=True, snapshot=snapshot)
     out = out.absolute()
     staging = out.with_name(f".{out.name}.publishing-{os.getpid()}")
+    ident = tournament_id(data)
     try:
-        _check_target(out, tournament_id(data))
+        _check_target(out, ident)
+        if previous is None and out.is_dir():
+            previous = out
+        if previous is not None and not _published_from(previous, ident):
+            previous = None
         shutil.rmtree(staging, ignore_errors=True)
         staging.mkdir(parents=True)
-        copied = _copy_records(folder, data, staging)
-        # Pages of an earlier publish made from the same published record are copied, not
-        # rebuilt (a league republishes every few minutes).
-        replays = write_replays([(r, staging / r) for r in copied], staging,
-                                previous=out if out.is_dir() else None)
+        copied = _copy_records(folder, data, staging, previous)
+        if policy is not None:
+            chosen = policy.chosen(data)
+            records = {r for r, m in zip(data.matches["record"], data.matches["match_id"])
+                       if m in chosen}
+            copied = [r for r in copied if r in records]
+        replays = write_replays([(r, staging / r) for r in copied], staging, previous=previous)
         _write_pages(data, staging, records="", published=True, replays=replays, hidden=hidden,
-                     beside=beside)
+                     beside=beside, previous=previous)
         public_folder_mark(staging)  # public, but no bot is given a path in it (arena_folders.py)
         _swap_in(staging, out)
     except OSError as err:
@@ -163,27 +177,65 @@ def _check_target(out: Path, ident: str) -> None:
                           "choose a new or empty folder")
 
 
-def _copy_records(folder: Path, data: ReportData, staging: Path) -> list[str]:
+def _published_from(previous: Path, ident: str) -> bool:
+    """Whether ``previous`` is a publish of the tournament ``ident`` (its files may be reused)."""
+    try:
+        index = (previous / "index.html").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return f'<meta name="sixtysix-tournament" content="{ident}">' in index
+
+
+def _copy_records(folder: Path, data: ReportData, staging: Path,
+                  previous: Path | None = None) -> list[str]:
     """The records of the matches in ``data`` (a snapshot without those waiting for their
     duplicate partner), each with its bot commands made public (public.py); returns the records
-    copied. A record that is missing (deleted by hand) is left out; its page row then links
-    nowhere useful, which the page cannot know: the link check in the tests covers the normal
-    case."""
+    copied. A record ``previous`` (a publish of the same tournament) holds, made by the same
+    public.py, is linked from there: a stored match's record never changes. A record that is
+    missing (deleted by hand) is left out; its page row then links nowhere useful, which the page
+    cannot know: the link check in the tests covers the normal case."""
+    try:  # what made its records (public.py) is in its index's head (templates/base.html.j2)
+        reuse = previous is not None and \
+            f'<meta name="sixtysix-public" content="{public_version()}">' in \
+            (previous / "index.html").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        reuse = False
     copied = []
+    folders: set[Path] = set()
     for record in _records(data):
         source = folder / record
+        target = staging / record
+        if target.parent not in folders:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            folders.add(target.parent)
+        if reuse and previous is not None and _link(previous / record, target):
+            copied.append(record)
+            continue
         if source.is_symlink():  # the arena writes records as files; a link may lead anywhere
             continue
         try:
             text = source.read_text(encoding="utf-8", errors="surrogateescape")
         except FileNotFoundError:
             continue
-        target = staging / record
-        target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text("".join(public_record_line(line) for line in text.splitlines(True)),
                           encoding="utf-8", errors="surrogateescape")
         copied.append(record)
     return copied
+
+
+def _link(old: Path, new: Path) -> bool:
+    """``new`` as a hard link to ``old`` (a file of an earlier publish, never changed in place),
+    or a copy where links cannot be made; False when ``old`` is not a plain file."""
+    if old.is_symlink() or not old.is_file():
+        return False
+    try:
+        os.link(old, new)
+    except OSError:
+        try:
+            shutil.copyfile(old, new)
+        except OSError:
+            return False
+    return True
 
 
 _RENAME_EXCHANGE = 2  # linux/fs.h

@@ -162,6 +162,21 @@ def _stairs(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.column_stack([xs, ys])
 
 
+# A panel is some 450 pixels wide: more steps than this per line draw nothing more, and a league
+# of 10,000 matches made a ratings chart of megabytes that took seconds to save.
+MAX_STEPS = 600
+
+
+def _thinned(x: np.ndarray, mu: np.ndarray, sigma: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A line of more than MAX_STEPS steps cut to MAX_STEPS, evenly along it, its first and last
+    points kept (where the bot started and where it stands)."""
+    if len(x) <= MAX_STEPS:
+        return x, mu, sigma
+    keep = np.unique(np.linspace(0, len(x) - 1, MAX_STEPS).round().astype(int))
+    return x[keep], mu[keep], sigma[keep]
+
+
 def ratings_chart(data: ReportData) -> Figure:
     """Each bot's mu over the tournament with its ± sigma band, one small panel per bot in rank
     order (every other bot's mu in grey behind it): thirty lines in one panel could not be read."""
@@ -180,8 +195,8 @@ def ratings_chart(data: ReportData) -> Figure:
         x = mine["order"].to_numpy(dtype=float) + 1  # after the match: matches played so far
         mu = np.concatenate([[MU], mine["mu"].to_numpy(dtype=float)])
         sigma = np.concatenate([[SIGMA], mine["sigma"].to_numpy(dtype=float)])
-        series[bot] = (np.concatenate([[0.0], x, [end]]), np.concatenate([mu, mu[-1:]]),
-                       np.concatenate([sigma, sigma[-1:]]))
+        series[bot] = _thinned(np.concatenate([[0.0], x, [end]]), np.concatenate([mu, mu[-1:]]),
+                               np.concatenate([sigma, sigma[-1:]]))
     titles = ranked_labels(data, width=20)  # leaves room for the final rating on the right
     for i, bot in enumerate(order):
         ax = axes[i // ncols][i % ncols]
@@ -335,18 +350,103 @@ def build_charts(data: ReportData) -> dict[str, Figure]:
         return {name: _DRAW[name](data) for name in CHARTS}
 
 
-def write_charts(data: ReportData, folder: Path) -> dict[str, Figure]:
-    """Each chart as ``NAME.png`` and ``NAME.svg`` in ``folder``; returns the figures drawn."""
+def write_charts(data: ReportData, folder: Path,
+                 previous: Path | None = None) -> dict[str, tuple[float, float]]:
+    """Each chart as ``NAME.png`` and ``NAME.svg`` in ``folder``; returns each chart's size in
+    inches. A chart whose figures are those of its files in ``previous`` (an earlier publish:
+    ``chart_key``) is taken from there (linked) instead of drawn again: drawing and saving the
+    five charts is most of a small publish's time."""
     folder.mkdir(parents=True, exist_ok=True)
+    sizes: dict[str, tuple[float, float]] = {}
     with matplotlib.rc_context(STYLE):
-        figures = {name: _DRAW[name](data) for name in CHARTS}
-        for name, fig in figures.items():
+        for name in CHARTS:
+            key = chart_key(data, name)
+            if previous is not None and key is not None:
+                found = _drawn(previous, name, key)
+                if found is not None and _link_pair(previous, folder, name):
+                    sizes[name] = found
+                    continue
+            fig = _DRAW[name](data)
             # Lay out once for both files: the layout is half the cost of a save with many bots.
             engine = fig.get_layout_engine()
             if engine is not None:
                 engine.execute(fig)
                 fig.set_layout_engine("none")
+            width, height = (float(v) for v in fig.get_size_inches())
+            sizes[name] = (width, height)
             # No dates or software versions in the files: the same results give the same bytes.
+            # The key and size go into the SVG's description, for the next publish.
             fig.savefig(folder / f"{name}.png", dpi=PNG_DPI, metadata={"Software": None})
-            fig.savefig(folder / f"{name}.svg", metadata={"Date": None, "Creator": None})
-    return figures
+            fig.savefig(folder / f"{name}.svg", metadata={
+                "Date": None, "Creator": None,
+                "Description": f"{_KEY_MARK} {key or '-'} {width!r} {height!r}"})
+    return sizes
+
+
+_KEY_MARK = "sixtysix-chart"
+# What each chart draws from ``ReportData`` (besides its name): its key covers these only.
+_INPUTS = {"leaderboard": ("leaderboard",), "elo": ("leaderboard",),
+           "ratings": ("leaderboard", "history"),
+           "head_to_head": ("leaderboard", "head_to_head"),
+           "outcomes": ("leaderboard", "outcomes", "mistakes")}
+
+
+def chart_key(data: ReportData, name: str) -> str | None:
+    """A digest of what chart ``name`` shows of ``data`` and of the code that draws it; None when
+    a figure cannot be digested (it is then always drawn)."""
+    import hashlib
+    import inspect
+
+    import pandas as pd
+
+    digest = hashlib.sha256(f"{name}\0{data.name}\0{data.players}\0{matplotlib.__version__}"
+                            .encode())
+    digest.update(inspect.getsource(_DRAW[name]).encode())
+    digest.update(repr(sorted(STYLE.items())).encode())
+    try:
+        for field in _INPUTS[name]:
+            frame = getattr(data, field)
+            digest.update(repr((list(frame.columns), list(frame.index))).encode())
+            digest.update(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes())
+    except (TypeError, ValueError):
+        return None
+    return digest.hexdigest()[:32]
+
+
+def _drawn(previous: Path, name: str, key: str) -> tuple[float, float] | None:
+    """The size of chart ``name`` in ``previous`` if its SVG was drawn from ``key``."""
+    try:
+        with open(previous / f"{name}.svg", encoding="utf-8", errors="replace") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return None
+    mark = f"{_KEY_MARK} {key} "
+    at = head.find(mark)
+    if at < 0:
+        return None
+    try:
+        width, height = head[at + len(mark):].split("<", 1)[0].split()[:2]
+        return float(width), float(height)
+    except ValueError:
+        return None
+
+
+def _link_pair(previous: Path, folder: Path, name: str) -> bool:
+    import os
+    import shutil
+
+    made = []
+    try:
+        for ext in ("png", "svg"):
+            target = folder / f"{name}.{ext}"
+            target.unlink(missing_ok=True)
+            try:  # a publish never changes a file in place: the earlier one's will do
+                os.link(previous / f"{name}.{ext}", target)
+            except OSError:
+                shutil.copyfile(previous / f"{name}.{ext}", target)
+            made.append(target)
+    except OSError:
+        for target in made:
+            target.unlink(missing_ok=True)
+        return False
+    return True

@@ -23,14 +23,14 @@ import sqlite3
 import time
 import urllib.parse
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import jinja2
 
 from arena import __version__
 from arena.compete.league_ladder import SETTLED_MATCHES, SETTLED_SIGMA, LadderRow, as_records, ranked
 from arena.report.page import MATCH_ENDINGS
-from arena.report.public import publishable_record, scrub_paths
+from arena.report.public import public_version, publishable_record, scrub_paths
 from arena.report.replay import replay_name
 from arena.results.stats import interval_text
 
@@ -133,12 +133,11 @@ def _tournament_id(db: sqlite3.Connection) -> str:
 
 def write_league_page(db: sqlite3.Connection, build: Path, name: str, rows: list[LadderRow],
                       counts: dict[str, int], previous: Path | None = None,
-                      partners: str | None = None) -> None:
+                      partners: Sequence[Mapping[str, object]] = ()) -> None:
     """Write ``league.html``, ``league.json`` and the history chart into ``build`` from the
     snapshot ``db`` and the ladder read from it (``league.read_ladder``). ``previous``: the build
-    current until now, whose ``league.json`` gives the ranks to compare with. ``partners``: the
-    HTML of a section for three- and four-player leagues (their partner table), shown after the
-    ladder."""
+    current until now, whose ``league.json`` gives the ranks to compare with. ``partners``: a
+    four-player league's partner table (``league_publish.partner_rows``), shown after the ladder."""
     before, before_built = previous_ranks(previous)
     had_previous = bool(before)
     built = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
@@ -148,6 +147,7 @@ def write_league_page(db: sqlite3.Connection, build: Path, name: str, rows: list
     width, height = figure.get_size_inches()
     text = _ENV.get_template("league.html.j2").render(
         name=name, version=__version__, tournament_id=_tournament_id(db), published=True,
+        public_version=public_version(),
         counts=counts, built=_when(built), before_built=_when(before_built),
         had_previous=had_previous, active=[r for r in shown if r["active"]],
         versions=shown, recent=recent_matches(db, build, names), chart=CHART,

@@ -23,7 +23,7 @@ import pandas as pd
 
 from arena import __version__
 from arena.report.data import ReportData
-from arena.report.public import publishable_record, scrub_paths
+from arena.report.public import public_version, publishable_record, scrub_paths
 from arena.results.stats import NOT_SEPARATED, SEPARATED_LOS, interval_text, likelihood_text
 from arena.types import MatchEnding
 
@@ -307,7 +307,7 @@ def render_pages(data: ReportData, charts: Mapping[str, tuple[float, float]],
     common = {"name": data.name, "version": __version__, "bot_count": len(data.order),
               "players": data.players,
               "published": published, "tournament_id": tournament_id(data),
-              "waiting": len(hidden), "beside": list(beside)}
+              "waiting": len(hidden), "beside": list(beside), "public_version": public_version()}
     leaderboard = [{
         "rank": int(r.rank), "bot": r.bot, "page": pages[r.bot], "mu": _num(r.mu, 2),
         "sigma": _num(r.sigma, 2), "conservative": _num(r.conservative, 2),

@@ -19,10 +19,12 @@ copied database is as clean as one built here.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import posixpath
 import re
 import sqlite3
+from pathlib import Path
 from typing import Any, Sequence
 
 from bots import BUNDLED_PYTHON
@@ -136,11 +138,33 @@ def publishable_record(path: object) -> bool:
     return not path.startswith("/") and ".." not in parts and "" not in parts
 
 
+_AS_THEY_ARE = tuple(f'{{"type":"{kind}",' for kind in ("msg", "action", "deal_start", "deal"))
+
+
+@functools.cache
+def public_version() -> str:
+    """Changes whenever what ``public_record_line`` makes of a record may change: the arena's
+    version, this module's code and the bundled bots it recognises. A published record made
+    under the same version is reused as it is (``arena.report.publish``)."""
+    from arena import __version__
+
+    scripts, programs = _bundled_files()
+    digest = hashlib.sha256(__version__.encode())
+    digest.update(Path(__file__).read_bytes())
+    digest.update(json.dumps([sorted(_MODULES.items()), sorted(scripts.items()),
+                              sorted(programs.items())]).encode())
+    return digest.hexdigest()[:16]
+
+
 def public_record_line(line: str) -> str:
     """One line of a match record as published: the header's bot commands made public and every
     other text the arena wrote (fault details, and whatever a later version adds) scrubbed of
     paths. What a bot wrote (``line``: the lines it exchanged, its offending line) is the bot's
     own and stays, as do the deals and actions, so ``arena replay`` gives the same match."""
+    if line.startswith(_AS_THEY_ARE):
+        # Most of a record's lines, as records.RecordWriter writes them (type first): nothing to
+        # scrub, and parsing each was most of a publish's time for its records.
+        return line
     try:
         item: Any = json.loads(line)
     except ValueError:

@@ -527,7 +527,10 @@ def write_replays(sources: Sequence[tuple[str, Path]], out: Path,
             old = previous / name if previous is not None else None
             if old is not None and _holds(old, key):
                 target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(old, target)
+                try:  # a page is never changed in place: the earlier publish's file will do
+                    os.link(old, target)
+                except OSError:
+                    shutil.copyfile(old, target)
             else:
                 try:
                     record = read_record(source)

@@ -10,6 +10,7 @@ platform's deal limit) leave ratings unchanged.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
@@ -38,22 +39,84 @@ def rate(results: Iterable[tuple[int, str, str, int | None]],
          ) -> tuple[dict[str, trueskill.Rating], list[RatingPoint]]:
     """Ratings from (schedule order, seat-0 bot, seat-1 bot, winning seat or None) and the history
     of every change. The input may come in any order; it is sorted by schedule order first.
-    ``start``: the ratings to continue from (those of every earlier match), else everyone new."""
-    ratings: dict[str, trueskill.Rating] = dict(start or {})
+    ``start``: the ratings to continue from (those of every earlier match), else everyone new.
+
+    A replay of a league's 10,000 matches takes seconds (the trueskill package's factor graph,
+    about a millisecond a match), and one publish asks for it several times (the leaderboard, the
+    ratings chart, the league's ladder and its chart), each publish for the same matches plus a
+    few new ones. So the last replay from the start is kept (``_Replay``) and continued from the
+    longest prefix the new input shares with it: the same Rating objects as a replay from the
+    start, so the same figures to the last bit."""
+    items = sorted((int(o), a, b, None if w is None or w != w else int(w))  # NaN: no winner
+                   for o, a, b, w in results)
+    if start is not None:
+        return _replay(items, dict(start))
+    with _LAST_LOCK:  # (a report may be read from threads of a server)
+        return _LAST.continue_to(items)
+
+
+def _replay(items: list[tuple[int, str, str, int | None]],
+            ratings: dict[str, trueskill.Rating]
+            ) -> tuple[dict[str, trueskill.Rating], list[RatingPoint]]:
     history: list[RatingPoint] = []
-    for order, seat0, seat1, winner in sorted(results):
-        a = ratings.setdefault(seat0, ENV.create_rating())
-        b = ratings.setdefault(seat1, ENV.create_rating())
-        if winner is None:
-            continue
-        if winner == 0:
-            a, b = trueskill.rate_1vs1(a, b, env=ENV)
-        else:
-            b, a = trueskill.rate_1vs1(b, a, env=ENV)
-        ratings[seat0], ratings[seat1] = a, b
-        history.append(RatingPoint(order, seat0, a.mu, a.sigma))
-        history.append(RatingPoint(order, seat1, b.mu, b.sigma))
+    for item in items:
+        _step(item, ratings, history)
     return ratings, history
+
+
+def _step(item: tuple[int, str, str, int | None], ratings: dict[str, trueskill.Rating],
+          history: list[RatingPoint]) -> tuple[trueskill.Rating, trueskill.Rating] | None:
+    """One match of a replay: both seats' ratings updated in ``ratings`` and appended to
+    ``history``; returns them, or None for a match without a winner (nothing changes)."""
+    order, seat0, seat1, winner = item
+    a = ratings.setdefault(seat0, ENV.create_rating())
+    b = ratings.setdefault(seat1, ENV.create_rating())
+    if winner is None:
+        return None
+    if winner == 0:
+        a, b = trueskill.rate_1vs1(a, b, env=ENV)
+    else:
+        b, a = trueskill.rate_1vs1(b, a, env=ENV)
+    ratings[seat0], ratings[seat1] = a, b
+    history.append(RatingPoint(order, seat0, a.mu, a.sigma))
+    history.append(RatingPoint(order, seat1, b.mu, b.sigma))
+    return a, b
+
+
+class _Replay:
+    """The last ``rate`` replay: its sorted input, the two seats' ratings after each match (None
+    for a match without a winner) and how long the history was after each."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[int, str, str, int | None]] = []
+        self.after: list[tuple[trueskill.Rating, trueskill.Rating] | None] = []
+        self.history: list[RatingPoint] = []
+        self.length: list[int] = []
+
+    def continue_to(self, items: list[tuple[int, str, str, int | None]]
+                    ) -> tuple[dict[str, trueskill.Rating], list[RatingPoint]]:
+        same = 0
+        for old, new in zip(self.items, items):
+            if old != new:
+                break
+            same += 1
+        ratings: dict[str, trueskill.Rating] = {}
+        for (_, seat0, seat1, _), after in zip(self.items[:same], self.after[:same]):
+            ratings.setdefault(seat0, ENV.create_rating())
+            ratings.setdefault(seat1, ENV.create_rating())
+            if after is not None:
+                ratings[seat0], ratings[seat1] = after
+        history = self.history[:self.length[same - 1]] if same else []
+        after_each, length = self.after[:same], self.length[:same]
+        for item in items[same:]:
+            after_each.append(_step(item, ratings, history))
+            length.append(len(history))
+        self.items, self.after, self.history, self.length = items, after_each, history, length
+        return ratings, list(history)
+
+
+_LAST = _Replay()
+_LAST_LOCK = threading.Lock()
 
 
 def exact(pi: float, tau: float) -> trueskill.Rating:

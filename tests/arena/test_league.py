@@ -146,9 +146,12 @@ def test_league_commands_add_remove_and_refuse_bad_input_in_one_line(tmp_path):
         (league / CONFIG_NAME).write_text(f"affinity = {value}\n")
         expected = {"true": True, "false": False}.get(value, "auto")
         assert load_league_config(league).affinity == expected
-    (league / CONFIG_NAME).write_text('profile = "three_player"\n')
-    with pytest.raises(ConfigError, match="two-player profiles"):
+    (league / CONFIG_NAME).write_text('profile = "five_player"\n')
+    with pytest.raises(ConfigError, match="five_player"):
         load_league_config(league)
+    for profile in ("three_player", "four_player"):  # groups (test_league_groups.py)
+        (league / CONFIG_NAME).write_text(f'profile = "{profile}"\n')
+        assert load_league_config(league).profile == profile
 
 
 def test_publishing_switches_current_in_one_rename_and_keeps_two_builds(tmp_path):

@@ -50,6 +50,10 @@ def test_a_league_takes_a_submitted_bot_while_it_runs_and_continues_after_sigter
             proc.communicate()
     assert proc.returncode == 128 + signal.SIGTERM, out + err
     assert "stopped:" in err and "newbie" in out and "joined the ladder" in out
+    if "did not finish" in out.strip().splitlines()[-1]:  # the stop's publish, bounded in time
+        made = subprocess.run([*ARENA, "league", "publish", str(league), "--data", str(data)],
+                              capture_output=True, text=True, timeout=WAIT_S)
+        assert made.returncode == 0, made.stdout + made.stderr
     # The stop published: the new bot is on the report and the league page, behind `current`.
     public = league / "public"
     assert (public / CURRENT).is_symlink()

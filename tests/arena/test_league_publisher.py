@@ -56,11 +56,15 @@ def test_a_league_plays_on_while_it_publishes(tmp_path):
         run_league(league, data=tmp_path / "data", on_progress=watch)
     published = [(stored, PUBLISHED.match(event)) for stored, event in seen
                  if PUBLISHED.match(event)]
-    background, last = published[:-1], published[-1]
+    # The stop's own publish comes last and sees every stored match (a stop may leave a pair
+    # half played: the next run completes it), or, not finished within STOP_PUBLISH_S of the
+    # stop, is ended and says so (the next start publishes).
+    if "did not finish" in seen[-1][1]:
+        background = published
+    else:
+        background, last = published[:-1], published[-1]
+        assert int(last[1][2]) == last[0] == len(read_store(league, "SELECT 1 FROM matches"))
     assert background and any(int(m[2]) + 2 <= stored for stored, m in background), published
-    # The stop's own publish came last and saw every stored match (a stop may leave a pair half
-    # played: the next run completes it).
-    assert int(last[1][2]) == last[0] == len(read_store(league, "SELECT 1 FROM matches"))
     current = league / "public" / CURRENT
     index = (current / "index.html").read_text()
     assert '<a href="league.html">' in index and (current / "league.html").is_file()
@@ -113,5 +117,6 @@ def test_a_publish_that_takes_too_long_is_ended_and_said(tmp_path, monkeypatch):
         run_league(league, data=tmp_path / "data", on_progress=watch, max_pairs=2000)
     ended = [event for _, event in seen if "was ended" in event]
     assert len(ended) >= 2 and "publishing took more than 0.2 s" in ended[0], seen[-5:]
-    assert [e for _, e in seen if PUBLISHED.match(e)] == [seen[-1][1]]  # the stop's own only
+    # The stop's own publish only (or, not finished in time, none).
+    assert [e for _, e in seen if PUBLISHED.match(e)] in ([seen[-1][1]], [])
     assert _publishers() == []

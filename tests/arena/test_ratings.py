@@ -135,3 +135,18 @@ def test_a_bot_on_both_sides_is_refused():
 ])
 def test_ranks_of_a_finished_match(players, points, winner, offender, expected):
     assert ranks_of(players, points, winner, offender) == expected
+
+
+def test_a_replay_continued_from_the_last_gives_the_same_ratings_to_the_bit():
+    """``rate`` continues from its last replay's longest shared prefix (a league republishes the
+    same matches and a few more): the figures must be those of a replay from the start."""
+    rng = random.Random(3)
+    results = [(i, f"b{rng.randrange(4)}", f"c{rng.randrange(4)}", rng.choice([0, 1, None]))
+               for i in range(400)]
+    changed = results[:150] + [results[150][:3] + (1 - (results[150][3] or 0),)] + results[151:]
+    for step in (results[:200], results, changed[:300], changed):
+        got, history = rate(step)
+        fresh, fresh_history = rate(step, start={})  # a replay from the start, not continued
+        assert {k: (v.mu, v.sigma) for k, v in got.items()} == \
+            {k: (v.mu, v.sigma) for k, v in fresh.items()}
+        assert history == fresh_history

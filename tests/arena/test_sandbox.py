@@ -247,7 +247,9 @@ def test_a_referee_killed_with_kill_9_takes_its_bots_with_it(launch_path, tmp_pa
     referee = subprocess.Popen([sys.executable, "-c", script],
                                env={**os.environ, "TMPDIR": str(tmp_path)})
     try:
-        deadline = time.monotonic() + 20
+        # A wait for the bots to start, not a time limit: beside two suites and another arena on
+        # 2 cores, 20 s once were not enough for the second of them.
+        deadline = time.monotonic() + 60
         # The orphan bot and its setsid'd child (the launcher wipes its own arguments, which a
         # bot could read as /proc/1/cmdline: it carries no tag).
         def orphans() -> int:

@@ -71,9 +71,12 @@ def test_in_process_matches_legal_and_exact_claims(profile_name: str) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("profile_name", ["sixty_six", "schnapsen"])
 def test_subprocess_matches_under_a_reduced_limit(profile_name: str) -> None:
-    """Real processes through the referee with a limit of 200 ms: the bot reads it from the
-    handshake and thinks 30% of it, so it never times out, and never claims wrongly."""
-    limit = 200
+    """Real processes through the referee with a limit of 500 ms (half the default): the bot reads
+    it from the handshake and thinks 30% of it, so it never times out, and never claims wrongly.
+    (At 200 ms, a normal user's suite beside a root one and another arena saw a 60 ms think
+    answered after 200 ms: the machine's queue, not the bot's budget. Its times against the limit
+    are bench_bots.py's figures.)"""
+    limit = 500
     rules = profile(profile_name).with_overrides({"match_target": 3})
     decisions = 0
     for seed, opponent in ((1, "greedy"), (2, "random"), (3, "greedy")):
