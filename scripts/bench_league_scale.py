@@ -59,6 +59,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "arena"))
 
 import arena.compete.league as league  # noqa: E402
+import arena.compete.league_config as league_config  # noqa: E402
 import synthetic_store  # noqa: E402
 from arena.compete.league import LeagueProgress, run_league  # noqa: E402
 from arena.results.store import DB_NAME  # noqa: E402
@@ -184,7 +185,7 @@ def main() -> None:
         folder, data = top / "run", top / "base" / "data"
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True, mode=0o700)  # an arena folder is private
-        for name in (league.CONFIG_NAME, DB_NAME):
+        for name in (league_config.CONFIG_NAME, DB_NAME):
             shutil.copy2(top / "base" / "league" / name, folder / name)
 
         # The filled store has no ratings kept by a running league (league_ladder.py): status

@@ -38,7 +38,7 @@ def _warm() -> None:
 
 
 def _publish(folder: str, data: str, policy: bool) -> float:
-    from arena.compete.league import load_league_config
+    from arena.compete.league_config import load_league_config
     from arena.compete.league_publish import publish_league
     from arena.report import publish
 

@@ -1,5 +1,5 @@
 """``arena league DIR`` and ``arena league init|add|remove|status``: the command line of a standing
-league (``league.py``). Commands parse and delegate; the work lives in ``league.py``."""
+league (``arena/compete/league*.py``). Commands parse and delegate; the work lives there."""
 
 from __future__ import annotations
 
@@ -53,7 +53,8 @@ def run(
 ) -> None:
     """Start or continue the league in DIR (league.toml; a commented one is written if missing)."""
     from arena.cli.common import require_isolation
-    from arena.compete.league import CONFIG_NAME, LeagueError, init_league, load_league_config, run_league
+    from arena.compete.league_config import (CONFIG_NAME, LeagueError, init_league, load_league_config)
+    from arena.compete.league import run_league
     from arena.report import ReportError
     from arena.isolation.sandbox import SandboxUnavailable, describe
     from arena.compete.tournament import Stopped
@@ -98,7 +99,7 @@ def run(
 @league_app.command("init")
 def init(folder: Path = FolderArg) -> None:
     """Write a commented league.toml into DIR (an existing one is kept)."""
-    from arena.compete.league import init_league
+    from arena.compete.league_config import init_league
 
     try:
         path = init_league(folder)
@@ -124,7 +125,8 @@ def add(
     """Add a bot to the league (a running league takes it in before its next pair)."""
     from arena.match.bot_process import Limits
     from arena.entrants.bot_specs import BotSpecError, bundled_names
-    from arena.compete.league import load_league_config, resolve_member, set_membership
+    from arena.compete.league_config import load_league_config
+    from arena.compete.league_members import resolve_member, set_membership
     from arena.entrants.registry import find_registered
     from arena.isolation.sandbox import SandboxLimits, parse_limits
 
@@ -202,7 +204,8 @@ def remove(
     data: DataOption = DEFAULT_DATA,
 ) -> None:
     """Take a bot out of the league; its results stay in the history."""
-    from arena.compete.league import current_members, load_league_config, membership, set_membership
+    from arena.compete.league_members import current_members, membership, set_membership
+    from arena.compete.league_config import load_league_config
 
     try:
         config = load_league_config(folder)
@@ -226,7 +229,7 @@ def publish(folder: Path = FolderArg, data: DataOption = DEFAULT_DATA) -> None:
     league that is not running, whose last publish did not finish as it stopped. A running
     league publishes by itself (at its start, every publish_every seconds and as it stops)."""
     from arena.compete.folder_lock import FolderLock, FolderLockedError
-    from arena.compete.league import load_league_config
+    from arena.compete.league_config import load_league_config
     from arena.compete.league_publish import publish_league
     from arena.report import ReportError
     from arena.results.store import DB_NAME
@@ -262,8 +265,8 @@ def status(folder: Path = FolderArg, data: DataOption = DEFAULT_DATA,
     import io
     import json
 
-    from arena.compete.league import read_ladder
-    from arena.compete.league_ladder import FIELDS, SETTLED_MATCHES, SETTLED_SIGMA, as_records, ranked
+    from arena.compete.league_store import read_ladder
+    from arena.results.league_ladder import FIELDS, SETTLED_MATCHES, SETTLED_SIGMA, as_records, ranked
     from arena.results.store import StoreError
 
     if fmt not in ("table", "json", "csv"):

@@ -29,33 +29,40 @@ seatings (``schedule.group_seatings``, as a tournament plays a set), rated with 
 (``ratings.rate_match``). A group (its bots and seatings) is written to ``league_groups`` before
 its matches are sent out, and completed as a pair is after a stop. A group needs as many bots as
 seats (no bot partners itself in a league).
+
+This module runs a league; beside it, each with one job: ``league_config`` (the settings),
+``league_members`` (who plays), ``league_store`` (the league's tables, and reading a league back
+for ``status`` and the page), ``league_publish`` (the published site), ``matchmaking`` (who plays
+next); its ratings table is ``results/league_ladder.py``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import math
 import sqlite3
 import time
-import tomllib
-import urllib.parse
 from contextlib import ExitStack, closing
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import trueskill
 
-from arena.arena_folders import private_file, private_folder
-from arena.match.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
-from arena.entrants.bot_specs import BotSpecError, check_bot_paths, resolve_bot
-from arena.match.deal_keys import deal_secret, deal_set_label, new_key
+from arena.match.bot_process import Limits
+from arena.match.deal_keys import deal_secret, new_key
 from arena.compete.folder_lock import FolderLock, FolderLockedError
-from arena.game import Rules, RulesError, load_rules
-from arena.compete.league_ladder import LadderRow, Record, read_figures, settle, waiting_pairs
-from arena.compete.league_ladder import SCHEMA as RATINGS_SCHEMA
+from arena.compete.league_config import (LeagueConfig, LeagueError, load_league_config, rules_of,
+                                         sandbox_limits)
+from arena.compete.league_members import Member, current_members, utc_now
+from arena.compete.league_publish import Publisher, publish_league
+from arena.compete.league_store import (LEAGUE_SCHEMA, SEATINGS, group_matches, has_league_tables,
+                                        league_bots, league_groups, league_pairs, pair_matches,
+                                        played_through, transaction, unfinished_pairs)
+from arena.game import Rules
+from arena.results.league_ladder import settle
+from arena.results.league_ladder import SCHEMA as RATINGS_SCHEMA
 from arena.compete.match_job import MatchJob, play_job
 from arena.compete.matchmaking import GroupWindow, PairWindow, Standing, group_window_size, next_group, \
     next_pair, window_size
@@ -63,26 +70,20 @@ from arena.compete.pool import Pool, WorkerError
 from arena.entrants.preflight import PreflightError, preflight
 from arena.results.rating_replay import ENV
 from arena.results.ratings import rate_match, ranks_of, side_of, store_players
-from arena.entrants.registry import Registry, RegistryError, data_dir
-from arena.isolation.sandbox import SandboxLimits, SandboxUnavailable, check_memory, data_folders, \
+from arena.entrants.registry import data_dir
+from arena.isolation.sandbox import SandboxUnavailable, check_memory, data_folders, \
     waiting_bots_yield
 from arena.types import ScheduledMatch
 from arena.compete.schedule import group_seatings
-from arena.results.store import DB_NAME, DiskFullError, Store, StoreError, connect_read_only
-from arena.compete.tournament import check_isolation, run_log
+from arena.results.store import DB_NAME, DiskFullError, Store, StoreError
+from arena.compete.tournament import run_log
 from arena.types import BotSpec, ConfigError, MatchEnding, MatchResult
-from arena.isolation.worker_cores import AFFINITY_WORDS, AUTO, Affinity, default_workers, for_run, \
-    is_affinity
+from arena.isolation.worker_cores import for_run
 
-if TYPE_CHECKING:
-    from arena.compete.league_publish import Publisher  # which imports this module
 
 log = logging.getLogger("arena.compete.league")
 
-CONFIG_NAME = "league.toml"
-MEMBERS_NAME = "members.sqlite"
 LOG_NAME = "league.log"
-DEFAULT_PUBLISH_EVERY_S = 300.0
 IDLE_POLL_S = 1.0   # with fewer than two bots, how often the league looks for new members
 # A publish in the background that takes longer than this is ended and said (the league plays on,
 # the previous build stays current, the next turn publishes again): one stuck would hold every
@@ -98,452 +99,6 @@ REFRESH_S = 1.0     # how often membership (settings, members.sqlite, registry) 
 # resolves and checks every bot's command, 1 s for 200 bots on a loaded machine, and a league that
 # read them every second played one pair a second (scripts/bench_league_scale.py).
 REFRESH_SHARE = 0.1
-
-EXAMPLE = """\
-# A standing league: `arena league DIR` plays until stopped (Ctrl-C or kill -TERM) and continues
-# where it stopped when started again. Bots may be added, removed or resubmitted while it runs.
-name = "league"                 # letters, digits, '-' or '_'
-
-# Which bots take part (read again between pairs). Bundled names ("greedy", "c-counter"), bots
-# registered with `arena submit` (a name means its newest version: a new submission replaces the
-# old one in the ladder; NAME@VERSION pins one), or commands. `arena league add DIR BOT` and
-# `arena league remove DIR BOT` change the membership without editing this file.
-bots = ["random", "first-legal"]
-registered = false              # true: every bot registered with `arena submit` (that plays
-                                # the profile) takes part
-
-# The game (fixed once the league has played: a change would mix two leagues in one table).
-profile = "sixty_six"           # sixty_six, schnapsen, vu_compat (pairs of bots), or
-                                # three_player, four_player (groups of three or four bots, each
-                                # group's deals in six seatings; four players in partnerships)
-decision_ms = 1000              # time limit per decision
-startup_ms = 5000               # time limit to start
-max_deals = 200                 # deals per match at most
-# [rules]                       # flag overrides of the profile (arena rules show --toml)
-# match_target = 11
-# [sandbox]                     # limits per bot process (docs/organisers/isolation.md)
-# memory_mb = 512
-
-# Where and how (may change between runs).
-isolation = ""                  # "", isolated, namespaces or limits ("": $ARENA_ISOLATION)
-workers = 0                     # local worker processes; 0: all cores
-affinity = "auto"               # each worker and its bots keep to a core of their own: "auto"
-                                # where no other arena has claimed it, true always, false never
-cluster = ""                    # a Dask scheduler, tcp://HOST:8786, to play there instead
-
-# Publishing: the report, replays, statistics and the league page are rewritten every
-# publish_every seconds (and when the league stops) into PUBLISH/current, switched atomically.
-publish = ""                    # a folder (relative to DIR); "": DIR/public. Serve PUBLISH/current.
-publish_every = 300             # seconds; 0: only when the league stops
-"""
-
-
-@dataclass(frozen=True)
-class LeagueConfig:
-    """A league's settings (``EXAMPLE`` says what each means)."""
-
-    name: str = "league"
-    bots: tuple[str, ...] = ()
-    registered: bool = False
-    profile: str = "sixty_six"
-    rules: Mapping[str, Any] = field(default_factory=dict)
-    decision_ms: int = DEFAULT_DECISION_MS
-    startup_ms: int = DEFAULT_STARTUP_MS
-    max_deals: int = 200
-    sandbox: Mapping[str, Any] = field(default_factory=dict)
-    isolation: str = ""
-    workers: int = 0
-    affinity: Affinity = AUTO
-    cluster: str = ""
-    publish: str = ""
-    publish_every: float = DEFAULT_PUBLISH_EVERY_S
-
-    def settings(self) -> dict[str, Any]:
-        """What defines the league's results (stored; a continued league must keep them)."""
-        data = {k: v for k, v in asdict(self).items()
-                if k in ("profile", "decision_ms", "startup_ms", "max_deals")}
-        data["rules"] = dict(self.rules)
-        data["sandbox"] = dict(self.sandbox)
-        data["league"] = True
-        return data
-
-    def publish_dir(self, folder: Path) -> Path:
-        """Where builds go: ``publish`` (relative to the league's folder), else ``DIR/public``."""
-        return folder / (self.publish or "public")
-
-    def worker_count(self) -> int:
-        return self.workers or default_workers()
-
-
-_TYPES: dict[str, tuple[Any, str]] = {
-    "name": (str, "a string"),
-    "bots": ((list, tuple), 'a list of bot names or commands, like ["greedy", "mybot"]'),
-    "registered": (bool, "true or false"),
-    "profile": (str, "a rules profile name (a string)"),
-    "rules": (Mapping, "a table of flag = value"),
-    "decision_ms": (int, "a whole number of milliseconds"),
-    "startup_ms": (int, "a whole number of milliseconds"),
-    "max_deals": (int, "a whole number"),
-    "sandbox": (Mapping, "a table of limit = number"),
-    "isolation": (str, "a sandbox level: isolated, namespaces or limits (a string)"),
-    "workers": (int, "a whole number"),
-    "affinity": ((bool, str), AFFINITY_WORDS),
-    "cluster": (str, "an address like tcp://HOST:8786 (a string)"),
-    "publish": (str, "a folder path (a string)"),
-    "publish_every": ((int, float), "a number of seconds"),
-}
-_KEYS = {f.name for f in fields(LeagueConfig)}
-
-
-def init_league(folder: Path) -> Path:
-    """Write the commented example settings into ``folder`` (made if missing); an existing file is
-    left alone. Returns its path."""
-    path = folder / CONFIG_NAME
-    try:
-        private_folder(folder, "league")
-        if not path.exists():
-            partial = path.with_name(f".{CONFIG_NAME}.partial")
-            partial.write_text(EXAMPLE, encoding="utf-8")
-            partial.replace(path)
-    except OSError as err:
-        raise ConfigError(f"cannot write {path}: {err.strerror or err}") from None
-    return path
-
-
-def load_league_config(folder: Path, overrides: Mapping[str, Any] | None = None) -> LeagueConfig:
-    """``folder/league.toml``, then ``overrides`` (command-line flags; None values ignored). Every
-    problem is a ``ConfigError`` naming the file and the setting."""
-    path = folder / CONFIG_NAME
-    try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
-    except FileNotFoundError:
-        raise ConfigError(f"{folder} holds no league ({CONFIG_NAME} is missing); start one with "
-                          f"arena league init {folder}") from None
-    except OSError as err:
-        raise ConfigError(f"cannot read {path}: {err.strerror or err}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path} is not a text file (not UTF-8)") from None
-    except tomllib.TOMLDecodeError as err:
-        raise ConfigError(f"{path} is not valid TOML: {err}") from None
-    unknown = sorted(set(data) - _KEYS)
-    if unknown:
-        raise ConfigError(f"unknown setting(s) in {path}: {', '.join(unknown)}; known settings: "
-                          f"{', '.join(sorted(_KEYS))}")
-    for key, value in data.items():
-        kind, what = _TYPES[key]
-        if isinstance(value, bool) and kind is not bool and bool not in (
-                kind if isinstance(kind, tuple) else (kind,)) or not isinstance(value, kind) \
-                or key == "affinity" and not is_affinity(value):
-            raise ConfigError(f"{path}: setting {key!r} must be {what}, not {value!r}"[:400])
-    if not all(isinstance(b, str) and b.strip() for b in data.get("bots", [])):
-        raise ConfigError(f"{path}: each of 'bots' must be a non-empty name or command")
-    data.update({k: v for k, v in (overrides or {}).items() if v is not None})
-    data["bots"] = tuple(data.get("bots", ()))
-    config = LeagueConfig(**data)
-    try:
-        _check(config)
-    except ConfigError as err:
-        raise ConfigError(f"{path}: {err}") from None
-    return config
-
-
-def _check(config: LeagueConfig) -> None:
-    name = config.name.replace("-", "").replace("_", "")
-    if not name.isalnum():
-        raise ConfigError(f"name must be letters, digits, '-' or '_', not {config.name!r}")
-    for key in ("decision_ms", "startup_ms", "max_deals"):
-        if getattr(config, key) <= 0:
-            raise ConfigError(f"{key} must be positive, not {getattr(config, key)}")
-    if config.workers < 0 or config.publish_every < 0:
-        raise ConfigError("workers and publish_every must be >= 0")
-    rules_of(config)
-    sandbox_limits(config)
-    check_isolation(config.isolation)
-
-
-def rules_of(config: LeagueConfig) -> Rules:
-    try:
-        rules = load_rules(config.profile, overrides=config.rules)
-    except RulesError as err:
-        raise ConfigError(str(err)) from None
-    if rules.players not in (2, 3, 4):
-        raise ConfigError(f"a league plays two, three or four players; {config.profile} is for "
-                          f"{rules.players} players")
-    return rules
-
-
-def sandbox_limits(config: LeagueConfig) -> SandboxLimits:
-    try:
-        return SandboxLimits.from_mapping(config.sandbox)
-    except ValueError as err:
-        raise ConfigError(str(err)) from None
-
-
-class LeagueError(RuntimeError):
-    """A league that had to stop (a full disk, a worker that kept dying, a store that failed):
-    every stored match is whole and ``arena league DIR`` continues. Settings that cannot run are
-    a ``ConfigError``."""
-
-
-# -- membership ------------------------------------------------------------------------------------
-
-_MEMBERS_SCHEMA = """
-CREATE TABLE IF NOT EXISTS members (
-    family TEXT PRIMARY KEY,         -- the bot's name (a registered bot's, without version)
-    text TEXT NOT NULL,              -- what was added: a bundled or registered name, a command
-    state TEXT NOT NULL CHECK (state IN ('in', 'out')),
-    changed TEXT NOT NULL
-);
-"""
-
-
-@dataclass(frozen=True)
-class Member:
-    """A bot in the ladder: ``family`` is its name across versions, ``spec.name`` the name of this
-    version in the store (``NAME@VERSION`` for a registered bot, else the family), ``text`` what
-    the user wrote (cluster workers resolve bundled names themselves)."""
-
-    family: str
-    text: str
-    spec: BotSpec
-
-    @property
-    def name(self) -> str:
-        return self.spec.name
-
-
-def store_name(spec: BotSpec) -> str:
-    """A version of a registered bot is a bot of its own in the store (the store's bots never
-    change command or version): ``NAME@VERSION`` with the version cut to 8 hex digits, which
-    ``arena`` accepts wherever it takes a registered bot."""
-    return f"{spec.name}@{spec.version[:8]}" if spec.version else spec.name
-
-
-def set_membership(folder: Path, family: str, text: str, state: str) -> None:
-    """Record that ``family`` is in (as ``text``) or out of the league: written by ``arena league
-    add|remove``, read by the running league between pairs."""
-    path = folder / MEMBERS_NAME
-    try:
-        private_file(path)
-        db = sqlite3.connect(path, timeout=30, isolation_level=None)
-    except (OSError, sqlite3.Error) as err:
-        raise ConfigError(f"cannot open {path}: {err}") from None
-    try:
-        db.executescript(_MEMBERS_SCHEMA)
-        db.execute("INSERT OR REPLACE INTO members VALUES (?, ?, ?, ?)",
-                   (family, text, state, _now()))
-    except sqlite3.Error as err:
-        raise ConfigError(f"cannot write {path}: {err}") from None
-    finally:
-        db.close()
-
-
-def membership(folder: Path) -> dict[str, tuple[str, str]]:
-    """{family: (text, state)} from ``members.sqlite``, read only (empty when nobody was added)."""
-    path = folder / MEMBERS_NAME
-    if not path.is_file():
-        return {}
-    try:
-        db = sqlite3.connect(f"file:{urllib.parse.quote(str(path.resolve()))}?mode=ro", uri=True,
-                             timeout=30)
-        try:
-            rows = db.execute("SELECT family, text, state FROM members").fetchall()
-        finally:
-            db.close()
-    except sqlite3.Error as err:
-        raise ConfigError(f"cannot read {path}: {err}") from None
-    return {family: (text, state) for family, text, state in rows}
-
-
-def resolve_member(text: str, data: Path, folder: Path) -> Member:
-    """A bot as the league in ``folder`` runs it: ``BotSpecError`` when it cannot be found or run,
-    or when its command names the league's folder (its store holds the deal key), the data folder
-    or the registry."""
-    spec = resolve_bot(text, data=data)
-    check_bot_paths(spec, [data, data / "registry"], [folder])
-    return Member(spec.name, text, replace(spec, name=store_name(spec)))
-
-
-def current_members(folder: Path, config: LeagueConfig,
-                    data: Path) -> tuple[list[Member], list[str]]:
-    """The ladder now: the settings' bots, every registered bot if ``registered``, and those added
-    with ``arena league add``, less those removed; each registered bot as its newest version
-    (unless pinned with NAME@VERSION). Returns the members and a line per bot that cannot take
-    part (unknown, or not playing the profile)."""
-    texts: list[str] = list(config.bots)
-    if config.registered and (data / "registry" / "registry.sqlite").is_file():
-        try:
-            with Registry.open(data, create=False) as registry:
-                texts += [bot.name for bot in registry.newest() if config.profile in bot.profiles]
-        except (RegistryError, sqlite3.Error) as err:
-            return [], [f"the registry under {data} cannot be read: {err}"]
-    changes = membership(folder)
-    texts += [text for text, state in changes.values() if state == "in"]
-    members: dict[str, Member] = {}
-    problems: list[str] = []
-    for text in texts:
-        try:
-            member = resolve_member(text, data, folder)
-        except BotSpecError as err:
-            problems.append(f"bot {text!r} cannot take part: {err}")
-            continue
-        if changes.get(member.family, ("", "in"))[1] == "out":
-            continue
-        if member.family in members:
-            continue  # named twice (in the file and added): once is enough
-        members[member.family] = member
-    return sorted(members.values(), key=lambda m: m.family), problems
-
-
-# -- the store's league tables ---------------------------------------------------------------------
-
-_LEAGUE_SCHEMA = """
-CREATE TABLE IF NOT EXISTS league_bots (
-    name TEXT PRIMARY KEY REFERENCES bots(name),  -- as in the store: NAME@VERSION if registered
-    family TEXT NOT NULL,            -- the name across versions
-    text TEXT NOT NULL,              -- what the settings or `arena league add` said
-    spec TEXT NOT NULL,              -- JSON of the BotSpec it runs with (completes its pairs)
-    joined TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS league_pairs (
-    -- Written before the pair's two matches are sent out: a continued league completes every pair
-    -- here whose matches the store does not hold both of, on the same deal set.
-    pair_no INTEGER PRIMARY KEY,
-    a TEXT NOT NULL REFERENCES bots(name),
-    b TEXT NOT NULL REFERENCES bots(name),
-    started TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS league_groups (
-    -- Three and four players: as league_pairs, a group of bots and the seatings its one deal set
-    -- is played in, written before its matches are sent out.
-    group_no INTEGER PRIMARY KEY,
-    bots TEXT NOT NULL,              -- JSON list of the group's bots, in the order chosen
-    seatings TEXT NOT NULL,          -- JSON list of seatings, each a list of bots in seat order
-    started TEXT NOT NULL
-);
-"""
-
-
-def _now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
-
-def pair_matches(league: str, pair_no: int, a: str, b: str) -> list[ScheduledMatch]:
-    """The two matches of duplicate pair ``pair_no``: one deal set, seats swapped (RULES.md §8).
-    Ids come from the league's name, the pair and the bots, never from the key or the time."""
-    deal_set = deal_set_label("league", pair_no, a, b)
-    matches = []
-    for swapped in (0, 1):
-        digest = hashlib.sha256(json.dumps([league, pair_no, a, b, swapped]).encode()).hexdigest()
-        match_id = f"L{pair_no:06d}{'ab'[swapped]}-{digest[:12]}"
-        seats = (b, a) if swapped else (a, b)
-        matches.append(ScheduledMatch(2 * pair_no + swapped, match_id, seats, deal_set,
-                                      pair_no % 2, (a, b), pair_no, swapped))
-    return matches
-
-
-@dataclass(frozen=True)
-class StoredPair:
-    pair_no: int
-    a: str
-    b: str
-    stored: frozenset[str]   # match ids of the pair already in the store
-
-
-def league_pairs(db: sqlite3.Connection, league: str) -> list[StoredPair]:
-    """Every pair the league started, with which of its matches are stored."""
-    if not _has_league_tables(db):
-        return []
-    done = {row[0] for row in db.execute("SELECT match_id FROM matches")}
-    pairs = []
-    for pair_no, a, b in db.execute("SELECT pair_no, a, b FROM league_pairs ORDER BY pair_no"):
-        ids = {m.match_id for m in pair_matches(league, pair_no, a, b)}
-        pairs.append(StoredPair(pair_no, a, b, frozenset(ids & done)))
-    return pairs
-
-
-SEATINGS = 6  # the matches of a group's deal set (schedule.group_seatings)
-
-
-def group_matches(league: str, group_no: int, bots: Sequence[str],
-                  seatings: Sequence[Sequence[str]]) -> list[ScheduledMatch]:
-    """The matches of group ``group_no`` (three or four players): one deal set, one match per
-    seating. Ids come from the league's name, the group, its bots and the seating, never from the
-    key or the time; the label's ``players`` keeps a group's deals apart from any pair's."""
-    players = len(seatings[0])
-    deal_set = deal_set_label("league", players, group_no, *bots)
-    matches = []
-    for seating, seats in enumerate(seatings):
-        digest = hashlib.sha256(json.dumps([league, group_no, list(bots), seating, list(seats)])
-                                .encode()).hexdigest()
-        match_id = f"L{group_no:06d}{'abcdef'[seating]}-{digest[:12]}"
-        matches.append(ScheduledMatch(SEATINGS * group_no + seating, match_id, tuple(seats),
-                                      deal_set, group_no % players, tuple(bots), group_no,
-                                      seating))
-    return matches
-
-
-@dataclass(frozen=True)
-class StoredGroup:
-    group_no: int
-    bots: tuple[str, ...]
-    seatings: tuple[tuple[str, ...], ...]
-    stored: frozenset[str]   # match ids of the group already in the store
-
-
-def league_groups(db: sqlite3.Connection, league: str) -> list[StoredGroup]:
-    """Every group a three- or four-player league started, with which of its matches are stored
-    (empty for a two-player league, and for a store from before groups)."""
-    if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'league_groups'").fetchone() is None:
-        return []
-    done = {row[0] for row in db.execute("SELECT match_id FROM matches")}
-    groups = []
-    for group_no, bots, seatings in db.execute(
-            "SELECT group_no, bots, seatings FROM league_groups ORDER BY group_no"):
-        members = tuple(json.loads(bots))
-        seated = tuple(tuple(seats) for seats in json.loads(seatings))
-        ids = {m.match_id for m in group_matches(league, group_no, members, seated)}
-        groups.append(StoredGroup(group_no, members, seated, frozenset(ids & done)))
-    return groups
-
-
-def _has_league_tables(db: sqlite3.Connection) -> bool:
-    return db.execute("SELECT 1 FROM sqlite_master WHERE name = 'league_pairs'").fetchone() \
-        is not None
-
-
-def league_bots(db: sqlite3.Connection) -> dict[str, tuple[str, BotSpec]]:
-    """{store name: (family, spec)} of every bot version that joined the league."""
-    if not _has_league_tables(db):
-        return {}
-    out = {}
-    for name, family, spec in db.execute("SELECT name, family, spec FROM league_bots"):
-        data = json.loads(spec)
-        data["argv"] = tuple(data["argv"])
-        out[name] = (family, BotSpec(**data))
-    return out
-
-
-def _open_pairs(db: sqlite3.Connection) -> list[int]:
-    """The pairs started of which a match is not stored."""
-    return [row[0] for row in db.execute(
-        "SELECT pair_no FROM league_pairs WHERE pair_no NOT IN (SELECT pair_index FROM matches "
-        "GROUP BY pair_index HAVING COUNT(*) >= 2)")]
-
-
-def _through(db: sqlite3.Connection, open_pairs: Iterable[int]) -> int:
-    """The first schedule order below which every match is stored for good: the first match of
-    the oldest pair still open (pair_matches: pair p plays orders 2p and 2p + 1), else the one
-    after every stored match."""
-    first = [2 * p for p in open_pairs]
-    if first:
-        return min(first)
-    row = db.execute("SELECT MAX(sched_order) FROM matches").fetchone()
-    return 0 if row[0] is None else int(row[0]) + 1
-
-
-# -- the ratings matchmaking reads -----------------------------------------------------------------
 
 class Ladder:
     """Every bot version's TrueSkill rating, matches and last pair, updated match by match as the
@@ -608,7 +163,7 @@ class Ladder:
         for seat0, seat1, winner in db.execute(
                 "SELECT seat0, seat1, winner FROM matches ORDER BY sched_order"):
             ladder.add(seat0, seat1, winner)
-        if _has_league_tables(db):
+        if has_league_tables(db):
             for pair_no, a, b in db.execute("SELECT pair_no, a, b FROM league_pairs"):
                 ladder.started(pair_no, a, b)
         return ladder
@@ -699,9 +254,9 @@ def run_league(folder: Path, overrides: Mapping[str, Any] | None = None,
         except StoreError as err:
             raise ConfigError(f"{err}: a league's name and game settings stay as they started "
                               "(profile, rules, limits)") from None
-        store.db.executescript(_LEAGUE_SCHEMA + RATINGS_SCHEMA)
-        with _transaction(store.db):  # the kept ratings fit the store (league_ladder.py)
-            settle(store.db, _through(store.db, _open_pairs(store.db)), check=True)
+        store.db.executescript(LEAGUE_SCHEMA + RATINGS_SCHEMA)
+        with transaction(store.db):  # the kept ratings fit the store (league_ladder.py)
+            settle(store.db, played_through(store.db, unfinished_pairs(store.db)), check=True)
         key = store.deal_key()
         if key is None:
             key = new_key()  # kept in the store before any match is dealt from it (deal_keys.py)
@@ -729,7 +284,6 @@ def run_league(folder: Path, overrides: Mapping[str, Any] | None = None,
         # it stops, within STOP_PUBLISH_S.
         publisher = None
         if publish:
-            from arena.compete.league_publish import Publisher
 
             publisher = Publisher(folder, config, data)
             cleanup.callback(publisher.stop)
@@ -841,7 +395,6 @@ def _publish(folder: Path, config: LeagueConfig, progress: LeagueProgress,
              tell: Callable[[str], None]) -> None:
     """Publish now. A publish that fails (a full disk, a folder made unwritable) is reported and
     the league plays on: the previous build stays current, and the next publish tries again."""
-    from arena.compete.league_publish import publish_league
     from arena.report import ReportError
 
     try:
@@ -946,7 +499,7 @@ class _Runner:
             spec = asdict(member.spec)
             self.store.db.execute("INSERT OR IGNORE INTO league_bots VALUES (?, ?, ?, ?, ?)",
                                   (member.name, member.family, member.text, json.dumps(spec),
-                                   _now()))
+                                   utc_now()))
             self.known[member.name] = (member.family, member.spec)
             self.tell(f"{member.name} joined the ladder")
         else:
@@ -1063,10 +616,10 @@ class _Runner:
             window.push(*pair)
         # Written down before anything is played (one transaction): a stop at any later moment
         # leaves pairs that the next run completes, never a match nobody knows the pair of.
-        with _transaction(self.store.db):
+        with transaction(self.store.db):
             for k, (a, b) in enumerate(chosen):
                 self.store.db.execute("INSERT INTO league_pairs VALUES (?, ?, ?, ?)",
-                                      (first_no + k, a, b, _now()))
+                                      (first_no + k, a, b, utc_now()))
         jobs = []
         for k, (a, b) in enumerate(chosen):
             self.ladder.started(first_no + k, a, b)
@@ -1092,11 +645,11 @@ class _Runner:
             chosen.append(group)
             window.push(group)
         seatings = [group_seatings(group) for group in chosen]
-        with _transaction(self.store.db):  # as _new_pairs: before anything is played
+        with transaction(self.store.db):  # as _new_pairs: before anything is played
             for k, (group, seated) in enumerate(zip(chosen, seatings)):
                 self.store.db.execute("INSERT INTO league_groups VALUES (?, ?, ?, ?)",
                                       (first_no + k, json.dumps(group),
-                                       json.dumps([list(seats) for seats in seated]), _now()))
+                                       json.dumps([list(seats) for seats in seated]), utc_now()))
         jobs = []
         for k, (group, seated) in enumerate(zip(chosen, seatings)):
             self.ladder.started(first_no + k, *group)
@@ -1164,7 +717,7 @@ class _Runner:
                 still_open = [p for p in self.running if p != entry.pair_index or left > 1]
                 # The kept ratings (league_ladder.py: two players) advance in the match's own
                 # transaction; a group league's are recomputed when read.
-                then = (lambda db: settle(db, _through(db, still_open))) \
+                then = (lambda db: settle(db, played_through(db, still_open))) \
                     if len(entry.seats) == 2 else None
                 self.store.record_match(entry, result,
                                         record=str(job.record.relative_to(self.folder)),
@@ -1190,80 +743,3 @@ class _Runner:
                                      (match_id,)).fetchone() is not None
 
 
-class _transaction:
-    def __init__(self, db: sqlite3.Connection):
-        self.db = db
-
-    def __enter__(self) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, kind: object, *exc: object) -> None:
-        self.db.execute("COMMIT" if kind is None else "ROLLBACK")
-
-
-# -- reading a league (status, the published page) -------------------------------------------------
-
-def read_ladder(folder: Path, data: Path | None = None,
-                db: sqlite3.Connection | None = None) -> tuple[list[LadderRow], dict[str, int]]:
-    """Every bot version of the league with its rating (the report's: the store's matches in pair
-    order, from the ratings the league keeps, ``league_ladder.py``), W-D-L, score with its interval,
-    when it joined, and whether it is in the ladder now, best first; and counts of the store
-    (matches, pairs, pairs waiting for a match). Reads only: works while the league runs. ``db``:
-    the store to read instead of the league's own (a publish's snapshot, ``report.snapshot``, so
-    that the ladder counts what the build's other pages count); read in one transaction, else."""
-    config = load_league_config(folder)
-    db_path = folder / DB_NAME
-    if db is None and not db_path.is_file():
-        raise ConfigError(f"{folder} has not played yet (no {DB_NAME}); start it with "
-                          f"arena league {folder}")
-    store = db if db is not None else connect_read_only(db_path)
-    try:
-        if db is None:  # one read: a match stored between two SELECTs would count in one only
-            store.execute("BEGIN")
-        stored = store.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
-        joined = dict(store.execute("SELECT name, joined FROM league_bots")) \
-            if _has_league_tables(store) else {}
-        if store_players(store) > 2:  # TrueSkill's teams, as the report rates them
-            ratings, counts = _seated_ratings(store)
-            # W-D-L and the score interval are kept for two players only (league_ladder.py).
-            figures = {name: Record(n, 0, 0, 0, math.nan, math.nan, math.nan)
-                       for name, n in counts.items()}
-            groups = league_groups(store, config.name)
-            pairs = len(groups)
-            waiting = sum(1 for g in groups if len(g.stored) < SEATINGS)
-        else:
-            ratings, figures = read_figures(store)
-            pairs, waiting = waiting_pairs(store)
-        versions = league_bots(store)
-    finally:
-        if db is None:
-            store.close()
-    members, _ = current_members(folder, config, data or data_dir())
-    active = {m.name for m in members}
-    table = []
-    nothing = Record(0, 0, 0, 0, math.nan, math.nan, math.nan)
-    for name in sorted(set(versions) | active):
-        rating = ratings.get(name) or ENV.create_rating()
-        family = versions[name][0] if name in versions else name.split("@")[0]
-        mine = figures.get(name, nothing)
-        table.append(LadderRow(family, name, rating.mu, rating.sigma, mine.matches,
-                               name in active, mine.wins, mine.draws, mine.losses, mine.score,
-                               mine.low, mine.high, str(joined.get(name, ""))))
-    table.sort(key=lambda r: (not r.active, -r.conservative, r.name))
-    return table, {"matches": int(stored), "pairs": pairs, "waiting": waiting}
-
-
-def _seated_ratings(db: sqlite3.Connection) -> tuple[dict[str, trueskill.Rating], dict[str, int]]:
-    """A three- or four-player league's ratings (``ratings.rate_ranked`` over the store, as the
-    report's) and each bot's matches."""
-    from arena.results.ratings import bot_matches, rating_history, read_seated
-
-    if db.execute("SELECT 1 FROM matches LIMIT 1").fetchone() is None:
-        return {}, {}  # the seated frames of an empty store do not merge (pandas' dtypes)
-    players = store_players(db)
-    history = rating_history(db)
-    ratings = {str(row.bot): trueskill.Rating(row.mu, row.sigma)
-               for row in history.groupby("bot").tail(1).itertuples()}
-    per_bot = bot_matches(read_seated(db, players))
-    counts = {str(bot): int(n) for bot, n in per_bot.groupby("bot").size().items()}
-    return ratings, counts

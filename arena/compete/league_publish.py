@@ -34,7 +34,10 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from arena.arena_folders import public_folder_mark
-from arena.compete.league import LeagueConfig, LadderRow, read_ladder
+from arena.compete.league_config import LeagueConfig
+
+from arena.compete.league_store import read_ladder
+from arena.results.league_ladder import LadderRow
 from arena.compete.pool import main_left_out
 from arena.report.league_page import CHART, PAGE  # noqa: F401 (CHART: as before)
 from arena.results.store import DB_NAME
@@ -42,7 +45,6 @@ from arena.results.store import DB_NAME
 CURRENT = "current"
 BUILDS = "builds"
 _PR_SET_PDEATHSIG = 1
-
 
 def publish_league(folder: Path, config: LeagueConfig, data: Path | None = None) -> Path:
     """Build the league's public folder anew and switch ``PUBLISH/current`` to it; returns the
@@ -82,7 +84,6 @@ def publish_league(folder: Path, config: LeagueConfig, data: Path | None = None)
     finally:
         snapshot.close()
     return target / CURRENT / "index.html"
-
 
 class Publisher:
     """Publishes a running league in a process of its own while its workers play on. Between two
@@ -204,7 +205,6 @@ class Publisher:
         if conn is not None:
             conn.close()
 
-
 def _publish_apart(folder: Path, config: LeagueConfig, data: Path | None, conn: Connection,
                    parent: int) -> None:
     """The publisher's process: imports what a publish needs, then at each turn publishes and
@@ -242,7 +242,6 @@ def _publish_apart(folder: Path, config: LeagueConfig, data: Path | None, conn: 
             outcome = (None, f"{type(err).__name__}: {err}")
         conn.send(outcome)
 
-
 def _switch(target: Path, build: Path) -> Path | None:
     """Point ``target/current`` at ``build`` in one rename, then remove every build but this one
     and the one it replaces (a request that began there may still be reading it, and so may an
@@ -259,7 +258,6 @@ def _switch(target: Path, build: Path) -> Path | None:
             shutil.rmtree(old, ignore_errors=True)
     return previous
 
-
 def _write_league_page(db: sqlite3.Connection, build: Path, name: str, rows: list[LadderRow],
                        counts: dict[str, int], previous: Path | None = None) -> None:
     """The league's page, its ladder as JSON and its chart (``report.league_page``)."""
@@ -267,7 +265,6 @@ def _write_league_page(db: sqlite3.Connection, build: Path, name: str, rows: lis
 
     write_league_page(db, build, name, rows, counts, previous=previous,
                       partners=partner_rows(db))
-
 
 def partner_rows(db: sqlite3.Connection) -> list[dict[str, object]]:
     """The league page's partner table (``ratings.partner_table``: four players only, else empty),

@@ -15,7 +15,8 @@ from typing import Any, Callable, Sequence
 
 import pytest
 
-from arena.compete.league import CONFIG_NAME, league_pairs
+from arena.compete.league_config import CONFIG_NAME
+from arena.compete.league_store import league_pairs
 from arena.results.store import DB_NAME
 
 ARENA = [sys.executable, "-m", "arena.cli.main"]

@@ -228,8 +228,9 @@ def fill_league(folder: Path, bots: Sequence[str], pairs: int, data: Path, seed:
     a few hundred of them, and each match stores one of those its winner won: making one per
     match took most of the minutes a store of 100,000 matches took to fill. No record files are
     written. Returns the bots' store names."""
-    from arena.compete.league import _LEAGUE_SCHEMA, CONFIG_NAME, load_league_config, pair_matches, \
-        resolve_member
+    from arena.compete.league_store import LEAGUE_SCHEMA, pair_matches
+    from arena.compete.league_config import CONFIG_NAME, load_league_config
+    from arena.compete.league_members import resolve_member
 
     folder.mkdir(parents=True, exist_ok=True)
     lines = [f"{key} = {json.dumps(value)}" for key, value in
@@ -253,7 +254,7 @@ def fill_league(folder: Path, bots: Sequence[str], pairs: int, data: Path, seed:
     store = Store.open(folder / DB_NAME)
     try:
         store.begin_tournament(config.name, config.settings())
-        store.db.executescript(_LEAGUE_SCHEMA)
+        store.db.executescript(LEAGUE_SCHEMA)
         store.set_deal_key(new_key())
         store.register_bots([(m.name, list(m.spec.argv), m.spec.version) for m in members])
         # The rows _Runner._join and _Runner._new_pairs write (no function of the league's writes
@@ -329,7 +330,8 @@ def fill_league(folder: Path, pairs: int, templates: Sequence[Template], seed: i
     the match's id and bots. Who wins follows a hidden strength per bot (stronger earlier in
     ``bots``), so ratings settle and upsets are rare. Adds to a league filled before."""
     from arena.entrants.bot_specs import resolve_bot
-    from arena.compete.league import CONFIG_NAME, _LEAGUE_SCHEMA, LeagueConfig, pair_matches
+    from arena.compete.league_config import CONFIG_NAME, LeagueConfig
+    from arena.compete.league_store import LEAGUE_SCHEMA, pair_matches
     from arena.results.store import DB_NAME, match_rows
 
     config = LeagueConfig(name=name, bots=tuple(bots), publish_every=0)
@@ -343,7 +345,7 @@ def fill_league(folder: Path, pairs: int, templates: Sequence[Template], seed: i
     store = Store.open(folder / DB_NAME)
     try:
         store.begin_tournament(name, config.settings())
-        store.db.executescript(_LEAGUE_SCHEMA)
+        store.db.executescript(LEAGUE_SCHEMA)
         specs = {b: resolve_bot(b) for b in bots}
         store.register_bots([(b, list(s.argv), s.version) for b, s in specs.items()])
         for b, spec in specs.items():

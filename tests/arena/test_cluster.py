@@ -385,7 +385,8 @@ def test_a_league_plays_its_pairs_on_the_cluster(tmp_path, two_workers, monkeypa
     local worker is started): every pair whole, on one deal set, with its records; a second run
     continues the ladder."""
     import arena.compete.league
-    from arena.compete.league import read_ladder, run_league
+    from arena.compete.league_store import read_ladder
+    from arena.compete.league import run_league
     from league_util import check_whole, write_settings
 
     def no_local_pool(*args: object, **kwargs: object) -> None:

@@ -16,9 +16,10 @@ from typer.testing import CliRunner
 
 from arena.entrants.bot_specs import build_c_bot
 from arena.cli.main import app
-from arena.compete.league import (CONFIG_NAME, LeagueConfig, current_members, init_league,
-                          load_league_config, pair_matches, read_ladder, run_league,
-                          set_membership)
+from arena.compete.league_config import CONFIG_NAME, LeagueConfig, init_league, load_league_config
+from arena.compete.league_members import current_members, set_membership
+from arena.compete.league_store import pair_matches, read_ladder
+from arena.compete.league import run_league
 from arena.compete.league_publish import BUILDS, CURRENT, _switch, _write_league_page
 from arena.report.snapshot import read_snapshot
 from arena.match.records import read_record

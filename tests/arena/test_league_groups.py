@@ -20,8 +20,8 @@ from typing import Sequence
 
 import pytest
 
-from arena.compete.league import (Ladder, group_matches, league_groups, league_pairs, read_ladder,
-                          run_league)
+from arena.compete.league import Ladder, run_league
+from arena.compete.league_store import group_matches, league_groups, league_pairs, read_ladder
 from arena.compete.league_publish import CURRENT
 from arena.compete.matchmaking import GroupWindow, Standing, group_window_size, next_group, pairings
 from arena.results.ratings import ENV, leaderboard, rate_match

@@ -20,11 +20,12 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli.main import app
-from arena.compete.league import read_ladder, run_league
-from arena.compete.league_ladder import (FIELDS, LEVEL, SETTLED_MATCHES, SETTLED_SIGMA, read_figures,
+from arena.compete.league_store import read_ladder
+from arena.compete.league import run_league
+from arena.results.league_ladder import (FIELDS, LEVEL, SETTLED_MATCHES, SETTLED_SIGMA, read_figures,
                                  settle)
 from arena.compete.league_publish import publish_league
-from arena.compete.league import load_league_config
+from arena.compete.league_config import load_league_config
 from arena.results.rating_replay import rate
 from arena.report.league_page import (LADDER_JSON, PAGE, history_lines, recent_matches,
                                       write_chart, write_league_page)

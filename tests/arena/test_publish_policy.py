@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.compete.league import load_league_config
+from arena.compete.league_config import load_league_config
 from arena.compete.league_publish import publish_league
 from arena.report.charts import CHARTS
 from arena.report.data import read_report_data

@@ -25,7 +25,9 @@ from pathlib import Path
 import pytest
 
 import arena.report
-from arena.compete.league import load_league_config, read_ladder, run_league
+from arena.compete.league_config import load_league_config
+from arena.compete.league_store import read_ladder
+from arena.compete.league import run_league
 from arena.compete.league_publish import PAGE, publish_league
 from arena.report import ReportError, publish
 from arena.report.public import waiting_for_partner
