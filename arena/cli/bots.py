@@ -10,12 +10,12 @@ from typing import Optional
 import typer
 
 from arena import console as term
-from arena.match.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
 from arena.cli.options import DEFAULT_DATA, DataOption
 from arena.entrants.manifest import check_profiles
 from arena.entrants.qualify import QUALIFYING_MATCHES
 from arena.entrants.registry import RegisteredBot, Registry, RegistryError
 from arena.isolation.sandbox import SandboxLimits, parse_limits
+from arena.match.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
 
 bots_app = typer.Typer(help="The registry of submitted bots (see arena submit).",
                        no_args_is_help=True)
@@ -51,8 +51,8 @@ def submit(
                                                 "profiles). A folder declares them in bot.toml."),
 ) -> None:
     """Build a bot, qualify it against the random bot, and register it (or say why not)."""
-    from arena.isolation.sandbox import SandboxUnavailable, set_isolation, support
     from arena.entrants.submit import submit as run_submit
+    from arena.isolation.sandbox import SandboxUnavailable, set_isolation, support
 
     try:
         set_isolation(isolation)

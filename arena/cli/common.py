@@ -26,7 +26,8 @@ def require_isolation(level: Optional[str]) -> None:
 
 def make_report(folder: Path, hint: bool = True) -> Path:
     """Write the tournament's report (``arena.report``) and say where it is; exit 2 if it cannot."""
-    from arena.report import ReportError, write_report as build
+    from arena.report import ReportError
+    from arena.report import write_report as build
 
     try:
         page = build(folder)

@@ -53,11 +53,16 @@ def run(
 ) -> None:
     """Start or continue the league in DIR (league.toml; a commented one is written if missing)."""
     from arena.cli.common import require_isolation
-    from arena.compete.league_config import (CONFIG_NAME, LeagueError, init_league, load_league_config)
     from arena.compete.league import run_league
-    from arena.report import ReportError
-    from arena.isolation.sandbox import SandboxUnavailable, describe
+    from arena.compete.league_config import (
+        CONFIG_NAME,
+        LeagueError,
+        init_league,
+        load_league_config,
+    )
     from arena.compete.tournament import Stopped
+    from arena.isolation.sandbox import SandboxUnavailable, describe
+    from arena.report import ReportError
 
     try:
         if not (folder / CONFIG_NAME).exists():
@@ -123,12 +128,12 @@ def add(
     data: DataOption = DEFAULT_DATA,
 ) -> None:
     """Add a bot to the league (a running league takes it in before its next pair)."""
-    from arena.match.bot_process import Limits
-    from arena.entrants.bot_specs import BotSpecError, bundled_names
     from arena.compete.league_config import load_league_config
     from arena.compete.league_members import resolve_member, set_membership
+    from arena.entrants.bot_specs import BotSpecError, bundled_names
     from arena.entrants.registry import find_registered
     from arena.isolation.sandbox import SandboxLimits, parse_limits
+    from arena.match.bot_process import Limits
 
     try:
         config = load_league_config(folder)
@@ -204,8 +209,8 @@ def remove(
     data: DataOption = DEFAULT_DATA,
 ) -> None:
     """Take a bot out of the league; its results stay in the history."""
-    from arena.compete.league_members import current_members, membership, set_membership
     from arena.compete.league_config import load_league_config
+    from arena.compete.league_members import current_members, membership, set_membership
 
     try:
         config = load_league_config(folder)
@@ -266,7 +271,13 @@ def status(folder: Path = FolderArg, data: DataOption = DEFAULT_DATA,
     import json
 
     from arena.compete.league_store import read_ladder
-    from arena.results.league_ladder import FIELDS, SETTLED_MATCHES, SETTLED_SIGMA, as_records, ranked
+    from arena.results.league_ladder import (
+        FIELDS,
+        SETTLED_MATCHES,
+        SETTLED_SIGMA,
+        as_records,
+        ranked,
+    )
     from arena.results.store import StoreError
 
     if fmt not in ("table", "json", "csv"):

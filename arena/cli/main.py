@@ -13,17 +13,17 @@ import typer
 
 from arena import __version__
 from arena import console as term
+from arena.arena_folders import private_folder
+from arena.cli.bots import ISOLATION_HELP, LIMIT_HELP, bots_app, submit
+from arena.cli.common import make_report, require_isolation
+from arena.cli.league import league_app
+from arena.cli.options import DEFAULT_DATA, SEED_HELP, AffinityOption, DataOption, not_a_folder
+from arena.cli.sprt import HELP as SPRT_HELP
+from arena.cli.sprt import sprt
+from arena.entrants.bot_specs import BotSpecError, resolve_bot
 from arena.game import PROFILES, MatchState, Rules, RulesError, load_rules
 from arena.game.rules import FLAG_FIELDS, allowed_values, flag_section
 from arena.match.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
-from arena.arena_folders import private_folder
-from arena.entrants.bot_specs import BotSpecError, resolve_bot
-from arena.cli.bots import ISOLATION_HELP, LIMIT_HELP, bots_app, submit
-from arena.cli.league import league_app
-from arena.cli.common import make_report, require_isolation
-from arena.cli.options import DEFAULT_DATA, SEED_HELP, AffinityOption, DataOption, \
-    not_a_folder
-from arena.cli.sprt import HELP as SPRT_HELP, sprt
 from arena.match.deal_keys import SEED_WARNING, deal_secret, key_from_seed, new_key, new_match_id
 from arena.match.narrate import deal_line, match_line, narrate_deal, narrate_outcome, side_names
 from arena.match.records import RecordError, read_record, replay_record
@@ -127,11 +127,11 @@ def demo(
     if one_match:
         _demo_match(seed, profile)
         return
-    from arena.entrants.bot_specs import BotSpecError, resolve_bot as check
-    from arena.entrants.registry import data_dir
-
     import os
 
+    from arena.entrants.bot_specs import BotSpecError
+    from arena.entrants.bot_specs import resolve_bot as check
+    from arena.entrants.registry import data_dir
     from arena.isolation.sandbox import PER_PROCESS_ENV, best_level
 
     # The demo's bots are the arena's own code: it runs them in the strongest sandbox this machine
@@ -483,9 +483,16 @@ def tournament(
 ) -> None:
     """Run a round-robin tournament on all cores (or a Dask cluster), store every result, print
     the leaderboard."""
-    from arena.compete.tournament import ConfigError, Progress, Stopped, TournamentError, load_config, \
-        run_tournament
-    from arena.isolation.sandbox import SandboxUnavailable, describe as describe_sandbox, parse_limits
+    from arena.compete.tournament import (
+        ConfigError,
+        Progress,
+        Stopped,
+        TournamentError,
+        load_config,
+        run_tournament,
+    )
+    from arena.isolation.sandbox import SandboxUnavailable, parse_limits
+    from arena.isolation.sandbox import describe as describe_sandbox
     from arena.results.store import Store, StoreError
 
     if rounds is not None and matches_per_pairing is not None:
@@ -564,8 +571,8 @@ def tournament(
     interactive = console.is_terminal
     bar = None
     if interactive:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, \
-            TimeRemainingColumn
+        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
+        from rich.progress import Progress as Bar
         bar = Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("{task.fields[rate]}"), TimeRemainingColumn(),
                   TextColumn("{task.fields[leader]}"), console=console)
@@ -654,7 +661,8 @@ def _read_leaderboard(db_path: Path):  # noqa: ANN202 - a pandas DataFrame
 def _print_leaderboard(db_path: Path, fmt: str) -> None:
     # TrueSkill's table with the statistics of issue 17 (arena/results/stats.py): W-D-L, score and Elo with
     # 95% intervals (duplicate pairs as units), and which neighbours are not separated.
-    from arena.results.stats import LEGEND, display_table, leaderboard as table_of
+    from arena.results.stats import LEGEND, display_table
+    from arena.results.stats import leaderboard as table_of
     from arena.results.store import connect_read_only
 
     db = connect_read_only(db_path)
@@ -732,7 +740,8 @@ def report(
         return
     import tempfile
 
-    from arena.report import ReportError, publish as publish_report
+    from arena.report import ReportError
+    from arena.report import publish as publish_report
     from arena.report.serve import make_server, report_url
 
     if not (folder / "results.sqlite").is_file():
@@ -771,7 +780,8 @@ def publish(
 ) -> None:
     """Write a tournament's report as a folder for any static web host: the pages, the charts and
     the match records, with no database, logs or local paths."""
-    from arena.report import ReportError, publish as publish_report
+    from arena.report import ReportError
+    from arena.report import publish as publish_report
 
     try:
         page = publish_report(folder, out)

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
-from arena.arena_folders import MARKER, private_folder
 from arena import console as term
-from arena.match.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS
+from arena.arena_folders import MARKER, private_folder
 from arena.cli.bots import ISOLATION_HELP, LIMIT_HELP
 from arena.cli.options import DEFAULT_DATA, SEED_HELP, AffinityOption, DataOption
+from arena.match.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS
 
 if TYPE_CHECKING:
     from arena.compete.sprt import Sprt, SprtState
@@ -106,12 +106,12 @@ def sprt(
                                            "writes it later)."),
 ) -> None:
     """Test a new version of a bot (HELP says how, and the exit statuses)."""
-    from arena.compete.sprt import Sprt, SprtError, Verdict
-
     from arena.cli.common import make_report, require_isolation
-    from arena.isolation.sandbox import SandboxUnavailable, describe as describe_sandbox, parse_limits
-    from arena.results.store import StoreError
+    from arena.compete.sprt import Sprt, SprtError, Verdict
     from arena.compete.tournament import ConfigError, load_config
+    from arena.isolation.sandbox import SandboxUnavailable, parse_limits
+    from arena.isolation.sandbox import describe as describe_sandbox
+    from arena.results.store import StoreError
 
     given = {name for name in _FIXED if _from_command_line(ctx, name)}
     try:
@@ -207,8 +207,8 @@ def _new_folder(data: Path) -> Path:
 
 
 def _check_two_players(profile: str) -> None:
-    from arena.game import RulesError, load_rules
     from arena.compete.tournament import ConfigError
+    from arena.game import RulesError, load_rules
 
     try:
         players = load_rules(profile).players
@@ -258,8 +258,8 @@ def _forget_settings(out: Path) -> None:
 def _read_settings(folder: Path) -> tuple[Sprt, dict[str, Any]]:
     """A stored test: its SPRT settings (sprt.json) and its tournament settings (the store)."""
     from arena.compete.sprt import Sprt
-    from arena.results.store import Store, connect_read_only
     from arena.compete.tournament import ConfigError
+    from arena.results.store import Store, connect_read_only
 
     db = folder / "results.sqlite"
     path = folder / SETTINGS_NAME
@@ -317,14 +317,21 @@ def _play(config: Any, watch: _Watch, resume: bool) -> None:
     """Play pairs until the test concludes or the schedule ends; the live line shows the LLR
     between its bounds (on a terminal)."""
     from arena.compete.sprt import Verdict
+    from arena.compete.tournament import (
+        ConfigError,
+        Progress,
+        Stopped,
+        TournamentError,
+        run_tournament,
+    )
     from arena.results.store import StoreError
-    from arena.compete.tournament import ConfigError, Progress, Stopped, TournamentError, run_tournament
 
     bar = None
     lower, upper = watch.test.bounds
     max_pairs = config.matches_per_pairing // 2
     if console.is_terminal:
-        from rich.progress import BarColumn, Progress as Bar, TextColumn, TimeElapsedColumn
+        from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
+        from rich.progress import Progress as Bar
         # The bar is the LLR's way from H0's bound (empty) to H1's (full), starting half way.
         bar = Bar(TextColumn(f"H0 {lower:+.2f}"), BarColumn(), TextColumn(f"{upper:+.2f} H1"),
                   TextColumn("{task.fields[llr]}"), TimeElapsedColumn(), console=console)

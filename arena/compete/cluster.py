@@ -47,10 +47,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Generator, Sequence
 
-from arena.arena_folders import open_private, private_subfolder
 from arena import __version__
+from arena.arena_folders import open_private, private_subfolder
+from arena.compete.match_job import MatchJob as _Job
+from arena.compete.match_job import play_job as _play
 from arena.entrants.bot_specs import C_DIR, BotSpecError, bundled_names, resolve_bot
-from arena.compete.match_job import MatchJob as _Job, play_job as _play
 from arena.types import BotSpec, ConfigError, MatchResult
 
 if TYPE_CHECKING:

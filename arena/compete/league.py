@@ -46,40 +46,65 @@ import time
 from contextlib import ExitStack, closing
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 import trueskill
 
+from arena.compete.folder_lock import FolderLock, FolderLockedError
+from arena.compete.league_config import (
+    LeagueConfig,
+    LeagueError,
+    load_league_config,
+    rules_of,
+    sandbox_limits,
+)
+from arena.compete.league_members import Member, current_members, utc_now
+from arena.compete.league_store import (
+    LEAGUE_SCHEMA,
+    SEATINGS,
+    group_matches,
+    has_league_tables,
+    league_bots,
+    league_groups,
+    league_pairs,
+    pair_matches,
+    played_through,
+    transaction,
+    unfinished_pairs,
+)
+from arena.compete.match_job import MatchJob, play_job
+from arena.compete.matchmaking import (
+    GroupWindow,
+    PairWindow,
+    Standing,
+    group_window_size,
+    next_group,
+    next_pair,
+    window_size,
+)
+from arena.compete.pool import Pool, WorkerError
+from arena.compete.schedule import group_seatings
+from arena.compete.tournament import run_log
+from arena.entrants.preflight import PreflightError, preflight
+from arena.entrants.registry import data_dir
+from arena.game import Rules
+from arena.isolation.sandbox import (
+    SandboxUnavailable,
+    check_memory,
+    data_folders,
+    waiting_bots_yield,
+)
+from arena.isolation.worker_cores import for_run
 from arena.match.bot_process import Limits
 from arena.match.deal_keys import deal_secret, new_key
-from arena.compete.folder_lock import FolderLock, FolderLockedError
-from arena.compete.league_config import (LeagueConfig, LeagueError, load_league_config, rules_of,
-                                         sandbox_limits)
-from arena.compete.league_members import Member, current_members, utc_now
-from arena.compete.league_publish import Publisher, publish_league
-from arena.compete.league_store import (LEAGUE_SCHEMA, SEATINGS, group_matches, has_league_tables,
-                                        league_bots, league_groups, league_pairs, pair_matches,
-                                        played_through, transaction, unfinished_pairs)
-from arena.game import Rules
-from arena.results.league_ladder import settle
 from arena.results.league_ladder import SCHEMA as RATINGS_SCHEMA
-from arena.compete.match_job import MatchJob, play_job
-from arena.compete.matchmaking import GroupWindow, PairWindow, Standing, group_window_size, next_group, \
-    next_pair, window_size
-from arena.compete.pool import Pool, WorkerError
-from arena.entrants.preflight import PreflightError, preflight
-from arena.results.rating_replay import ENV
-from arena.results.ratings import rate_match, ranks_of, side_of, store_players
-from arena.entrants.registry import data_dir
-from arena.isolation.sandbox import SandboxUnavailable, check_memory, data_folders, \
-    waiting_bots_yield
-from arena.types import ScheduledMatch
-from arena.compete.schedule import group_seatings
-from arena.results.store import DB_NAME, DiskFullError, Store, StoreError
-from arena.compete.tournament import run_log
-from arena.types import BotSpec, ConfigError, MatchEnding, MatchResult
-from arena.isolation.worker_cores import for_run
+from arena.results.league_ladder import settle
+from arena.results.rating_replay import ENV, ranks_of, rate_match, side_of
+from arena.results.store import DB_NAME, DiskFullError, Store, StoreError, store_players
+from arena.types import BotSpec, ConfigError, MatchEnding, MatchResult, ScheduledMatch
 
+if TYPE_CHECKING:  # imported where used: it imports the report (pandas, matplotlib, a second)
+    from arena.compete.league_publish import Publisher
 
 log = logging.getLogger("arena.compete.league")
 
@@ -284,6 +309,7 @@ def run_league(folder: Path, overrides: Mapping[str, Any] | None = None,
         # it stops, within STOP_PUBLISH_S.
         publisher = None
         if publish:
+            from arena.compete.league_publish import Publisher
 
             publisher = Publisher(folder, config, data)
             cleanup.callback(publisher.stop)
@@ -395,6 +421,7 @@ def _publish(folder: Path, config: LeagueConfig, progress: LeagueProgress,
              tell: Callable[[str], None]) -> None:
     """Publish now. A publish that fails (a full disk, a folder made unwritable) is reported and
     the league plays on: the previous build stays current, and the next publish tries again."""
+    from arena.compete.league_publish import publish_league
     from arena.report import ReportError
 
     try:

@@ -8,16 +8,19 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Mapping
 
-
 from arena.arena_folders import private_folder
-from arena.match.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS
+from arena.compete.tournament import check_isolation
 from arena.game import Rules, RulesError, load_rules
 from arena.isolation.sandbox import SandboxLimits
-from arena.compete.tournament import check_isolation
+from arena.isolation.worker_cores import (
+    AFFINITY_WORDS,
+    AUTO,
+    Affinity,
+    default_workers,
+    is_affinity,
+)
+from arena.match.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS
 from arena.types import ConfigError
-from arena.isolation.worker_cores import AFFINITY_WORDS, AUTO, Affinity, default_workers, is_affinity
-
-
 
 CONFIG_NAME = "league.toml"
 DEFAULT_PUBLISH_EVERY_S = 300.0

@@ -10,15 +10,11 @@ import urllib.parse
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-
-
 from arena.arena_folders import private_file
-from arena.entrants.bot_specs import BotSpecError, check_bot_paths, resolve_bot
 from arena.compete.league_config import LeagueConfig
+from arena.entrants.bot_specs import BotSpecError, check_bot_paths, resolve_bot
 from arena.entrants.registry import Registry, RegistryError
 from arena.types import BotSpec, ConfigError
-
-
 
 MEMBERS_NAME = "members.sqlite"
 _MEMBERS_SCHEMA = """

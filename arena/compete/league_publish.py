@@ -35,11 +35,10 @@ from pathlib import Path
 
 from arena.arena_folders import public_folder_mark
 from arena.compete.league_config import LeagueConfig
-
 from arena.compete.league_store import read_ladder
-from arena.results.league_ladder import LadderRow
 from arena.compete.pool import main_left_out
 from arena.report.league_page import CHART, PAGE  # noqa: F401 (CHART: as before)
+from arena.results.league_ladder import LadderRow
 from arena.results.store import DB_NAME
 
 CURRENT = "current"
@@ -269,8 +268,8 @@ def _write_league_page(db: sqlite3.Connection, build: Path, name: str, rows: lis
 def partner_rows(db: sqlite3.Connection) -> list[dict[str, object]]:
     """The league page's partner table (``ratings.partner_table``: four players only, else empty),
     one dict per bot and partner, names scrubbed as the page's others are."""
-    from arena.results.ratings import partner_table
     from arena.report.public import scrub_paths
+    from arena.results.ratings import partner_table
 
     try:
         table = partner_table(db)

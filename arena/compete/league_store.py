@@ -15,18 +15,14 @@ from typing import Iterable, Sequence
 
 import trueskill
 
-from arena.match.deal_keys import deal_set_label
 from arena.compete.league_config import load_league_config
 from arena.compete.league_members import current_members
+from arena.entrants.registry import data_dir
+from arena.match.deal_keys import deal_set_label
 from arena.results.league_ladder import LadderRow, Record, read_figures, waiting_pairs
 from arena.results.rating_replay import ENV
-from arena.results.ratings import store_players
-from arena.entrants.registry import data_dir
-from arena.types import ScheduledMatch
-from arena.results.store import DB_NAME, connect_read_only
-from arena.types import BotSpec, ConfigError
-
-
+from arena.results.store import DB_NAME, connect_read_only, store_players
+from arena.types import BotSpec, ConfigError, ScheduledMatch
 
 LEAGUE_SCHEMA = """
 CREATE TABLE IF NOT EXISTS league_bots (

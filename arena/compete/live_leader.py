@@ -25,10 +25,9 @@ from typing import Sequence
 
 import trueskill
 
-from arena.results.ratings import ENV, Teams, ranks_of, side_of, store_players
-from arena.results.store import MatchRows, connect_read_only
-from arena.types import MatchEnding, MatchResult
-from arena.types import ScheduledMatch
+from arena.results.rating_replay import ENV, Teams, ranks_of, side_of
+from arena.results.store import MatchRows, connect_read_only, store_players
+from arena.types import MatchEnding, MatchResult, ScheduledMatch
 
 # A match cannot be drawn (ratings.py: draw probability 0), yet the package's margin for it is not
 # exactly 0 (its inverse normal is an approximation, 2e-7): rate_1vs1 uses the same figure, scaled

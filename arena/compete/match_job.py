@@ -13,13 +13,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
+from arena.game import Rules
 from arena.isolation import sandbox, zygote
 from arena.match.bot_process import Limits
-from arena.game import Rules
 from arena.match.referee import MatchConfig, run_match
-from arena.types import ScheduledMatch
 from arena.results.store import MatchRows, match_rows
-from arena.types import BotSpec, MatchResult
+from arena.types import BotSpec, MatchResult, ScheduledMatch
 
 # The tournament's logger: a match's line in tournament.log reads as it did before the move.
 log = logging.getLogger("arena.compete.tournament")

@@ -50,8 +50,17 @@ from multiprocessing import resource_tracker
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from multiprocessing.reduction import ForkingPickler
-from typing import Any, Callable, Generator, Generic, Hashable, Iterable, Iterator, Sequence, \
-    TypeVar
+from typing import (
+    Any,
+    Callable,
+    Generator,
+    Generic,
+    Hashable,
+    Iterable,
+    Iterator,
+    Sequence,
+    TypeVar,
+)
 
 from arena.isolation.worker_cores import Affinity, keep_to_a_core, start_at
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 import signal
 import sqlite3
 import threading
@@ -26,27 +25,51 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Callable, Generator, Iterator, Mapping
 
-from arena.match.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
-from arena.entrants.bot_specs import BotSpecError, check_bot_paths, resolve_bot
-from arena.match.deal_keys import deal_secret, key_from_seed, new_key
 from arena.arena_folders import private_file, private_folder
 from arena.compete.folder_lock import FolderLock, FolderLockedError
-from arena.game import Rules, RulesError, load_rules
-from arena.compete.pool import Pool, WorkerError
+
+# One match job, played here or on a cluster, lives in match_job.py (below cluster.py).
+from arena.compete.match_job import MatchJob as _Job
+from arena.compete.match_job import log_stored, play_for_store, prepare_worker
 from arena.compete.play_order import MatchCosts, longest_first
+from arena.compete.pool import Pool, WorkerError
+from arena.compete.schedule import partnership_groups, round_robin, three_player_sets
+from arena.entrants.bot_specs import BotSpecError, check_bot_paths, resolve_bot
 from arena.entrants.preflight import PreflightError, preflight, problems, raise_problems
 from arena.entrants.registry import data_dir
-# One match job, played here or on a cluster, lives in match_job.py (below cluster.py).
-from arena.compete.match_job import MatchJob as _Job, log_stored, play_for_store, prepare_worker
-from arena.types import BotSpec, ConfigError, MatchResult
-from arena.isolation.worker_cores import AFFINITY_WORDS, AUTO, Affinity, default_workers, for_run, \
-    is_affinity
-from arena.isolation.sandbox import SandboxLimits, SandboxUnavailable, Support, check_level, check_memory, \
-    data_folders, describe as describe_sandbox, support as sandbox_support, waiting_bots_yield
-from arena.types import ScheduledMatch
-from arena.compete.schedule import partnership_groups, round_robin, three_player_sets
-from arena.results.store import DB_NAME, DiskFullError, MatchRows, Store, StoreError, connect_read_only, \
-    is_disk_full, match_rows
+from arena.game import Rules, RulesError, load_rules
+from arena.isolation.sandbox import (
+    SandboxLimits,
+    SandboxUnavailable,
+    Support,
+    check_level,
+    check_memory,
+    data_folders,
+    waiting_bots_yield,
+)
+from arena.isolation.sandbox import describe as describe_sandbox
+from arena.isolation.sandbox import support as sandbox_support
+from arena.isolation.worker_cores import (
+    AFFINITY_WORDS,
+    AUTO,
+    Affinity,
+    default_workers,
+    for_run,
+    is_affinity,
+)
+from arena.match.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
+from arena.match.deal_keys import deal_secret, key_from_seed, new_key
+from arena.results.store import (
+    DB_NAME,
+    DiskFullError,
+    MatchRows,
+    Store,
+    StoreError,
+    connect_read_only,
+    is_disk_full,
+    match_rows,
+)
+from arena.types import BotSpec, ConfigError, MatchResult, ScheduledMatch
 
 log = logging.getLogger("arena.compete.tournament")
 

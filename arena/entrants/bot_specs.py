@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Sequence
 
 import bots
-from bots import BUNDLED_PYTHON, python_bot_command
-from arena.types import BotSpec
 from arena.entrants.registry import find_registered
+from arena.types import BotSpec
+from bots import BUNDLED_PYTHON, python_bot_command
 
 BOTS_DIR = Path(bots.__file__).resolve().parent
 C_DIR = BOTS_DIR / "c"

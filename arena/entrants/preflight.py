@@ -21,11 +21,12 @@ from pathlib import Path
 from typing import Sequence
 
 from arena.entrants.bot_specs import BotSpecError, check_arena_paths
-from arena.match.bot_process import BotFault, BotProcess, Limits, stderr_tail
 from arena.game import Rules
-from arena.types import BotSpec, Fault
 from arena.isolation.sandbox import support
-from protocol import from_engine, messages as m
+from arena.match.bot_process import BotFault, BotProcess, Limits, stderr_tail
+from arena.types import BotSpec, Fault
+from protocol import from_engine
+from protocol import messages as m
 from protocol.codec import PROTOCOL_VERSION, ProtocolError, decode_from_bot, encode
 
 STDERR_LINES = 8  # lines of a failed bot's stderr shown in the error

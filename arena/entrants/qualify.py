@@ -22,13 +22,13 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Sequence
 
-from arena.match.bot_process import Limits, stderr_tail
 from arena.entrants.bot_specs import resolve_bot
-from arena.match.deal_keys import deal_secret, deal_set_label, new_key
 from arena.game import Rules, profile
+from arena.isolation.sandbox import describe, support
+from arena.match.bot_process import Limits, stderr_tail
+from arena.match.deal_keys import deal_secret, deal_set_label, new_key
 from arena.match.records import RecordError, read_record
 from arena.match.referee import MatchConfig, run_match
-from arena.isolation.sandbox import describe, support
 from arena.types import BotSpec, Fault, MatchEnding, MatchResult
 
 QUALIFYING_MATCHES = 4       # two deal sequences, each played from both seats

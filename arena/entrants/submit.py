@@ -14,15 +14,28 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
-from arena.match.bot_process import Limits
 from arena.entrants.bot_specs import BotSpecError, bundled_names, check_bot_paths, resolve_bot
-from arena.entrants.manifest import (TWO_PLAYER_PROFILES, Manifest, ManifestError, check_name,
-                            check_profiles, load_manifest)
+from arena.entrants.manifest import (
+    TWO_PLAYER_PROFILES,
+    Manifest,
+    ManifestError,
+    check_name,
+    check_profiles,
+    load_manifest,
+)
 from arena.entrants.qualify import QUALIFYING_MATCHES, QualificationReport, qualify
-from arena.types import BotSpec
-from arena.entrants.registry import (MAX_FOLDER_BYTES, RegisteredBot, Registry, RegistryError,
-                            content_hash, copy_bot_folder, folder_size)
+from arena.entrants.registry import (
+    MAX_FOLDER_BYTES,
+    RegisteredBot,
+    Registry,
+    RegistryError,
+    content_hash,
+    copy_bot_folder,
+    folder_size,
+)
 from arena.isolation.sandbox import SandboxLimits, SandboxUnavailable, check_memory, run_command
+from arena.match.bot_process import Limits
+from arena.types import BotSpec
 
 # A build may compile for a while, with more memory and processes than a bot playing a match.
 BUILD_LIMITS = SandboxLimits(cpu_s=600, memory_mb=4096, processes=256, file_mb=1024,

@@ -17,8 +17,14 @@ from arena.game.scoring import DealSettlement, SettleReason
 
 if TYPE_CHECKING:
     from arena.game.dealing import deal_layout, shuffled_order
-    from arena.game.match import (DealResult, MatchEnd, MatchOutcome, MatchState, replay,
-                                  replay_states)
+    from arena.game.match import (
+        DealResult,
+        MatchEnd,
+        MatchOutcome,
+        MatchState,
+        replay,
+        replay_states,
+    )
     from arena.game.observation import Observation, observe
     from arena.game.state import DealState
 

@@ -15,8 +15,15 @@ from typing import Any, NamedTuple, Protocol
 
 from arena.game.actions import Decision
 from arena.game.events import Event, EventKind
-from arena.game.rules import (CloserTierBasis, CloseFailThreeIf, EndWithoutClaim, OpponentOutAfterClose,
-                              Rules, SchwarzTest, WrongClaimAward)
+from arena.game.rules import (
+    CloseFailThreeIf,
+    CloserTierBasis,
+    EndWithoutClaim,
+    OpponentOutAfterClose,
+    Rules,
+    SchwarzTest,
+    WrongClaimAward,
+)
 
 _EXHAUSTED = 2  # state.EXHAUSTED (not imported: state imports this module)
 

@@ -60,7 +60,6 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from arena import arena_folders
-
 from arena.isolation import cgroups, zygote
 from arena.isolation.launcher import BOT_HOME, cache_folder, launcher, launcher_fd, minimal_env
 

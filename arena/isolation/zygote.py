@@ -61,7 +61,7 @@ import threading
 from typing import IO, TYPE_CHECKING, Any, Sequence
 
 if TYPE_CHECKING:
-    import subprocess
+    pass
 
 log = logging.getLogger("arena.isolation.zygote")
 

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import json
 import os
-from json.encoder import encode_basestring_ascii
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring_ascii
 from pathlib import Path
 from typing import IO, Any, Iterator
 

@@ -19,10 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
+from arena.game import CLAIM, Action, DealResult, DealState, MatchEnd, MatchState, Rules
 from arena.match.bot_process import EXIT_GRACE_S, BotFault, BotProcess, Limits
 from arena.match.deal_keys import deal_secret, new_key
-from arena.game import CLAIM, Action, DealResult, DealState, MatchEnd, MatchState, Rules
 from arena.match.records import RECORD_FORMAT, RECORD_VERSION, RecordWriter
+
 # BotSpec, MatchResult and SeatStats are imported from here by older code: they live in types.py.
 from arena.types import BotSpec, DealEnding, Fault, MatchEnding, MatchResult, SeatStats
 from protocol import from_engine

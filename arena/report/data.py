@@ -16,11 +16,19 @@ from typing import Any
 
 import pandas as pd
 
-from arena.results.ratings import (SeatedResults, partner_table, ranks_of, rating_history, read_seated,
-                           side_of, store_players)
 from arena.report.public import public_command
-from arena.results.stats import EloFit, comparisons, fit_elo, head_to_head as h2h_statistics, \
-    leaderboard as stats_leaderboard, los_matrix
+from arena.results.ratings import (
+    SeatedResults,
+    partner_table,
+    ranks_of,
+    rating_history,
+    read_seated,
+    side_of,
+    store_players,
+)
+from arena.results.stats import EloFit, comparisons, fit_elo, los_matrix
+from arena.results.stats import head_to_head as h2h_statistics
+from arena.results.stats import leaderboard as stats_leaderboard
 from arena.types import DealEnding, MatchEnding
 
 # How a deal ended, seen from one of its two players, in the order the outcomes chart stacks them:

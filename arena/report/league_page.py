@@ -28,10 +28,16 @@ from typing import Any, Mapping, Sequence
 import jinja2
 
 from arena import __version__
-from arena.results.league_ladder import SETTLED_MATCHES, SETTLED_SIGMA, LadderRow, as_records, ranked
 from arena.report.page import MATCH_ENDINGS
 from arena.report.public import public_version, publishable_record, scrub_paths
 from arena.report.replay import replay_name
+from arena.results.league_ladder import (
+    SETTLED_MATCHES,
+    SETTLED_SIGMA,
+    LadderRow,
+    as_records,
+    ranked,
+)
 from arena.results.stats import interval_text
 
 PAGE = "league.html"

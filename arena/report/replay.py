@@ -46,8 +46,11 @@ from arena.game import CLAIM, Action, Card, EventKind, MatchState, Suit
 from arena.game.cards import cards_of_mask
 from arena.game.dealing import deal_layout
 from arena.game.state import DealState
-from arena.match.narrate import SUIT_SYMBOLS, side_names
-from arena.match.narrate import REASON_TEXT  # the deal endings in words, as on the terminal
+from arena.match.narrate import (
+    REASON_TEXT,  # the deal endings in words, as on the terminal
+    SUIT_SYMBOLS,
+    side_names,
+)
 from arena.match.records import Record, RecordError, check_settlements, read_record
 from arena.types import DealEnding, MatchEnding
 from protocol.codec import ProtocolError, decode_from_referee

@@ -126,3 +126,81 @@ def exact(pi: float, tau: float) -> trueskill.Rating:
     rating = ENV.create_rating()
     rating.pi, rating.tau = pi, tau
     return rating
+
+
+# -- three and four players: TrueSkill's teams -----------------------------------------------------
+
+Teams = tuple[tuple[str, ...], ...]
+"""The sides of a match, each a tuple of bot names: three teams of one with three players, two teams
+of two with four (a bot that fills both seats of a side is named twice)."""
+
+
+def rate_ranked(results: list[tuple[int, Teams, tuple[int, ...] | None]]
+                ) -> tuple[dict[str, trueskill.Rating], list[RatingPoint]]:
+    """Ratings from (schedule order, teams, ranks) with TrueSkill's own multi-team model: a
+    three-player match is a ranking of three teams of one, a four-player match two teams of two.
+    ``ranks`` gives each team's place (0 best; equal places are ties); None leaves the ratings
+    unchanged (no contest, a tie at the deal limit). Input in any order: sorted by schedule order.
+
+    A bot named twice in one team (partnering itself, schedule.partnership_groups) is one player
+    whose performance counts twice: a partial-play weight of 2. A bot on two teams of one match is an
+    error: no schedule produces it, and a bot cannot be rated against itself."""
+    ratings: dict[str, trueskill.Rating] = {}
+    history: list[RatingPoint] = []
+    for order, teams, ranks in sorted(results, key=lambda r: r[0]):
+        try:
+            changed = rate_match(ratings, teams, ranks)
+        except ValueError as err:
+            raise ValueError(f"match {order}: {err}") from None
+        history += [RatingPoint(order, bot, rating.mu, rating.sigma) for bot, rating in changed]
+    return ratings, history
+
+
+def rate_match(ratings: dict[str, trueskill.Rating], teams: Teams,
+               ranks: tuple[int, ...] | None) -> list[tuple[str, trueskill.Rating]]:
+    """One match of ``rate_ranked``: updates ``ratings`` in place (a bot new to it starts at the
+    default) and returns the changed ratings, team by team; none when ``ranks`` is None. A
+    league's runner rates each match so as it stores it (league.Ladder)."""
+    members = [sorted(set(team)) for team in teams]
+    everyone = [bot for team in members for bot in team]
+    if len(everyone) != len(set(everyone)):
+        raise ValueError(f"a bot plays on two sides: {teams}")
+    for bot in everyone:
+        ratings.setdefault(bot, ENV.create_rating())
+    if ranks is None:
+        return []
+    if len(ranks) != len(teams):
+        raise ValueError(f"{len(teams)} teams but {len(ranks)} ranks")
+    groups = [{bot: ratings[bot] for bot in team} for team in members]
+    weights = {(i, bot): float(team.count(bot)) for i, team in enumerate(teams) for bot in set(team)}
+    rated = ENV.rate(groups, ranks=list(ranks), weights=weights)
+    changed = []
+    for group in rated:
+        for bot, rating in sorted(group.items()):
+            ratings[bot] = rating
+            changed.append((bot, rating))
+    return changed
+
+
+def ranks_of(players: int, game_points: tuple[int, ...], winner: int | None,
+             offender: int | None, no_contest: bool = False) -> tuple[int, ...] | None:
+    """Each side's place in a finished N-seat match, for ``rate_ranked`` (None: leaves ratings alone).
+
+    Four players: the winning side first, the other second; no winner (a tie at the deal limit)
+    rates nothing. Three players: the offender of a forfeit last, the others by game points, equal
+    points tied; a match without a winner and without an offender ranks all three by points."""
+    if no_contest:
+        return None
+    if players == 4:
+        if winner is None:
+            return None
+        return (0, 1) if winner == 0 else (1, 0)
+    # Sorting by (forfeited, -points): places are dense ranks, so equal keys share a place.
+    keys = [(side == offender, -points) for side, points in enumerate(game_points)]
+    places = sorted(set(keys))
+    return tuple(places.index(k) for k in keys)
+
+
+def side_of(players: int, seat: int) -> int:
+    """The side a seat plays for (PROTOCOL.md §9): partners sit opposite with four players."""
+    return seat % 2 if players == 4 else seat

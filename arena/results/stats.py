@@ -35,6 +35,7 @@ from typing import Hashable, Iterable, Sequence
 import numpy as np
 import pandas as pd
 from scipy import linalg, optimize
+
 # The standard normal's CDF and quantile as plain ufuncs: scipy.stats.norm's per-call overhead
 # (about a millisecond) adds up over a report's thousand head-to-head intervals.
 from scipy.special import ndtr, ndtri

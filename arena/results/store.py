@@ -19,10 +19,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, NamedTuple, Sequence
 
 from arena.arena_folders import private_file, private_subfolder, tighten
+from arena.game import DealResult, RulesError, load_rules
 from arena.match.deal_keys import check_key
-from arena.game import DealResult
-from arena.types import MatchResult
-from arena.types import ScheduledMatch
+from arena.types import MatchResult, ScheduledMatch
 
 DB_NAME = "results.sqlite"  # in the tournament's folder
 # 3: matches of three and four players (matches.players, seats.declined, the sides and deal_sides
@@ -569,3 +568,22 @@ class _Transaction:
             _rollback(self.db)
             if isinstance(error, BaseException) and is_disk_full(error):
                 raise DiskFullError(str(error)) from error
+
+
+def store_players(db: sqlite3.Connection) -> int:
+    """Seats per match of the tournament in ``db``: every match of a tournament has its profile's.
+    A store from before three- and four-player tournaments (schema 2) holds two-player matches."""
+    if match_players(db) == "2":
+        return 2
+    row = db.execute("SELECT MAX(players) FROM matches").fetchone()
+    if row and row[0]:
+        return int(row[0])
+    config = db.execute("SELECT config FROM tournament").fetchone()
+    if config is None:
+        return 2
+    settings = json.loads(config[0])
+    try:  # nothing stored yet: the settings' profile says
+        return load_rules(str(settings.get("profile", "sixty_six")),
+                          overrides=settings.get("rules") or {}).players
+    except (RulesError, TypeError, ValueError):
+        return 2
