@@ -28,7 +28,6 @@ import shutil
 import signal
 import sqlite3
 import time
-from multiprocessing import resource_tracker
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
@@ -36,7 +35,7 @@ from pathlib import Path
 from arena.arena_folders import public_folder_mark
 from arena.compete.league_config import LeagueConfig
 from arena.compete.league_store import read_ladder
-from arena.compete.pool import main_left_out
+from arena.compete.pool import main_left_out, stop_signals_held
 from arena.report.league_page import CHART, PAGE  # noqa: F401 (CHART: as before)
 from arena.results.league_ladder import LadderRow
 from arena.results.store import DB_NAME
@@ -120,19 +119,16 @@ class Publisher:
         # Known before it starts, so that a stop raised meanwhile still ends it (stop()): two
         # publishes at once would race for the next build's number.
         self._process, self._conn = process, ours
-        # Started with SIGINT blocked, which it inherits: a Ctrl-C to the process group while
-        # it imports would print its traceback (it ignores SIGINT once it runs). The resource
-        # tracker first: its own start would unblock SIGINT again (pool.py, Pool._start).
-        resource_tracker.ensure_running()
-        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        # Started with the stop signals held (pool.stop_signals_held), whose mask it inherits: a
+        # Ctrl-C to the process group while it imports would print its traceback (it ignores
+        # SIGINT once it runs).
         try:
-            with main_left_out(_publish_apart):
+            with stop_signals_held(), main_left_out(_publish_apart):
                 process.start()
         except BaseException:
             self.stop()
             raise
         finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
             theirs.close()
 
     def start(self, stored: int) -> None:
@@ -211,7 +207,8 @@ def _publish_apart(folder: Path, config: LeagueConfig, data: Path | None, conn: 
     import ctypes
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C is the league's: it ends this process
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked by Publisher.prepare
+    # Blocked while it was started (Publisher.prepare): SIGTERM is how the league ends it.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
     try:  # and so does the league's end, however it ends (Linux; elsewhere it finishes alone)
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     except (OSError, AttributeError):

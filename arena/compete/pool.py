@@ -182,35 +182,15 @@ class Pool(Generic[Job, Result]):
             daemon=False)
         # A stop signal while the worker is being started would leave it half-told (it printed
         # a traceback on the missing start data) and unknown to close(): the signals wait until
-        # it is on the list. Blocking them in this thread is not enough (the kernel hands a
-        # process's signal to any thread that accepts it, and Python runs the handler in the main
-        # thread anyway), so their handlers only note them meanwhile. The mask matters to the
-        # worker, which inherits it: a Ctrl-C to the process group cannot interrupt its start
-        # (it clears the mask in _worker_main).
-        noted: list[int] = []
-        handlers = {}
-        # The first spawn also starts multiprocessing's resource tracker, and that start unblocks
-        # SIGINT and SIGTERM in this thread when it is done (it blocks them only around its own
-        # spawn): the worker then started with them unblocked, and a Ctrl-C while it imported
-        # printed its spawn_main traceback (issue 28). Started here, the tracker is found running.
-        resource_tracker.ensure_running()
-        if threading.current_thread() is threading.main_thread():
-            handlers = {sig: signal.signal(sig, lambda signum, frame: noted.append(signum))
-                        for sig in _STOP_SIGNALS}
-        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+        # it is on the list (stop_signals_held).
         try:
-            with main_left_out(self.play, self.on_start):
+            with stop_signals_held(), main_left_out(self.play, self.on_start):
                 process.start()
-            worker = _Worker(process, conn, lifeline)
-            self._workers[index:index + 1] = [worker]
+                worker = _Worker(process, conn, lifeline)
+                self._workers[index:index + 1] = [worker]
         finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-            for sig, handler in handlers.items():
-                signal.signal(sig, handler)
             child_conn.close()
             watch.close()
-        for signum in noted[:1]:
-            signal.raise_signal(signum)  # now the run's own handler sees it
         return worker
 
     def run(self, jobs: Iterable[Job], idle: Callable[[], float | None] | None = None,
@@ -454,6 +434,36 @@ class Pool(Generic[Job, Result]):
                     _signal(worker.process, signal.SIGKILL)
                     worker.process.join(1.0)
                 _end(worker)
+
+
+@contextmanager
+def stop_signals_held() -> Iterator[None]:
+    """While a child process is spawned: SIGINT and SIGTERM wait, and are raised again after (then
+    the run's own handler sees them). A stop in the middle of the spawn would leave the child
+    half-told: it printed a traceback on its missing start data.
+
+    Blocking them in this thread is not enough (the kernel hands a process's signal to any thread
+    that accepts it, and Python runs the handler in the main thread anyway), so their handlers
+    only note them meanwhile. The mask matters to the child, which inherits it: a Ctrl-C to the
+    process group cannot interrupt its start (it clears the mask when it runs). The first spawn
+    also starts multiprocessing's resource tracker, and that start unblocks SIGINT and SIGTERM in
+    this thread when it is done (it blocks them only around its own spawn): the child then started
+    with them unblocked (issue 28). Started here, the tracker is found running."""
+    noted: list[int] = []
+    handlers = {}
+    resource_tracker.ensure_running()
+    if threading.current_thread() is threading.main_thread():
+        handlers = {sig: signal.signal(sig, lambda signum, frame: noted.append(signum))
+                    for sig in _STOP_SIGNALS}
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+    for signum in noted[:1]:
+        signal.raise_signal(signum)
 
 
 @contextmanager
