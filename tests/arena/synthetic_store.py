@@ -322,8 +322,9 @@ def play_templates(folder: Path, count: int = 8) -> list[Template]:
     return out
 
 
-def fill_league(folder: Path, pairs: int, templates: Sequence[Template], seed: int = 7,
-                bots: Sequence[str] = tuple(LEAGUE_BOTS), name: str = "synthetic") -> None:
+def fill_league_with_records(folder: Path, pairs: int, templates: Sequence[Template],
+                             seed: int = 7, bots: Sequence[str] = tuple(LEAGUE_BOTS),
+                             name: str = "synthetic") -> None:
     """A league folder as ``arena league`` leaves it after ``pairs`` duplicate pairs of ``bots``
     (bundled names): ``league.toml``, a store filled through the ``Store`` API with the league's
     own tables, and a record per match, each a copy of one of ``templates`` (real matches) with
