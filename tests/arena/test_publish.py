@@ -92,7 +92,7 @@ def test_published_folder_holds_the_report_and_records_only(published, tournamen
                    if p.is_file() and p.name != MARKER)
     top = {p.name for p in published.iterdir()}
     # The mark (issue 29): no bot is given a path in a published site. A line of text, no secret.
-    assert top == {"index.html", "bots", "records", "replays", MARKER} | \
+    assert top == {"index.html", "rules.html", "bots", "records", "replays", MARKER} | \
         {f"{c}.{e}" for c in CHARTS for e in ("png", "svg")}
     assert (published / MARKER).read_text().startswith("sixtysix-arena published site")
     assert all(f.endswith((".html", ".png", ".svg", ".jsonl")) for f in files), files

@@ -106,7 +106,7 @@ def test_a_running_tournament_publishes_no_deals_still_in_play(tournament, tmp_p
     for match_id in pages:
         record = (out / "records" / f"{match_id}.jsonl").read_bytes()
         page = (out / "replays" / f"{match_id}.html").read_text(encoding="utf-8")
-        assert f'<meta name="sixtysix-replay" content="{source_key(record)}">' in page
+        assert f'<meta name="sixtysix-replay" content="{source_key(record, "rules.html")}">' in page
         assert str(tournament) not in page and "/bots/c/build" not in page
     # Once the partner is stored, nothing waits.
     for folder, waiting in ((running, {partner}), (tournament, set())):
