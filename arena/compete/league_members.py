@@ -10,7 +10,7 @@ import urllib.parse
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from arena.arena_folders import private_file
+from arena.arena_folders import folders_looked_up_once, private_file
 from arena.compete.league_config import LeagueConfig
 from arena.entrants.bot_specs import BotSpecError, check_bot_paths, resolve_bot
 from arena.entrants.registry import Registry, RegistryError
@@ -116,17 +116,18 @@ def current_members(folder: Path, config: LeagueConfig,
     texts += [text for text, state in changes.values() if state == "in"]
     members: dict[str, Member] = {}
     problems: list[str] = []
-    for text in texts:
-        try:
-            member = resolve_member(text, data, folder)
-        except BotSpecError as err:
-            problems.append(f"bot {text!r} cannot take part: {err}")
-            continue
-        if changes.get(member.family, ("", "in"))[1] == "out":
-            continue
-        if member.family in members:
-            continue  # named twice (in the file and added): once is enough
-        members[member.family] = member
+    with folders_looked_up_once():  # the members' paths share their parents
+        for text in texts:
+            try:
+                member = resolve_member(text, data, folder)
+            except BotSpecError as err:
+                problems.append(f"bot {text!r} cannot take part: {err}")
+                continue
+            if changes.get(member.family, ("", "in"))[1] == "out":
+                continue
+            if member.family in members:
+                continue  # named twice (in the file and added): once is enough
+            members[member.family] = member
     return sorted(members.values(), key=lambda m: m.family), problems
 
 

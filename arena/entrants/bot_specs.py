@@ -110,10 +110,13 @@ def check_bot_paths(spec: BotSpec, private: Sequence[Path | str],
     to the working folder); ``--opt=PATH`` is checked too. A registered bot's relative arguments
     are relative to its own folder, so only its absolute ones are checked. ``created``: private
     folders about to be made (a tournament's), checked like the others even before they exist."""
+    from arena.arena_folders import once_per_pass
     from arena.isolation.sandbox import exposed_private
 
     check_arena_paths(spec)
-    for folder, allowed in exposed_private(private, created):
+    exposed = once_per_pass(("exposed_private", tuple(map(str, private)), tuple(map(str, created))),
+                            lambda: exposed_private(private, created))
+    for folder, allowed in exposed:
         raise BotSpecError(f"the arena's private folder {folder} lies inside {allowed}, which "
                            "every bot sees read-only; choose another folder for the data and "
                            "tournaments (--data, --output)")
@@ -144,10 +147,11 @@ def check_arena_paths(spec: BotSpec, data: Path | None = None) -> None:
     It need not exist: a file about to be written in a tournament's folder is in it. The
     sandbox's allow-list leaves such a path out anyway (``sandbox.allow_list``): this says so
     plainly, before anything runs, at every isolation level."""
-    from arena.arena_folders import holder
+    from arena.arena_folders import holder, once_per_pass
     from arena.isolation.sandbox import arena_own_folders
 
-    also = [*arena_own_folders(), *([str(data)] if data is not None else [])]
+    also = [*once_per_pass("arena_own_folders", arena_own_folders),
+            *([str(data)] if data is not None else [])]
     for arg in spec.argv:
         for item in {arg, arg.partition("=")[2]} - {""}:
             if not os.path.isabs(item) and (spec.folder is not None or not os.path.exists(item)):

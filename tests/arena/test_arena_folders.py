@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from arena.isolation import launcher, sandbox
-from arena.arena_folders import MARKER, holder, private_folder
+from arena.arena_folders import MARKER, folders_looked_up_once, holder, private_folder
 from arena.match.bot_process import BotProcess, Limits
 from arena.entrants.bot_specs import BotSpecError, check_bot_paths, resolve_bot
 from arena.entrants.preflight import PreflightError, preflight
@@ -197,6 +197,33 @@ def test_arena_folders_are_recognised_by_their_mark_and_their_older_layouts(tmp_
     with pytest.raises(BotSpecError, match="bots may not see"):
         resolve_bot(f"{sys.executable} {SPY} {cache}/sandbox-launch")
 
+
+
+def test_one_pass_looks_at_each_folder_once_and_keeps_nothing_after(tmp_path, monkeypatch):
+    """A league reads its members' paths in one pass (``folders_looked_up_once``): 200 bots whose
+    paths share their parents looked at the same folders 30,000 times. Within the pass a folder is
+    looked at once; after it, a folder marked meanwhile is seen (a pass is one reading)."""
+    bots = tmp_path / "bots"
+    paths = [str(bots / f"bot-{i}" / "main") for i in range(20)]
+    looked: list[str] = []
+    real_lexists = os.path.lexists
+    monkeypatch.setattr(os.path, "lexists", lambda p: looked.append(p) or real_lexists(p))
+    for path in paths:
+        assert holder(path) is None
+    without = len(looked)
+    looked.clear()
+    with folders_looked_up_once():
+        assert [holder(path) for path in paths] == [None] * len(paths)
+        assert holder(paths[0]) is None
+    within = len(looked)
+    assert len(set(looked)) == within, "a folder was looked at twice in one pass"
+    assert within < without / 3, (within, without)  # each path's own two folders stay
+    with folders_looked_up_once():
+        assert holder(paths[0]) is None
+    private_folder(bots, "published")  # marked after those passes: the next one sees it
+    with folders_looked_up_once():
+        assert holder(paths[0]) == str(bots.resolve())
+    assert holder(paths[1]) == str(bots.resolve())
 
 # -- point 2: the arena's files are private to its user ----------------------------------------
 
