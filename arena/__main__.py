@@ -1,6 +1,6 @@
-"""``arena`` (the console script) and ``python -m arena``: the command line of ``arena/cli.py``.
+"""``arena`` (the console script) and ``python -m arena``: the command line of ``arena/cli/main.py``.
 
-Its own entry point, not ``arena.cli:app`` itself: the command line takes about a second to load
+Its own entry point, not ``arena.cli.main:app`` itself: the command line takes about a second to load
 on a busy machine (Typer, Rich, every command's options), and a Ctrl-C meanwhile raised
 KeyboardInterrupt in the middle of an import, printed as a traceback (issue 28). Caught here, it
 ends the command as a stop does later: one line on stderr, status 130.
@@ -15,7 +15,7 @@ STOPPED = 130  # 128 + SIGINT, as the shell reports a command a Ctrl-C stopped
 
 def main() -> None:
     try:
-        from arena.cli import app
+        from arena.cli.main import app
 
         app()
     except SystemExit as done:

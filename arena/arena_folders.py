@@ -25,11 +25,15 @@ reads it would be a channel between matches.
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import os
 import stat
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable, Iterator, TypeVar
+
+T = TypeVar("T")
 
 log = logging.getLogger("arena.folders")
 
@@ -125,20 +129,65 @@ def tighten(path: Path, names: Iterable[str] = ()) -> None:
                         "the arena's data must be", item, mode, mode & 0o700)
 
 
+# Within ``folders_looked_up_once``: each folder's answer (is it an arena folder?) by its path,
+# and each path's real path (``("real", path)``).
+_looked_up: contextvars.ContextVar[dict[object, object] | None] = \
+    contextvars.ContextVar("arena_folders_looked_up", default=None)
+
+
+@contextmanager
+def folders_looked_up_once() -> Iterator[None]:
+    """Within: ``holder`` looks at each folder once. For one pass over many paths that share their
+    parents: a league's 200 members, checked each time it reads its members and by ``arena league
+    status``, looked at the same folders some 30,000 times, most of a status's second (issue 30).
+    Nothing is kept after the pass, so a folder marked later is seen by the next one."""
+    token = _looked_up.set({})
+    try:
+        yield
+    finally:
+        _looked_up.reset(token)
+
+
 def holder(path: str, also: Iterable[str] = ()) -> str | None:
     """The arena folder ``path`` lies in (the path itself, or its nearest parent that is one), or
     None. ``also``: more folders that count (the data folder, the launcher's cache), resolved.
     ``path`` need not exist: a file about to be written in a tournament's folder is in it."""
-    real = os.path.realpath(path)
-    own = [os.path.realpath(p) for p in also]
+    memo = _looked_up.get()
+    real = _realpath(path, memo)
+    own = [_realpath(p, memo) for p in also]
     for folder in own:
         if real == folder or real.startswith(folder.rstrip("/") + "/"):
             return folder
     current = real
     while True:
-        if any(os.path.lexists(os.path.join(current, name)) for name in _LAYOUT):
+        marked = memo.get(current) if memo is not None else None
+        if not isinstance(marked, bool):
+            marked = any(os.path.lexists(os.path.join(current, name)) for name in _LAYOUT)
+            if memo is not None:
+                memo[current] = marked
+        if marked:
             return current
         parent = os.path.dirname(current)
         if parent == current:
             return None
         current = parent
+
+
+def _realpath(path: str, memo: dict[object, object] | None) -> str:
+    if memo is None:
+        return os.path.realpath(path)
+    found = memo.get(("real", path))
+    if not isinstance(found, str):
+        found = memo[("real", path)] = os.path.realpath(path)
+    return found
+
+
+def once_per_pass(key: object, compute: Callable[[], T]) -> T:
+    """``compute()``, once per ``folders_looked_up_once`` pass for the same ``key`` (every call
+    outside a pass computes): what every member's check asks alike (the arena's own folders)."""
+    memo = _looked_up.get()
+    if memo is None:
+        return compute()
+    if key not in memo:
+        memo[key] = compute()
+    return memo[key]  # type: ignore[return-value]

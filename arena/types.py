@@ -1,4 +1,5 @@
-"""The types that cross layers: a bot to run, a match's result, and the words for how things end.
+"""The types that cross layers: a bot to run, a match to play and its result, and the words for how
+things end.
 
 The referee makes these; the tournament, the store, the registry, the report and the narration
 read them. They live here, below all of their users, so that reading a result never imports the
@@ -35,7 +36,7 @@ from arena.game.scoring import SettleReason
 from protocol.messages import Fault
 
 if TYPE_CHECKING:  # only an annotation here: reading a result must not load the sandbox
-    from arena.sandbox import Report
+    from arena.isolation.sandbox import Report
 
 __all__ = ["BotSpec", "ConfigError", "DealEnding", "Fault", "MatchEnding", "MatchResult",
            "SeatStats"]
@@ -117,3 +118,38 @@ class MatchResult:
     @property
     def players(self) -> int:
         return len(self.seats)
+
+
+@dataclass(frozen=True)
+class ScheduledMatch:
+    """One match to play. ``order`` is its place in the schedule: ratings are updated in this order,
+    whatever order the workers finish in."""
+
+    order: int
+    match_id: str
+    seats: tuple[str, ...]  # bot name per seat (2, 3 or 4 seats)
+    deal_set: str           # label of the match's deals (shared by every seating of one set)
+    first_dealer: int
+    group: tuple[str, ...]  # the bots the set is for, in tournament order (the pairing with two)
+    set_index: int          # which deal set of this group (the duplicate pair with two players)
+    seating: int            # which seating of the set; with two players 1 is the swapped match
+
+    @property
+    def seat0(self) -> str:
+        return self.seats[0]
+
+    @property
+    def seat1(self) -> str:
+        return self.seats[1]
+
+    @property
+    def pairing(self) -> tuple[str, ...]:
+        return self.group
+
+    @property
+    def pair_index(self) -> int:
+        return self.set_index
+
+    @property
+    def swapped(self) -> bool:
+        return self.seating == 1

@@ -18,7 +18,7 @@ BUNDLED_PYTHON: dict[str, str] = {
 """Bundled Python bots: name -> module."""
 
 # The rules profiles each bundled bot plays (as a submitted bot's manifest declares them: see
-# arena/manifest.py). Names, not imports of arena.game: a bot starting up must not load the engine.
+# arena/entrants/manifest.py). Names, not imports of arena.game: a bot starting up must not load the engine.
 TWO_PLAYER_PROFILES = ("sixty_six", "schnapsen", "vu_compat")
 EVERY_PROFILE = TWO_PLAYER_PROFILES + ("three_player", "four_player")
 BUNDLED_PROFILES: dict[str, tuple[str, ...]] = {

@@ -9,7 +9,7 @@ installation. ``-I`` keeps the environment and the working folder out of ``sys.p
 runs the same wherever and however it is started.
 
 Where the sandbox allows it, the arena does not exec this file at all: its zygote
-(``arena/zygote.py``), which has these modules imported already, forks a child that calls the same
+(``arena/isolation/zygote.py``), which has these modules imported already, forks a child that calls the same
 ``main()`` inside the bot's sandbox. This file is the exec path, and what it does the zygote does.
 """
 

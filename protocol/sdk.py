@@ -496,7 +496,7 @@ class _WarmUpBot(Bot):
 
 def warm_up(rounds: int = 4) -> None:
     """Play a canned two-player dialogue through the SDK's hot path ``rounds`` times, on streams
-    in memory: for a process that forks bots (``arena/zygote.py``), before it forks.
+    in memory: for a process that forks bots (``arena/isolation/zygote.py``), before it forks.
 
     A forked bot shares the zygote's pages until it writes them, and running code writes them:
     CPython 3.11 specialises a function's bytecode in place after its first few calls, and the

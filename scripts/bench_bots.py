@@ -11,7 +11,7 @@ limit. Printed for the strong bot:
 - median, 99th percentile and maximum decision time, as the referee measured them (from writing
   the request to reading the answer), over every decision of every match.
 
-The tournament is a real one (``arena.tournament``: bot processes, referee, SQLite store, records),
+The tournament is a real one (``arena.compete.tournament``: bot processes, referee, SQLite store, records),
 in a temporary folder unless ``--keep DIR``. Matches come in duplicate pairs (same deals, seats
 swapped). The machine is shared and noisy: decision times include waiting for a core, and a busy
 machine leaves the bot fewer worlds per decision (it stops at its time budget), so both the times
@@ -36,7 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.tournament import DB_NAME, Progress, load_config, run_tournament  # noqa: E402
+from arena.compete.tournament import DB_NAME, Progress, load_config, run_tournament  # noqa: E402
 
 STRONG = "strong"
 TARGETS = {"greedy": 0.75, "random": 0.98}

@@ -6,7 +6,7 @@ A local cluster of 2 worker processes with 1 thread each (``distributed.LocalClu
 workers ``dask worker`` starts) against the local pool of 2 processes, on the same tournament:
 
 1. local pool, 2 processes;
-2. the cluster with batches as the arena sizes them (``arena.cluster.batch_sizes``);
+2. the cluster with batches as the arena sizes them (``arena.compete.cluster.batch_sizes``);
 3. the cluster with one match per task (``MAX_BATCH = 1``): what batching saves.
 
 Worker threads busy = the seconds the batches took on their workers over worker threads x wall time:
@@ -34,16 +34,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import arena.cluster as cluster  # noqa: E402
+import arena.compete.cluster as cluster  # noqa: E402
 from arena import __version__  # noqa: E402
-from arena.schedule import round_robin  # noqa: E402
-from arena.tournament import load_config, resolve_bots, run_tournament  # noqa: E402
+from arena.compete.schedule import round_robin  # noqa: E402
+from arena.compete.tournament import load_config, resolve_bots, run_tournament  # noqa: E402
 
 THREADS = 2
 
 
 class BusyTime(logging.Handler):
-    """Adds up the seconds each batch took on its worker, from arena.cluster's log records."""
+    """Adds up the seconds each batch took on its worker, from arena.compete.cluster's log records."""
 
     def __init__(self) -> None:
         super().__init__()

@@ -8,7 +8,7 @@ What is real: everything. ``run_tournament`` itself (pre-flight, lock, the real 
 matches of a quarter of a second in one transaction), the real pool of spawned worker processes
 (each reporting a quarter of a second of matches at a time), the real referee and real bot
 processes in the usual sandbox, records and stderr logs written as in any tournament, and the
-progress line's work: each stored match updates the live leader (``arena/live_leader.py``) as the
+progress line's work: each stored match updates the live leader (``arena/compete/live_leader.py``) as the
 CLI's progress bar does. The 30 bots are the two C bots (``c-counter`` and ``first-legal-c``, 15
 copies each under their own names): the cheapest real matches, so the most results per second for
 the coordinator to absorb; slower bots only lower its share.
@@ -34,8 +34,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.live_leader import LiveLeader  # noqa: E402
-from arena.tournament import Progress, load_config, run_tournament  # noqa: E402
+from arena.compete.live_leader import LiveLeader  # noqa: E402
+from arena.compete.tournament import Progress, load_config, run_tournament  # noqa: E402
 
 BOTS = 30
 CPU_TARGET_PCT = 3.0

@@ -58,10 +58,11 @@ sys.path.insert(0, str(ROOT))
 # synthetic_store (tests/arena): the synthetic league and its matches.
 sys.path.insert(0, str(ROOT / "tests" / "arena"))
 
-import arena.league as league  # noqa: E402
+import arena.compete.league as league  # noqa: E402
+import arena.compete.league_config as league_config  # noqa: E402
 import synthetic_store  # noqa: E402
-from arena.league import LeagueProgress, run_league  # noqa: E402
-from arena.store import DB_NAME  # noqa: E402
+from arena.compete.league import LeagueProgress, run_league  # noqa: E402
+from arena.results.store import DB_NAME  # noqa: E402
 
 CHOOSE_TARGET_MS = 5.0
 STATUS_TARGET_S = 1.0
@@ -156,7 +157,7 @@ def status_time(folder: Path, data: Path) -> float | None:
     """The wall time of ``arena league status`` as a user runs it, None past STATUS_TIMEOUT_S."""
     start = time.perf_counter()
     try:
-        proc = subprocess.run([sys.executable, "-m", "arena.cli", "league", "status", str(folder),
+        proc = subprocess.run([sys.executable, "-m", "arena.cli.main", "league", "status", str(folder),
                                "--data", str(data)], capture_output=True, text=True,
                               timeout=STATUS_TIMEOUT_S, cwd=ROOT)
     except subprocess.TimeoutExpired:
@@ -184,7 +185,7 @@ def main() -> None:
         folder, data = top / "run", top / "base" / "data"
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True, mode=0o700)  # an arena folder is private
-        for name in (league.CONFIG_NAME, DB_NAME):
+        for name in (league_config.CONFIG_NAME, DB_NAME):
             shutil.copy2(top / "base" / "league" / name, folder / name)
 
         # The filled store has no ratings kept by a running league (league_ladder.py): status

@@ -16,7 +16,7 @@ worlds per decision (``--worlds``), not a time budget, so the result does not de
 the machine.
 
 ``--referee`` plays the same matches with real bot processes through the referee instead
-(``arena.referee.run_match``: the strong bot as ``strong --worlds W`` with a time budget generous
+(``arena.match.referee.run_match``: the strong bot as ``strong --worlds W`` with a time budget generous
 enough that the world count binds). Slower, and a check that the processes behave as the
 in-process policies do.
 
@@ -66,9 +66,9 @@ REFEREE_DECISION_MS = 5000
 def play_with_referee(name: str, strong_seats: tuple[int, ...], deal_seed: str,
                       worlds: int) -> tuple[tuple[int, ...], int, int]:
     """One match between bot processes through the referee, on the same deals."""
-    from arena.bot_process import Limits
-    from arena.bot_specs import resolve_bot
-    from arena.referee import MatchConfig, run_match
+    from arena.match.bot_process import Limits
+    from arena.entrants.bot_specs import resolve_bot
+    from arena.match.referee import MatchConfig, run_match
 
     rules = profile(name)
     bots = [resolve_bot(f"strong --worlds {worlds} --budget-ms {REFEREE_DECISION_MS // 2} "

@@ -117,7 +117,7 @@ def describe(pid: int) -> str:
 
 def cpu_cgroup(text: str) -> str:
     """The process's CPU cgroup and its weight, from its /proc/PID/cgroup."""
-    from arena import cgroups
+    from arena.isolation import cgroups
 
     own = {}
     for line in text.split():
@@ -150,7 +150,7 @@ def one_kill(n: int, mode: str, anchor: str, delay_s: float, tournament: list[st
              folder: Path, verbose: bool) -> dict[str, Any]:
     out = folder / f"run{n}"
     env = {**os.environ, "ARENA_DATA": str(folder / "data")}
-    proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "tournament", "--no-report",
+    proc = subprocess.Popen([sys.executable, "-m", "arena.cli.main", "tournament", "--no-report",
                              *tournament, "-o", str(out)], cwd=ROOT, env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)
@@ -251,7 +251,7 @@ def run(args: argparse.Namespace, tournament: list[str], rng: random.Random,
     with tempfile.TemporaryDirectory(prefix="bench-orphans-") as tmp:
         folder = Path(tmp)
         # The C bots are built once before the kills, not by the first tournament.
-        subprocess.run([sys.executable, "-m", "arena.cli", "play", "c-counter", "random"],
+        subprocess.run([sys.executable, "-m", "arena.cli.main", "play", "c-counter", "random"],
                        cwd=ROOT, env={**os.environ, "ARENA_DATA": str(folder / "data")},
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
         for n in range(args.kills):

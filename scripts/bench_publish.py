@@ -32,14 +32,14 @@ TARGET_MB = 30.0
 
 
 def _warm() -> None:
-    import arena.league_publish  # noqa: F401
+    import arena.compete.league_publish  # noqa: F401
     import arena.report.charts  # noqa: F401
     import arena.report.replay  # noqa: F401
 
 
 def _publish(folder: str, data: str, policy: bool) -> float:
-    from arena.league import load_league_config
-    from arena.league_publish import publish_league
+    from arena.compete.league_config import load_league_config
+    from arena.compete.league_publish import publish_league
     from arena.report import publish
 
     started = time.monotonic()
@@ -76,7 +76,7 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="build the leagues here (default: a temporary "
                                                   "folder, removed)")
     args = parser.parse_args()
-    from synthetic_store import fill_league, play_templates  # type: ignore[import-not-found]
+    from synthetic_store import fill_league_with_records, play_templates  # type: ignore[import-not-found]
 
     with tempfile.TemporaryDirectory(prefix="bench-publish-") as scratch:
         root = args.keep or Path(scratch)
@@ -89,10 +89,10 @@ def main() -> None:
               f"target (at 10,000: {TARGET_S:g} s, {TARGET_MB:g} MB)", flush=True)
         for size in (int(s) for s in args.sizes.split(",")):
             folder, data = root / f"league-{size}", root / "data"
-            fill_league(folder, size // 2, templates)
+            fill_league_with_records(folder, size // 2, templates)
             with publisher() as pool:
                 first = timed_publish(pool, folder, data)
-                fill_league(folder, max(1, size // 200), templates)
+                fill_league_with_records(folder, max(1, size // 200), templates)
                 again = timed_publish(pool, folder, data)
             mb = size_mb((folder / "public" / "current").resolve())
             met = "" if size < 10_000 else (

@@ -48,11 +48,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.bot_process import Limits  # noqa: E402
-from arena.bot_specs import build_c_bot, resolve_bot  # noqa: E402
+from arena.match.bot_process import Limits  # noqa: E402
+from arena.entrants.bot_specs import build_c_bot, resolve_bot  # noqa: E402
 from arena.game import profile  # noqa: E402
 from arena import referee  # noqa: E402
-from arena.referee import BotSpec, MatchConfig, run_match  # noqa: E402
+from arena.match.referee import BotSpec, MatchConfig, run_match  # noqa: E402
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 REFEREE_TARGET = 2.0   # referee cost per decision, in raw round trips (CPU of every end)

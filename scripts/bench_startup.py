@@ -15,7 +15,7 @@ it. Two figures per start:
 Bots: ``minimal`` (bots/minimal/first_legal.py: stdlib only), ``sdk`` (bots/example/bot.py, the
 smallest SDK bot, started as a submitted ``python3 bot.py``), ``random`` and ``greedy`` (bundled,
 SDK and engine), ``c`` (first-legal-c). Launch paths: ``exec`` (a fresh interpreter per bot, as
-before issue 18) and ``zygote`` (arena/zygote.py: a pre-imported interpreter forks each Python
+before issue 18) and ``zygote`` (arena/isolation/zygote.py: a pre-imported interpreter forks each Python
 bot; C bots always exec). Each path runs in its own child process, rounds alternate, medians of
 all starts are printed. The isolation level is the strongest this machine gives (``--isolation``
 to choose; ``limits`` has no zygote).
@@ -50,7 +50,7 @@ BOTS = ("minimal", "sdk", "random", "greedy", "c")
 
 
 def _argv(bot: str) -> list[str]:
-    from arena.bot_specs import resolve_bot
+    from arena.entrants.bot_specs import resolve_bot
 
     if bot == "minimal":
         return list(resolve_bot("first-legal").argv)
@@ -77,9 +77,9 @@ def _self_cpu() -> float:
 
 def measure(bots: list[str], starts: int) -> dict[str, dict[str, list[float]]]:
     """In this process (one launch path): per bot, CPU and wall milliseconds of each start."""
-    from arena import zygote
-    from arena.bot_process import BotProcess, Limits
-    from arena.sandbox import support
+    from arena.isolation import zygote
+    from arena.match.bot_process import BotProcess, Limits
+    from arena.isolation.sandbox import support
 
     support()  # the probe is not part of what is measured
     out: dict[str, dict[str, list[float]]] = {}
@@ -128,11 +128,11 @@ def per_match(bots: list[str], matches: int) -> dict[str, list[float]]:
     process: referee, launchers, both bots; zygote children as the zygote reaped them)."""
     import tempfile
 
-    from arena import zygote
-    from arena.bot_specs import resolve_bot
+    from arena.isolation import zygote
+    from arena.entrants.bot_specs import resolve_bot
     from arena.game import profile
-    from arena.referee import BotSpec, MatchConfig, run_match
-    from arena.sandbox import support
+    from arena.match.referee import BotSpec, MatchConfig, run_match
+    from arena.isolation.sandbox import support
 
     support()
     opponent = resolve_bot("first-legal-c")
@@ -178,7 +178,7 @@ def main() -> None:
                 figures[bot]["match"] = cpu
         print(json.dumps(figures))
         return
-    from arena.sandbox import best_level
+    from arena.isolation.sandbox import best_level
 
     level = args.isolation or best_level()
     paths = [p for p in args.paths.split(",") if p]

@@ -58,13 +58,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.bot_process import Limits  # noqa: E402
-from arena.cli import DEMO_BOTS  # noqa: E402
-from arena.deal_keys import deal_secret, key_from_seed  # noqa: E402
-from arena.referee import MatchConfig, run_match  # noqa: E402
-from arena.schedule import round_robin  # noqa: E402
-from arena.tournament import load_config, resolve_bots, rules_of, run_tournament  # noqa: E402
-from arena.worker_cores import CLAIMS_ENV, claimed, usable_cores  # noqa: E402
+from arena.match.bot_process import Limits  # noqa: E402
+from arena.cli.main import DEMO_BOTS  # noqa: E402
+from arena.match.deal_keys import deal_secret, key_from_seed  # noqa: E402
+from arena.match.referee import MatchConfig, run_match  # noqa: E402
+from arena.compete.schedule import round_robin  # noqa: E402
+from arena.compete.tournament import load_config, resolve_bots, rules_of, run_tournament  # noqa: E402
+from arena.isolation.worker_cores import CLAIMS_ENV, claimed, usable_cores  # noqa: E402
 
 
 class _CpuGroup:
@@ -190,7 +190,7 @@ _RUNNER = """
 import json, resource, sys, time
 tree, settings = sys.argv[1], json.loads(sys.argv[2])
 sys.path.insert(0, tree)
-from arena.tournament import load_config, run_tournament
+from arena.compete.tournament import load_config, run_tournament
 
 def cpu():
     # The coordinator's own: its workers are still running at the last match (not yet reaped),

@@ -43,13 +43,13 @@ from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import arena.bot_process as bot_process  # noqa: E402
-import arena.match_job as match_job  # noqa: E402
-import arena.pool as pool  # noqa: E402
-import arena.referee as referee  # noqa: E402
-import arena.sandbox as sandbox  # noqa: E402
-import arena.tournament as tournament  # noqa: E402
-import arena.zygote as zygote  # noqa: E402
+import arena.match.bot_process as bot_process  # noqa: E402
+import arena.compete.match_job as match_job  # noqa: E402
+import arena.compete.pool as pool  # noqa: E402
+import arena.match.referee as referee  # noqa: E402
+import arena.isolation.sandbox as sandbox  # noqa: E402
+import arena.compete.tournament as tournament  # noqa: E402
+import arena.isolation.zygote as zygote  # noqa: E402
 
 _out: Any = None  # this process's event file
 _out_folder = ""

@@ -35,10 +35,10 @@ TREE = Path(sys.argv[sys.argv.index("--tree") + 1]) if "--tree" in sys.argv else
 sys.path.insert(0, str(TREE))
 
 from arena import referee  # noqa: E402
-from arena.bot_process import Limits  # noqa: E402
-from arena.bot_specs import build_c_bot, resolve_bot  # noqa: E402
+from arena.match.bot_process import Limits  # noqa: E402
+from arena.entrants.bot_specs import build_c_bot, resolve_bot  # noqa: E402
 from arena.game import profile  # noqa: E402
-from arena.referee import BotSpec, MatchConfig, run_match  # noqa: E402
+from arena.match.referee import BotSpec, MatchConfig, run_match  # noqa: E402
 
 
 def main() -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.cli.main import app
 from arena.game.rules import FLAG_FIELDS
 
 runner = CliRunner()
@@ -174,7 +174,7 @@ def test_play_with_three_bots_plays_three_player_and_replays_each_seat(tmp_path)
     assert seat2.exit_code == 0, seat2.output
     assert "> match play-seeded profile three_player target 7 players 3 seat 2 " in seat2.output
     shown = seat2.output.splitlines()[1:]
-    from arena.records import read_record
+    from arena.match.records import read_record
 
     mine = [m for m in read_record(record).messages if m["seat"] == 2]
     assert len(shown) == len(mine) and all(l[:2] in ("> ", "< ") for l in shown)
@@ -224,7 +224,7 @@ def test_play_refuses_a_bundled_bot_that_does_not_declare_the_variant():
 
 
 def test_bundled_bots_declare_known_profiles():
-    from arena.bot_specs import bundled_names
+    from arena.entrants.bot_specs import bundled_names
     from arena.game import PROFILES
     from bots import BUNDLED_PROFILES
 
@@ -315,7 +315,7 @@ def test_workers_answer_to_concurrency_and_pairs_to_rounds():
 
 def test_tournament_rounds_are_duplicate_pairs_or_deal_sets(monkeypatch, tmp_path):
     # run_tournament is stood in for: what is checked is only the settings the flags give it.
-    import arena.tournament as tournament_module
+    import arena.compete.tournament as tournament_module
 
     seen = []
 

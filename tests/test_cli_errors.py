@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from arena import sandbox
+from arena.isolation import sandbox
 from arena.arena_folders import MARKER
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -168,7 +168,7 @@ def test_a_ctrl_c_while_a_tournament_starts_prints_no_traceback(tmp_path, anchor
 @pytest.mark.parametrize("delay_s", [0.0, 0.1, 0.3])
 def test_a_ctrl_c_while_an_sprt_or_a_league_starts_prints_no_traceback(tmp_path, command,
                                                                          delay_s):
-    # They start their workers through the same pool (arena/pool.py).
+    # They start their workers through the same pool (arena/compete/pool.py).
     args = ["sprt", "random", "first-legal", "--max-pairs", "1", "-w", "2", "-o",
             str(tmp_path / "s"), "--no-report"] if command == "sprt" else \
         ["league", str(tmp_path / "l"), "--pairs", "1", "-w", "2"]

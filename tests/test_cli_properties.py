@@ -38,8 +38,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from typer.main import get_command
 from typer.testing import CliRunner
 
-from arena import sandbox
-from arena.cli import app
+from arena.isolation import sandbox
+from arena.cli.main import app
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -2,6 +2,8 @@
 
 Data flow: ``rules`` (a profile) -> ``dealing`` (seeded order) -> ``state.DealState`` (one deal) ->
 ``match.MatchState`` (deals to the target) -> ``observation.observe`` (what a seat may see).
+
+May import: nothing else of the arena
 """
 
 from typing import TYPE_CHECKING, Any
@@ -15,8 +17,14 @@ from arena.game.scoring import DealSettlement, SettleReason
 
 if TYPE_CHECKING:
     from arena.game.dealing import deal_layout, shuffled_order
-    from arena.game.match import (DealResult, MatchEnd, MatchOutcome, MatchState, replay,
-                                  replay_states)
+    from arena.game.match import (
+        DealResult,
+        MatchEnd,
+        MatchOutcome,
+        MatchState,
+        replay,
+        replay_states,
+    )
     from arena.game.observation import Observation, observe
     from arena.game.state import DealState
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from functools import cached_property
 from enum import StrEnum
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Mapping
 
 from arena.game.cards import PACKS, Pack

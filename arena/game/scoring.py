@@ -1,7 +1,8 @@
 """Totals and the settlement of a deal (RULES.md §7, §10).
 
-These functions read the fields of a deal state (``state._Fields``); ``settle_*`` write the
-settlement into the state being built. The pseudocode of §7.7 is the model, with each flag of §11
+These functions read the fields of a deal state (``DealFields``: the part of ``state._Fields`` they
+use, declared here so that this module need not import ``state``, which imports it); ``settle_*``
+write the settlement into the state being built. The pseudocode of §7.7 is the model, with each flag of §11
 applied where it changes the outcome. Totals, tricks and awards are per side (the seat itself with
 two or three players, a partnership with four); "the opponent" of §7 is every other side.
 """
@@ -10,15 +11,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from arena.game.actions import Decision
 from arena.game.events import Event, EventKind
-from arena.game.rules import (CloserTierBasis, CloseFailThreeIf, EndWithoutClaim, OpponentOutAfterClose,
-                              SchwarzTest, WrongClaimAward)
-
-if TYPE_CHECKING:
-    from arena.game.state import _Fields
+from arena.game.rules import (
+    CloseFailThreeIf,
+    CloserTierBasis,
+    EndWithoutClaim,
+    OpponentOutAfterClose,
+    Rules,
+    SchwarzTest,
+    WrongClaimAward,
+)
 
 _EXHAUSTED = 2  # state.EXHAUSTED (not imported: state imports this module)
 
@@ -73,7 +78,29 @@ class DealSettlement:
         return tuple(side for side, points in enumerate(self.awards) if points)
 
 
-def total(n: _Fields, side: int) -> int:
+class DealFields(Protocol):
+    """The fields of a deal state (``state._Fields``) this module reads and, for ``settle_*``,
+    writes: ``state._Fields`` has them all."""
+
+    rules: Rules
+    hands: tuple[int, ...]
+    stock_state: int
+    card_points: tuple[int, ...]
+    tricks: tuple[int, ...]
+    melds: tuple[int, ...]
+    closer: int
+    snapshot: CloseSnapshot | None
+    decision: Decision
+    to_act: int
+    led: int
+    window: int
+    last_winner: int
+    trick_no: int
+    log: Any  # state._Log: (previous log, Event) or None
+    settlement: DealSettlement | None
+
+
+def total(n: DealFields, side: int) -> int:
     """RULES.md §7.1, for a side (§10.3: partners pool their points)."""
     points = n.card_points[side] + n.melds[side]
     last = n.last_winner
@@ -83,13 +110,13 @@ def total(n: _Fields, side: int) -> int:
     return points
 
 
-def snapshot_at_close(n: _Fields, closer: int) -> CloseSnapshot:
+def snapshot_at_close(n: DealFields, closer: int) -> CloseSnapshot:
     # Closing is two-player only (RULES.md §10; rules.py refuses it with more players).
     opp = 1 - closer
     return CloseSnapshot(n.tricks[closer], n.tricks[opp], total(n, opp), n.trick_no)
 
 
-def _tier(n: _Fields, loser_tricks: int, loser_total: int) -> int:
+def _tier(n: DealFields, loser_tricks: int, loser_total: int) -> int:
     """1, 2 or 3 game points from the loser's figures (RULES.md §7.3)."""
     rules = n.rules
     if rules.schwarz_test is SchwarzTest.NO_TRICKS:
@@ -101,13 +128,13 @@ def _tier(n: _Fields, loser_tricks: int, loser_total: int) -> int:
     return 2 if loser_total < rules.schneider_below else 1
 
 
-def _tier_over(n: _Fields, winner: int) -> int:
+def _tier_over(n: DealFields, winner: int) -> int:
     """The winner's 1/2/3 against every other side (§10.2: 3 only if no opponent has a trick, 2 only
     if every opponent is below the schneider line)."""
     return min(_tier(n, n.tricks[o], total(n, o)) for o in n.rules.other_sides[winner])
 
 
-def _close_fail_award(n: _Fields) -> int:
+def _close_fail_award(n: DealFields) -> int:
     """What the closer's opponent scores when the close fails (RULES.md §7.4, flag row 20)."""
     rule = n.rules.close_fail_three_if
     snap = n.snapshot
@@ -119,7 +146,7 @@ def _close_fail_award(n: _Fields) -> int:
     return 3 if rule is CloseFailThreeIf.ALWAYS else 2
 
 
-def _wrong_claim_award(n: _Fields, opp: int) -> int:
+def _wrong_claim_award(n: DealFields, opp: int) -> int:
     """What side ``opp``, an opponent of a wrong claimant, scores (RULES.md §7.3 and §10.4, flag row
     25: with three players each opponent scores)."""
     rule = n.rules.wrong_claim_award
@@ -131,7 +158,7 @@ def _wrong_claim_award(n: _Fields, opp: int) -> int:
     return _tier(n, n.tricks[opp], total(n, opp))
 
 
-def settle_claim(n: _Fields, claimant: int) -> None:
+def settle_claim(n: DealFields, claimant: int) -> None:
     """RULES.md §7.3-§7.4 (§10.2-§10.3: for the claimant's side): settle a claim by ``claimant``."""
     rules = n.rules
     target = rules.claim_target
@@ -175,7 +202,7 @@ def settle_claim(n: _Fields, claimant: int) -> None:
         _finish(n, SettleReason.WRONG_CLAIM, opp, _wrong_claim_award(n, opp), claimant)
 
 
-def settle_hands_exhausted(n: _Fields) -> None:
+def settle_hands_exhausted(n: DealFields) -> None:
     """The last trick's window passed without a claim (RULES.md §7.4-§7.5)."""
     if n.closer >= 0:
         _finish(n, SettleReason.CLOSE_FAILED, 1 - n.closer, _close_fail_award(n), None)
@@ -197,7 +224,7 @@ def settle_hands_exhausted(n: _Fields) -> None:
             _finish(n, SettleReason.HIGHER_TOTAL, winner, _tier_over(n, winner), None)
 
 
-def settle_forfeit(n: _Fields, offender: int) -> None:
+def settle_forfeit(n: DealFields, offender: int) -> None:
     """illegal_move_policy = forfeit_deal: the offender's side loses the deal, every other side
     scores 3, and the match goes on (§11 row 34)."""
     rules = n.rules
@@ -209,7 +236,7 @@ def settle_forfeit(n: _Fields, offender: int) -> None:
                 tuple(0 if side == rules.side_of[offender] else 3 for side in range(rules.sides)))
 
 
-def _finish(n: _Fields, reason: SettleReason, winner: int | None, points: int,
+def _finish(n: DealFields, reason: SettleReason, winner: int | None, points: int,
             claimant: int | None, awards: tuple[int, ...] | None = None) -> None:
     sides = n.rules.sides
     if awards is None:

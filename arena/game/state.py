@@ -20,15 +20,40 @@ from __future__ import annotations
 from typing import Callable, Iterator, Sequence
 
 from arena.game import scoring
-from arena.game.actions import (CLAIM, CLOSE, EXCHANGE, MARRY_ACTIONS, PASS, PLAY_ACTIONS, Action,
-                                ActionKind, Decision)
-from arena.game.cards import (CARDS, LOW_MASK, SUIT_MASKS, Card, Rank, Suit, add_card, cards_of_mask,
-                              remove_card)
+from arena.game.actions import (
+    CLAIM,
+    CLOSE,
+    EXCHANGE,
+    MARRY_ACTIONS,
+    PASS,
+    PLAY_ACTIONS,
+    Action,
+    ActionKind,
+    Decision,
+)
+from arena.game.cards import (
+    CARDS,
+    LOW_MASK,
+    SUIT_MASKS,
+    Card,
+    Rank,
+    Suit,
+    add_card,
+    cards_of_mask,
+    remove_card,
+)
 from arena.game.dealing import deal_layout
 from arena.game.errors import IllegalActionError
 from arena.game.events import Event, EventKind
-from arena.game.rules import ClaimMode, ClaimWindow, ExchangeWho, MarriageCredit, MarriageLeadCard, \
-    Phase2Follow, Rules
+from arena.game.rules import (
+    ClaimMode,
+    ClaimWindow,
+    ExchangeWho,
+    MarriageCredit,
+    MarriageLeadCard,
+    Phase2Follow,
+    Rules,
+)
 
 OPEN, CLOSED, EXHAUSTED = 0, 1, 2
 STOCK_STATES = ("open", "closed", "exhausted")

@@ -5,6 +5,8 @@
 ``DIR/report/`` (for the tournament's owner: its record links lead into ``DIR/records/``);
 ``publish`` writes the same report, plus the match records, into a folder of its own that can go on
 any static host and holds nothing private (no database, logs or local paths: ``public.py``).
+
+May import: arena.game, arena.match, arena.results, arena.entrants, arena.types, arena.arena_folders
 """
 
 from __future__ import annotations
@@ -25,8 +27,9 @@ from arena.report.page import render_pages, tournament_id
 from arena.report.prune import ReplayPolicy
 from arena.report.public import public_record_line, public_version, publishable_record
 from arena.report.replay import REPLAYS_DIR, write_replays
+from arena.report.rules_page import RULES_PAGE, write_rules_page
 from arena.report.snapshot import Snapshot, read_snapshot
-from arena.store import DB_NAME, StoreError
+from arena.results.store import DB_NAME, StoreError
 
 REPORT_DIR = "report"
 RECORDS_DIR = "records"
@@ -44,11 +47,18 @@ def write_report(folder: Path) -> Path:
     out = folder / REPORT_DIR
     data, _ = _read(folder)
     try:
-        replays = write_replays([(r, folder / r) for r in _records(data)], out)
+        rules = write_rules_page(out)
+        replays = write_replays([(r, folder / r) for r in _records(data)], out, rules=rules)
     except OSError as err:
         raise ReportError(f"cannot write the report in {out}: {err.strerror or err}") from None
-    _write_pages(data, out, records="../", published=False, replays=replays)
+    _write_pages(data, out, records="../", published=False, replays=replays,
+                 beside=_rules_link(rules))
     return out / "index.html"
+
+
+def _rules_link(rules: str | None) -> list[tuple[str, str]]:
+    """The index's link to the rules page (rules_page.py), if one was written."""
+    return [] if rules is None else [("Rules", rules)]
 
 
 def _records(data: ReportData) -> list[str]:
@@ -100,7 +110,7 @@ def _write_pages(data: ReportData, out: Path, records: str, published: bool,
 
 # What a published folder holds at its top: the pages, the charts, the bots' pages and the records.
 # A folder holding anything else is not one ``publish`` wrote, and it is never replaced.
-_PUBLISHED_NAMES = {"index.html", "bots", RECORDS_DIR, REPLAYS_DIR, MARKER} | \
+_PUBLISHED_NAMES = {"index.html", RULES_PAGE, "bots", RECORDS_DIR, REPLAYS_DIR, MARKER} | \
     {f"{chart}.{ext}" for chart in CHARTS for ext in ("png", "svg")}
 
 
@@ -146,9 +156,11 @@ def publish(folder: Path, out: Path, beside: Sequence[tuple[str, str]] = (),
             records = {r for r, m in zip(data.matches["record"], data.matches["match_id"])
                        if m in chosen}
             copied = [r for r in copied if r in records]
-        replays = write_replays([(r, staging / r) for r in copied], staging, previous=previous)
+        rules = write_rules_page(staging)
+        replays = write_replays([(r, staging / r) for r in copied], staging, previous=previous,
+                                rules=rules)
         _write_pages(data, staging, records="", published=True, replays=replays, hidden=hidden,
-                     beside=beside, previous=previous)
+                     beside=[*beside, *_rules_link(rules)], previous=previous)
         public_folder_mark(staging)  # public, but no bot is given a path in it (arena_folders.py)
         _swap_in(staging, out)
     except OSError as err:

@@ -22,10 +22,20 @@ from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from arena.ratings import MU, SIGMA
-from arena.report.data import (ALWAYS_SHOWN, DRAWN, LOST, LOST_FAILED_CLOSE, LOST_FORFEITED_DEAL,
-                               LOST_PARTNER_WRONG_CLAIM, LOST_WRONG_CLAIM, WON_BY_CLAIM,
-                               WON_ON_MISTAKE, WON_PLAYED_OUT, ReportData)
+from arena.report.data import (
+    ALWAYS_SHOWN,
+    DRAWN,
+    LOST,
+    LOST_FAILED_CLOSE,
+    LOST_FORFEITED_DEAL,
+    LOST_PARTNER_WRONG_CLAIM,
+    LOST_WRONG_CLAIM,
+    WON_BY_CLAIM,
+    WON_ON_MISTAKE,
+    WON_PLAYED_OUT,
+    ReportData,
+)
+from arena.results.ratings import MU, SIGMA
 
 CHARTS = ("leaderboard", "elo", "ratings", "head_to_head", "outcomes")
 PNG_DPI = 144

@@ -16,11 +16,19 @@ from typing import Any
 
 import pandas as pd
 
-from arena.ratings import (SeatedResults, partner_table, ranks_of, rating_history, read_seated,
-                           side_of, store_players)
 from arena.report.public import public_command
-from arena.stats import EloFit, comparisons, fit_elo, head_to_head as h2h_statistics, \
-    leaderboard as stats_leaderboard, los_matrix
+from arena.results.ratings import (
+    SeatedResults,
+    partner_table,
+    ranks_of,
+    rating_history,
+    read_seated,
+    side_of,
+    store_players,
+)
+from arena.results.stats import EloFit, comparisons, fit_elo, los_matrix
+from arena.results.stats import head_to_head as h2h_statistics
+from arena.results.stats import leaderboard as stats_leaderboard
 from arena.types import DealEnding, MatchEnding
 
 # How a deal ended, seen from one of its two players, in the order the outcomes chart stacks them:
@@ -71,7 +79,7 @@ class ReportData:
     players: int = 2             # seats per match (2, 3 or 4)
     deal_count: int = 0          # deals played in all matches
     partners: pd.DataFrame = dataclasses.field(default_factory=pd.DataFrame)  # ratings.partner_table
-    # Issue 17's statistics (arena/stats.py): per ordered pair that met, pentanomial, score, Elo
+    # Issue 17's statistics (arena/results/stats.py): per ordered pair that met, pentanomial, score, Elo
     # and LOS with the pair (deal set) as the unit; and the Elo fit's LOS, row over column.
     h2h_stats: pd.DataFrame = dataclasses.field(default_factory=pd.DataFrame)
     los: pd.DataFrame = dataclasses.field(default_factory=pd.DataFrame)

@@ -28,11 +28,17 @@ from typing import Any, Mapping, Sequence
 import jinja2
 
 from arena import __version__
-from arena.league_ladder import SETTLED_MATCHES, SETTLED_SIGMA, LadderRow, as_records, ranked
 from arena.report.page import MATCH_ENDINGS
 from arena.report.public import public_version, publishable_record, scrub_paths
 from arena.report.replay import replay_name
-from arena.stats import interval_text
+from arena.results.league_ladder import (
+    SETTLED_MATCHES,
+    SETTLED_SIGMA,
+    LadderRow,
+    as_records,
+    ranked,
+)
+from arena.results.stats import interval_text
 
 PAGE = "league.html"
 CHART = "league_history"
@@ -199,7 +205,7 @@ def write_chart(db: sqlite3.Connection, build: Path, rows: Sequence[LadderRow]) 
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    from arena.ratings import rating_history
+    from arena.results.ratings import rating_history
 
     try:
         history = rating_history(db)

@@ -24,7 +24,7 @@ import pandas as pd
 from arena import __version__
 from arena.report.data import ReportData
 from arena.report.public import public_version, publishable_record, scrub_paths
-from arena.stats import NOT_SEPARATED, SEPARATED_LOS, interval_text, likelihood_text
+from arena.results.stats import NOT_SEPARATED, SEPARATED_LOS, interval_text, likelihood_text
 from arena.types import MatchEnding
 
 CHART_TEXT = {

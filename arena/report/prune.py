@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from arena.ratings import ENV, MU, SIGMA
 from arena.report.data import ReportData
+from arena.results.ratings import ENV, MU, SIGMA
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,7 @@ def _bundled_files() -> tuple[dict[str, str], dict[str, str]]:
     """The bundled bots that are a script or a C program: {file name: bundled name} each.
     Imported here, not at the top: ``bot_specs`` brings in the referee, which a report reading a
     database has no use for."""
-    from arena import bot_specs
+    from arena.entrants import bot_specs
 
     scripts = {path.name: name for name, path in bot_specs._PYTHON_SCRIPTS.items()}
     programs = {target: name for name, target in bot_specs._C_TARGETS.items()}

@@ -46,9 +46,13 @@ from arena.game import CLAIM, Action, Card, EventKind, MatchState, Suit
 from arena.game.cards import cards_of_mask
 from arena.game.dealing import deal_layout
 from arena.game.state import DealState
-from arena.narrate import SUIT_SYMBOLS, side_names
-from arena.narrate import REASON_TEXT  # the deal endings in words, as on the terminal
-from arena.records import Record, RecordError, check_settlements, read_record
+from arena.match.narrate import (
+    REASON_TEXT,  # the deal endings in words, as on the terminal
+    SUIT_SYMBOLS,
+    side_names,
+)
+from arena.match.records import Record, RecordError, check_settlements, read_record
+from arena.report.rules_page import link_citations
 from arena.types import DealEnding, MatchEnding
 from protocol.codec import ProtocolError, decode_from_referee
 from protocol.messages import DealStart, Played, Trick
@@ -442,26 +446,32 @@ _ENV = jinja2.Environment(loader=jinja2.PackageLoader("arena.report", "templates
                           autoescape=True, undefined=jinja2.StrictUndefined)
 
 
-def render_page(data: dict[str, Any], back: str | None = None, source: str = "") -> str:
+def render_page(data: dict[str, Any], back: str | None = None, source: str = "",
+                rules: str | None = None) -> str:
     """The page for ``page_data``'s data; ``back`` is a link to show above it (the report's
-    index), relative to the page; ``source`` what it was made from (``write_replays``)."""
+    index), relative to the page; ``source`` what it was made from (``write_replays``);
+    ``rules`` the report's rules page relative to the page (``rules_page.py``), which the
+    page's citations of the rules link to (none: they stay text)."""
     return _ENV.get_template("replay.html.j2").render(
         title=f"{' vs '.join(data['sides']) or 'match'}: {data['match']}",
-        version=__version__, back=back, source=source,
+        version=__version__, back=back, source=source, rules=rules,
+        cite=lambda text: link_citations(text, rules),
         css=Markup(_asset("replay.css")), js=Markup(_asset("replay.js")),
         data=Markup(_json_for_script(data)))
 
 
-def replay_page(record: Record, back: str | None = None, source: str = "") -> str:
+def replay_page(record: Record, back: str | None = None, source: str = "",
+                rules: str | None = None) -> str:
     """The replay page of ``record``; ``RecordError`` if it does not replay. ``source`` is a key
-    the page carries in its head to say what it was made from (``write_replays``)."""
+    the page carries in its head to say what it was made from (``write_replays``); ``rules`` as
+    for ``render_page``."""
     try:
         data = page_data(record)
     except (KeyError, TypeError, ValueError, IndexError) as err:
         if isinstance(err, RecordError):
             raise
         raise RecordError(f"record does not replay: {type(err).__name__}: {err}") from err
-    return render_page(data, back, source)
+    return render_page(data, back, source, rules)
 
 
 def write_replay_page(record: Record, out: Path, back: str | None = None) -> None:
@@ -489,10 +499,11 @@ def replay_name(record: str) -> str:
     return f"{REPLAYS_DIR}/{inner.removesuffix('.jsonl')}.html"
 
 
-def source_key(text: bytes) -> str:
-    """What a page was made from: the record's bytes and the page's own code. A page holding the
-    same key needs no rewrite."""
-    return hashlib.sha256(renderer_version().encode() + b"\0" + text).hexdigest()[:32]
+def source_key(text: bytes, rules: str | None = None) -> str:
+    """What a page was made from: the record's bytes, the page's own code and whether it links a
+    rules page. A page holding the same key needs no rewrite."""
+    linked = b"" if rules is None else b"\0rules"
+    return hashlib.sha256(renderer_version().encode() + b"\0" + text + linked).hexdigest()[:32]
 
 
 def _holds(page: Path, key: str) -> bool:
@@ -505,13 +516,14 @@ def _holds(page: Path, key: str) -> bool:
 
 
 def write_replays(sources: Sequence[tuple[str, Path]], out: Path,
-                  previous: Path | None = None) -> dict[str, str]:
+                  previous: Path | None = None, rules: str | None = None) -> dict[str, str]:
     """Write the replay page of each ``(stored record path, file to read it from)`` under
     ``out/replays/``; returns {stored record path: page path relative to ``out``} for the pages
     that exist afterwards. Incremental: a page already in ``out`` (or in ``previous``, an earlier
     publish, copied over) that was made from the same record bytes by the same page code is kept
     as it is, so a report rewritten while a tournament or a league runs renders only new matches.
-    A record that is missing, a symbolic link, or does not replay gets no page (and no link)."""
+    A record that is missing, a symbolic link, or does not replay gets no page (and no link).
+    ``rules``: the rules page relative to ``out`` (``rules_page.write_rules_page``), or None."""
     pages: dict[str, str] = {}
     for stored, source in sources:
         if source.is_symlink():  # the arena writes records as files; a link may lead anywhere
@@ -522,7 +534,8 @@ def write_replays(sources: Sequence[tuple[str, Path]], out: Path,
             continue
         name = replay_name(stored)
         target = out / name
-        key = source_key(raw)
+        up = "../" * name.count("/")
+        key = source_key(raw, rules)
         if not _holds(target, key):
             old = previous / name if previous is not None else None
             if old is not None and _holds(old, key):
@@ -534,8 +547,8 @@ def write_replays(sources: Sequence[tuple[str, Path]], out: Path,
             else:
                 try:
                     record = read_record(source)
-                    text = replay_page(record, back="../" * name.count("/") + "index.html",
-                                       source=key)
+                    text = replay_page(record, back=up + "index.html", source=key,
+                                       rules=None if rules is None else up + rules)
                 except RecordError:
                     continue
                 target.parent.mkdir(parents=True, exist_ok=True)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.report.public import waiting_for_partner
-from arena.store import connect_read_only
+from arena.results.store import connect_read_only
 
 # The tables whose rows belong to one match (store.py's schema; a store older than schema 3 lacks
 # the side tables). ``matches`` itself goes last.

@@ -12,7 +12,7 @@ import os
 import uuid
 from pathlib import Path
 
-from arena.sandbox import UID_BASE, UID_COUNT
+from arena.isolation.sandbox import UID_BASE, UID_COUNT
 
 TAG = uuid.uuid4().hex
 
@@ -110,7 +110,7 @@ def _carries(pid: str, tag: str) -> bool:
 def processes_of(tag: str = TAG) -> list[int]:
     """Live (not zombie) processes carrying ``tag`` in their command line or environment, and
     sandboxed bots whose referee does; never this process."""
-    from arena.sandbox import FOLDER_PREFIX
+    from arena.isolation.sandbox import FOLDER_PREFIX
 
     found = []
     for entry in os.listdir("/proc"):

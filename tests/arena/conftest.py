@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 import synthetic_store
-from arena import sandbox
-from arena.tournament import load_config, run_tournament
+from arena.isolation import sandbox
+from arena.compete.tournament import load_config, run_tournament
 from bot_procs import ENV_TAG, TAG, processes_of
 
 # Every process the suite starts inherits the tag (bots get the sandbox's environment instead, and

@@ -15,10 +15,11 @@ from typing import Any, Callable, Sequence
 
 import pytest
 
-from arena.league import CONFIG_NAME, league_pairs
-from arena.store import DB_NAME
+from arena.compete.league_config import CONFIG_NAME
+from arena.compete.league_store import league_pairs
+from arena.results.store import DB_NAME
 
-ARENA = [sys.executable, "-m", "arena.cli"]
+ARENA = [sys.executable, "-m", "arena.cli.main"]
 WAIT_S = 120      # a loaded 2-core machine is slow to start Python processes
 
 

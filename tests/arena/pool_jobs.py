@@ -1,4 +1,4 @@
-"""The job function for tests of ``arena.pool``: a spawned worker imports it by this module's name
+"""The job function for tests of ``arena.compete.pool``: a spawned worker imports it by this module's name
 (``tests/arena`` is on the path the pool hands its workers)."""
 
 from __future__ import annotations

@@ -9,9 +9,10 @@ import random
 import sqlite3
 from pathlib import Path
 
-from arena.league import _LEAGUE_SCHEMA, CONFIG_NAME, LeagueConfig, pair_matches
-from arena.league_ladder import SCHEMA, settle
-from arena.store import DB_NAME, Store
+from arena.compete.league_store import LEAGUE_SCHEMA, pair_matches
+from arena.compete.league_config import CONFIG_NAME, LeagueConfig
+from arena.results.league_ladder import SCHEMA, settle
+from arena.results.store import DB_NAME, Store
 
 JOINED = "2026-11-28T10:00:00Z"
 
@@ -32,7 +33,7 @@ def synthetic_league(folder: Path, bots: list[str], pairs: int, seed: int = 7,
         store.begin_tournament("synthetic", LeagueConfig(name="synthetic").settings())
         store.register_bots([(b, ["./" + b], "") for b in bots])
         db = store.db
-        db.executescript(_LEAGUE_SCHEMA + SCHEMA)
+        db.executescript(LEAGUE_SCHEMA + SCHEMA)
         strength = {b: rng.gauss(0, 1) for b in bots}
         rows, started = [], []
         for p in range(pairs):

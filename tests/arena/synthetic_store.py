@@ -20,13 +20,14 @@ from typing import Any, Iterable, Sequence
 
 from arena.game.match import DealResult
 from arena.game.scoring import DealSettlement, SettleReason
-from arena.referee import MatchResult, SeatStats
-from arena.schedule import ScheduledMatch, partnership_groups, round_robin, three_player_sets
-from arena.bot_specs import resolve_bot
-from arena.deal_keys import new_key
-from arena.match_job import MatchJob
+from arena.match.referee import MatchResult, SeatStats
+from arena.types import ScheduledMatch
+from arena.compete.schedule import partnership_groups, round_robin, three_player_sets
+from arena.entrants.bot_specs import resolve_bot
+from arena.match.deal_keys import new_key
+from arena.compete.match_job import MatchJob
 from arena.types import Fault, MatchEnding
-from arena.store import DB_NAME, Store, match_rows
+from arena.results.store import DB_NAME, Store, match_rows
 
 NAMES = [
     "greedy", "c-counter", "random", "first-legal", "mcts", "mcts-fast", "alpha66",
@@ -227,8 +228,9 @@ def fill_league(folder: Path, bots: Sequence[str], pairs: int, data: Path, seed:
     a few hundred of them, and each match stores one of those its winner won: making one per
     match took most of the minutes a store of 100,000 matches took to fill. No record files are
     written. Returns the bots' store names."""
-    from arena.league import _LEAGUE_SCHEMA, CONFIG_NAME, load_league_config, pair_matches, \
-        resolve_member
+    from arena.compete.league_store import LEAGUE_SCHEMA, pair_matches
+    from arena.compete.league_config import CONFIG_NAME, load_league_config
+    from arena.compete.league_members import resolve_member
 
     folder.mkdir(parents=True, exist_ok=True)
     lines = [f"{key} = {json.dumps(value)}" for key, value in
@@ -252,7 +254,7 @@ def fill_league(folder: Path, bots: Sequence[str], pairs: int, data: Path, seed:
     store = Store.open(folder / DB_NAME)
     try:
         store.begin_tournament(config.name, config.settings())
-        store.db.executescript(_LEAGUE_SCHEMA)
+        store.db.executescript(LEAGUE_SCHEMA)
         store.set_deal_key(new_key())
         store.register_bots([(m.name, list(m.spec.argv), m.spec.version) for m in members])
         # The rows _Runner._join and _Runner._new_pairs write (no function of the league's writes
@@ -303,9 +305,9 @@ class Template:
 def play_templates(folder: Path, count: int = 8) -> list[Template]:
     """``count`` real matches of the two bundled C bots (fast to start), records in ``folder``;
     each seat wins some of them."""
-    from arena.bot_specs import resolve_bot
+    from arena.entrants.bot_specs import resolve_bot
     from arena.game import load_rules
-    from arena.referee import MatchConfig, run_match
+    from arena.match.referee import MatchConfig, run_match
 
     bots = [resolve_bot("c-counter"), resolve_bot("first-legal-c")]
     rules = load_rules("sixty_six")
@@ -320,16 +322,18 @@ def play_templates(folder: Path, count: int = 8) -> list[Template]:
     return out
 
 
-def fill_league(folder: Path, pairs: int, templates: Sequence[Template], seed: int = 7,
-                bots: Sequence[str] = tuple(LEAGUE_BOTS), name: str = "synthetic") -> None:
+def fill_league_with_records(folder: Path, pairs: int, templates: Sequence[Template],
+                             seed: int = 7, bots: Sequence[str] = tuple(LEAGUE_BOTS),
+                             name: str = "synthetic") -> None:
     """A league folder as ``arena league`` leaves it after ``pairs`` duplicate pairs of ``bots``
     (bundled names): ``league.toml``, a store filled through the ``Store`` API with the league's
     own tables, and a record per match, each a copy of one of ``templates`` (real matches) with
     the match's id and bots. Who wins follows a hidden strength per bot (stronger earlier in
     ``bots``), so ratings settle and upsets are rare. Adds to a league filled before."""
-    from arena.bot_specs import resolve_bot
-    from arena.league import CONFIG_NAME, _LEAGUE_SCHEMA, LeagueConfig, pair_matches
-    from arena.store import DB_NAME, match_rows
+    from arena.entrants.bot_specs import resolve_bot
+    from arena.compete.league_config import CONFIG_NAME, LeagueConfig
+    from arena.compete.league_store import LEAGUE_SCHEMA, pair_matches
+    from arena.results.store import DB_NAME, match_rows
 
     config = LeagueConfig(name=name, bots=tuple(bots), publish_every=0)
     folder.mkdir(parents=True, exist_ok=True)
@@ -342,7 +346,7 @@ def fill_league(folder: Path, pairs: int, templates: Sequence[Template], seed: i
     store = Store.open(folder / DB_NAME)
     try:
         store.begin_tournament(name, config.settings())
-        store.db.executescript(_LEAGUE_SCHEMA)
+        store.db.executescript(LEAGUE_SCHEMA)
         specs = {b: resolve_bot(b) for b in bots}
         store.register_bots([(b, list(s.argv), s.version) for b, s in specs.items()])
         for b, spec in specs.items():

@@ -20,19 +20,19 @@ from pathlib import Path
 
 import pytest
 
-from arena import sandbox
-from arena.arena_folders import MARKER, holder, private_folder
-from arena.bot_process import BotProcess, Limits
-from arena.bot_specs import BotSpecError, check_bot_paths, resolve_bot
-from arena.preflight import PreflightError, preflight
-from arena.sandbox import SandboxLimits
-from arena.store import Store
+from arena.isolation import launcher, sandbox
+from arena.arena_folders import MARKER, folders_looked_up_once, holder, private_folder
+from arena.match.bot_process import BotProcess, Limits
+from arena.entrants.bot_specs import BotSpecError, check_bot_paths, resolve_bot
+from arena.entrants.preflight import PreflightError, preflight
+from arena.isolation.sandbox import SandboxLimits
+from arena.results.store import Store
 from arena.types import BotSpec
 from bot_procs import TAG
 
 SPY = Path(__file__).parent / "fixtures" / "path_spy.py"
 FIRST_LEGAL = Path(__file__).resolve().parents[2] / "bots" / "minimal" / "first_legal.py"
-ARENA = [sys.executable, "-m", "arena.cli"]
+ARENA = [sys.executable, "-m", "arena.cli.main"]
 ROOT = os.geteuid() == 0
 STRONG = "isolated" if ROOT else "namespaces"
 # The system's Python where there is one: a bot of the `limits` level runs as a user of its own on
@@ -193,10 +193,37 @@ def test_arena_folders_are_recognised_by_their_mark_and_their_older_layouts(tmp_
     for arg in (str(link), f"--db={old_data}", str(marked)):
         with pytest.raises(BotSpecError, match="bots may not see"):
             check_bot_paths(BotSpec("b", (sys.executable, str(SPY), arg)), [])
-    cache = sandbox._cache_folder()
+    cache = launcher.cache_folder()
     with pytest.raises(BotSpecError, match="bots may not see"):
         resolve_bot(f"{sys.executable} {SPY} {cache}/sandbox-launch")
 
+
+
+def test_one_pass_looks_at_each_folder_once_and_keeps_nothing_after(tmp_path, monkeypatch):
+    """A league reads its members' paths in one pass (``folders_looked_up_once``): 200 bots whose
+    paths share their parents looked at the same folders 30,000 times. Within the pass a folder is
+    looked at once; after it, a folder marked meanwhile is seen (a pass is one reading)."""
+    bots = tmp_path / "bots"
+    paths = [str(bots / f"bot-{i}" / "main") for i in range(20)]
+    looked: list[str] = []
+    real_lexists = os.path.lexists
+    monkeypatch.setattr(os.path, "lexists", lambda p: looked.append(p) or real_lexists(p))
+    for path in paths:
+        assert holder(path) is None
+    without = len(looked)
+    looked.clear()
+    with folders_looked_up_once():
+        assert [holder(path) for path in paths] == [None] * len(paths)
+        assert holder(paths[0]) is None
+    within = len(looked)
+    assert len(set(looked)) == within, "a folder was looked at twice in one pass"
+    assert within < without / 3, (within, without)  # each path's own two folders stay
+    with folders_looked_up_once():
+        assert holder(paths[0]) is None
+    private_folder(bots, "published")  # marked after those passes: the next one sees it
+    with folders_looked_up_once():
+        assert holder(paths[0]) == str(bots.resolve())
+    assert holder(paths[1]) == str(bots.resolve())
 
 # -- point 2: the arena's files are private to its user ----------------------------------------
 
@@ -206,7 +233,7 @@ def _modes(folder: Path) -> dict[str, str]:
 
 
 def test_every_folder_and_file_a_tournament_writes_is_private_whatever_the_umask(tmp_path):
-    from arena.tournament import load_config, run_tournament
+    from arena.compete.tournament import load_config, run_tournament
 
     old = os.umask(0o002)  # as permissive as a user may set it
     try:
@@ -253,7 +280,7 @@ def test_at_limits_as_root_a_bot_cannot_read_its_own_running_match(world, monkey
     user id; it read its own running match's record (every hand) and the store, whose folders
     were 0755 and files 0644. The paths reach it in a file beside its script, not as arguments
     (which are refused)."""
-    from arena.tournament import load_config, run_tournament
+    from arena.compete.tournament import load_config, run_tournament
 
     monkeypatch.setenv(sandbox.ISOLATION_ENV, "limits")
     monkeypatch.setattr(sandbox, "_requested", None)

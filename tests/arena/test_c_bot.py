@@ -9,13 +9,13 @@ import subprocess
 
 import pytest
 
-from arena.bot_specs import resolve_bot
+from arena.entrants.bot_specs import resolve_bot
 from arena.game import CLAIM, Action, MatchState, profile
 from arena.game.observation import visible_event
 from bots.nseat import SeatKnowledge, greedy_choice
 from protocol import from_engine
 from protocol.codec import encode
-from arena.referee import MatchConfig, run_match
+from arena.match.referee import MatchConfig, run_match
 
 TOOLCHAIN = shutil.which("make") and (shutil.which("cc") or shutil.which("gcc"))
 pytestmark = pytest.mark.skipif(not TOOLCHAIN, reason="the C bot needs make and a C compiler "
@@ -88,7 +88,7 @@ class _WireSeat:
 def _play_wire_match(rules, c_seats, seed):
     """A whole match with the C bot at ``c_seats``; returns (outcome, wrong claims, missed claims)
     of the C bot's seats."""
-    from arena.bot_specs import resolve_bot as _resolve
+    from arena.entrants.bot_specs import resolve_bot as _resolve
 
     argv = list(_resolve("c-counter").argv)
     procs = {s: _WireSeat(argv) for s in c_seats}
@@ -167,7 +167,7 @@ def test_c_bot_plays_nseat_matches_and_claims_at_the_side_target(profile_name, c
 
 
 def test_c_bot_answers_the_nseat_greeting_ready():
-    from arena.bot_specs import resolve_bot as _resolve
+    from arena.entrants.bot_specs import resolve_bot as _resolve
 
     p = _WireSeat(list(_resolve("c-counter").argv))
     p.send(from_engine.hello(profile("four_player")))
@@ -185,8 +185,8 @@ def test_c_bot_answers_the_nseat_greeting_ready():
 ])
 def test_c_bot_plays_nseat_matches_through_the_referee(profile_name, lineup, tmp_path):
     """End to end: every seat a real process under the N-seat referee, the record replays."""
-    from arena.bot_process import Limits
-    from arena.records import read_record, replay_record
+    from arena.match.bot_process import Limits
+    from arena.match.records import read_record, replay_record
 
     bots = [resolve_bot(name) for name in lineup]
     record = tmp_path / "m.jsonl"

@@ -20,12 +20,12 @@ from typing import Iterator
 
 import pytest
 
-from arena import cgroups, zygote
-from arena.bot_process import BotProcess, Limits
-from arena.bot_specs import resolve_bot
+from arena.isolation import cgroups, zygote
+from arena.match.bot_process import BotProcess, Limits
+from arena.entrants.bot_specs import resolve_bot
 from arena.game import profile
-from arena.referee import BotSpec, MatchConfig, run_match
-from arena.sandbox import SandboxLimits, launcher, launcher_fd, support
+from arena.match.referee import BotSpec, MatchConfig, run_match
+from arena.isolation.sandbox import SandboxLimits, launcher, launcher_fd, support
 from bot_procs import TAG, tagged_processes
 
 CAP_BOT = Path(__file__).parent / "fixtures" / "cap_bot.py"
@@ -40,7 +40,7 @@ LIMITS = Limits(decision_ms=10_000, startup_ms=10_000, sandbox=SMALL)
 
 @pytest.fixture(params=["zygote", "exec"])
 def launch_path(request, monkeypatch):
-    """Both ways a Python bot starts (issue 18): forked from the zygote (arena/zygote.py) and by
+    """Both ways a Python bot starts (issue 18): forked from the zygote (arena/isolation/zygote.py) and by
     exec; every guarantee this fixture's tests check holds for both."""
     monkeypatch.setenv(zygote.ENV, "1" if request.param == "zygote" else "0")
     if request.param == "zygote" and support().mode != "limits":
@@ -56,7 +56,7 @@ def cap_bot(mode: str, count: int, megabytes: int = 0) -> BotSpec:
 
 def our_cgroups() -> list[Path]:
     """The bot cgroups this test process made that still exist (once removed: in the background)."""
-    from arena import sandbox
+    from arena.isolation import sandbox
 
     if sandbox._removals is not None:
         sandbox._removals.join()
@@ -188,9 +188,9 @@ os.sched_setaffinity(0, {core})  # before the zygote: every bot inherits it
 busy = subprocess.Popen([sys.executable, "-c", "while True: pass", sys.argv[4]],
                         start_new_session=True)
 try:
-    from arena.bot_process import Limits
+    from arena.match.bot_process import Limits
     from arena.game import profile
-    from arena.referee import BotSpec, MatchConfig, run_match
+    from arena.match.referee import BotSpec, MatchConfig, run_match
     folder, bot, tag = Path(sys.argv[2]), sys.argv[3], sys.argv[4]
     bots = [BotSpec("exit", (sys.executable, bot, "exit", "30", tag)),
             BotSpec("quick", (sys.executable, bot, "work", "0", tag))]
@@ -304,7 +304,7 @@ def test_under_an_arena_held_below_one_core_a_bot_still_starts_held_by_it(tmp_pa
 @pytest.mark.slow
 @needs_cgroups
 def test_a_tournament_and_its_store_are_untouched_by_a_bot_at_its_cap(tmp_path):
-    from arena.tournament import load_config, run_tournament
+    from arena.compete.tournament import load_config, run_tournament
 
     hog = " ".join(cap_bot("children", 8, 60).argv)
     db = run_tournament(load_config(None, {
@@ -333,7 +333,7 @@ def test_a_tournament_and_its_store_are_untouched_by_a_bot_at_its_cap(tmp_path):
 def test_the_cgroups_of_a_dead_arena_are_removed_by_the_next_one(tmp_path):
     import tempfile
 
-    from arena import sandbox
+    from arena.isolation import sandbox
 
     dead = subprocess.Popen(["true"])
     dead.wait()  # its PID now names no process
@@ -364,10 +364,10 @@ def test_the_cgroups_of_a_referee_killed_with_kill_9_go_with_the_next_arena(tmp_
     import signal
     import time
 
-    from arena import sandbox
+    from arena.isolation import sandbox
 
-    script = (f"import sys; from arena.referee import BotSpec, MatchConfig, run_match\n"
-              f"from arena.bot_process import Limits; from arena.game import profile\n"
+    script = (f"import sys; from arena.match.referee import BotSpec, MatchConfig, run_match\n"
+              f"from arena.match.bot_process import Limits; from arena.game import profile\n"
               f"bots = [BotSpec('c', (sys.executable, {str(CAP_BOT)!r}, 'processes', '1', '0', "
               f"{TAG!r})) for _ in range(2)]\n"
               f"run_match(bots, MatchConfig(rules=profile('sixty_six'), "
@@ -444,7 +444,7 @@ def test_without_cgroups_the_sandbox_says_memory_is_per_process():
     try:
         if user:
             os.chown(cache, 65534, 65534)
-        script = ("from arena import cgroups; from arena.sandbox import describe; "
+        script = ("from arena import cgroups; from arena.isolation.sandbox import describe; "
                   "print(cgroups.available()); print(describe())")
         proc = subprocess.run([*user, sys.executable, "-c", script], capture_output=True,
                               text=True, cwd="/",
@@ -524,9 +524,9 @@ from pathlib import Path
 if sys.argv[6:]:  # a cpu cgroup to play in, before anything starts: its bots' cgroups go below it
     open(sys.argv[6] + '/cgroup.procs', 'w').write(str(os.getpid()))
 os.sched_setaffinity(0, {int(sys.argv[1])})  # before the zygote: every bot inherits it
-from arena.bot_process import Limits
+from arena.match.bot_process import Limits
 from arena.game import profile
-from arena.referee import BotSpec, MatchConfig, run_match
+from arena.match.referee import BotSpec, MatchConfig, run_match
 spinners, folder, bot, tag = int(sys.argv[2]), Path(sys.argv[3]), sys.argv[4], sys.argv[5]
 bots = [BotSpec("spin", (sys.executable, bot, "spin", str(spinners), tag)),
         BotSpec("work", (sys.executable, bot, "work", "20", tag))]

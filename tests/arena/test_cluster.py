@@ -18,19 +18,19 @@ from typing import IO, Iterator
 import pytest
 from typer.testing import CliRunner
 
-import arena.cluster as cluster_module
+import arena.compete.cluster as cluster_module
 from arena import __version__
-from arena.bot_specs import BOTS_DIR, resolve_bot
-from arena.cli import app
-from arena.cluster import Cluster, ClusterError, WorkerBot, WorkerSetupError, batch_sizes, run_batch
-from arena.records import read_record, replay_record
-from arena.referee import BotSpec
-from arena.schedule import round_robin
-from arena.tournament import load_config, run_tournament
+from arena.entrants.bot_specs import BOTS_DIR, resolve_bot
+from arena.cli.main import app
+from arena.compete.cluster import Cluster, ClusterError, WorkerBot, WorkerSetupError, batch_sizes, run_batch
+from arena.match.records import read_record, replay_record
+from arena.match.referee import BotSpec
+from arena.compete.schedule import round_robin
+from arena.compete.tournament import load_config, run_tournament
 
 distributed = pytest.importorskip("distributed")  # the dask extra (scripts/test installs it)
 
-ARENA = [sys.executable, "-m", "arena.cli"]
+ARENA = [sys.executable, "-m", "arena.cli.main"]
 DASK = str(Path(sys.executable).with_name("dask"))
 FIRST_LEGAL = BOTS_DIR / "minimal" / "first_legal.py"
 START_TIMEOUT_S = 120   # a loaded 2-core machine can take long to start Python processes
@@ -146,7 +146,7 @@ def settings(tmp_path: Path, folder: str, **kw: object) -> dict[str, object]:
 def test_a_local_tournament_does_not_import_dask(tmp_path):
     code = (
         "import sys\n"
-        "from arena.cli import app\n"
+        "from arena.cli.main import app\n"
         f"app(['tournament', '-b', 'random', '-b', 'greedy', '-n', '2', '-w', '1', "
         f"'-o', {str(tmp_path / 'out')!r}], standalone_mode=False)\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))\n")
@@ -171,10 +171,10 @@ def test_batches_keep_each_deal_set_whole(tmp_path, players, threads):
     """The matches on the same deals go to one batch, played one after another by one thread:
     two instances of a bot on the same deals at once could tell each other the cards. A resumed
     run's lone partner and a deal set's six seatings (three players) too."""
-    from arena.bot_process import Limits
-    from arena.cluster import batches
-    from arena.match_job import MatchJob
-    from arena.tournament import TournamentConfig, rules_of, schedule_of
+    from arena.match.bot_process import Limits
+    from arena.compete.cluster import batches
+    from arena.compete.match_job import MatchJob
+    from arena.compete.tournament import TournamentConfig, rules_of, schedule_of
 
     bots = ["greedy", "random", "c-counter", "first-legal"]
     config = TournamentConfig(name="b", bots=tuple(bots), matches_per_pairing=20) if players == 2 \
@@ -384,14 +384,15 @@ def test_a_league_plays_its_pairs_on_the_cluster(tmp_path, two_workers, monkeypa
     """A league with ``cluster = ...`` plays in rounds of one pair per worker thread there (no
     local worker is started): every pair whole, on one deal set, with its records; a second run
     continues the ladder."""
-    import arena.league
-    from arena.league import read_ladder, run_league
+    import arena.compete.league
+    from arena.compete.league_store import read_ladder
+    from arena.compete.league import run_league
     from league_util import check_whole, write_settings
 
     def no_local_pool(*args: object, **kwargs: object) -> None:
         raise AssertionError("a league on a cluster started local workers")
 
-    monkeypatch.setattr(arena.league, "Pool", no_local_pool)
+    monkeypatch.setattr(arena.compete.league, "Pool", no_local_pool)
     dask, _ = two_workers
     league = tmp_path / "league"
     write_settings(league, name="far", bots=["greedy", "c-counter", "random"],

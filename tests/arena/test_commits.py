@@ -12,13 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from arena.bot_specs import resolve_bot
-from arena.deal_keys import deal_secret, new_key
+from arena.entrants.bot_specs import resolve_bot
+from arena.match.deal_keys import deal_secret, new_key
 from arena.game import profile
-from arena.referee import MatchConfig, run_match
-from arena.schedule import ScheduledMatch, round_robin
-from arena.store import MatchRows, Store, match_rows
-from arena.tournament import (Progress, Stopped, _Commits, load_config, run_tournament,
+from arena.match.referee import MatchConfig, run_match
+from arena.types import ScheduledMatch
+from arena.compete.schedule import round_robin
+from arena.results.store import MatchRows, Store, match_rows
+from arena.compete.tournament import (Progress, Stopped, _Commits, load_config, run_tournament,
                               stop_on_signals)
 
 
@@ -139,7 +140,7 @@ def test_a_tournament_logs_shows_and_stores_each_match_once(tmp_path):
     # One line per match: alone after the record's prefix, or indented under "N matches stored:".
     logged = [line.split("match ", 1)[1].split()[0]
               for line in (out / "tournament.log").read_text().splitlines()
-              if " arena.tournament: match " in line or line.startswith("  match ")]
+              if " arena.compete.tournament: match " in line or line.startswith("  match ")]
     assert sorted(logged) == sorted(rows)
 
 
@@ -147,7 +148,7 @@ def test_a_stop_that_cannot_store_the_waiting_matches_still_stops_and_says_so(tm
                                                                                caplog):
     """On a stop the waiting matches are committed first; when the store refuses by then (a full
     disk, here a closed connection), they are left to --resume and the stop goes on."""
-    from arena.tournament import _keep_waiting
+    from arena.compete.tournament import _keep_waiting
 
     store = _store(tmp_path)
     with stop_on_signals() as stop:

@@ -10,7 +10,7 @@ import textwrap
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.cli.main import app
 from arena.console import MAX_SHOWN, safe, visible
 
 runner = CliRunner()

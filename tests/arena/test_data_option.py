@@ -26,7 +26,7 @@ def arena(*args: str, cwd: Path, data_env: Path | None = None) -> subprocess.Com
     env = {k: v for k, v in os.environ.items() if k != "ARENA_DATA"}
     if data_env is not None:
         env["ARENA_DATA"] = str(data_env)
-    return subprocess.run([sys.executable, "-m", "arena.cli", *args], cwd=cwd, env=env,
+    return subprocess.run([sys.executable, "-m", "arena.cli.main", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=240)
 
 

@@ -1,4 +1,4 @@
-"""Deals come from a secret key (arena/deal_keys.py, PROTOCOL.md §3.1): issue 13, "Deals must be
+"""Deals come from a secret key (arena/match/deal_keys.py, PROTOCOL.md §3.1): issue 13, "Deals must be
 unpredictable to bots".
 
 The unit tests pin the scheme down (same key and deal set, same deals; another key, other deals;
@@ -29,21 +29,21 @@ import pytest
 from click.testing import Result
 from typer.testing import CliRunner
 
-from arena import deal_keys
-from arena.bot_specs import resolve_bot
-from arena.cli import app
-from arena.deal_keys import deal_secret, deal_set_label, key_from_seed, new_key, new_match_id
+from arena.match import deal_keys
+from arena.entrants.bot_specs import resolve_bot
+from arena.cli.main import app
+from arena.match.deal_keys import deal_secret, deal_set_label, key_from_seed, new_key, new_match_id
 from arena.game import Card, Rules, profile
 from arena.game.dealing import deal_layout, shuffled_order
-from arena.qualify import qualify
-from arena.records import read_record, replay_record
-from arena.store import Store, StoreError
-from arena.tournament import load_config, run_tournament
+from arena.entrants.qualify import qualify
+from arena.match.records import read_record, replay_record
+from arena.results.store import Store, StoreError
+from arena.compete.tournament import load_config, run_tournament
 
 REPO = Path(__file__).resolve().parents[2]
 EAVESDROPPER = Path(__file__).parent / "fixtures" / "eavesdropper"
 EAVES_CMD = f"{sys.executable} {EAVESDROPPER / 'eavesdropper.py'}"
-ARENA = [sys.executable, "-m", "arena.cli"]
+ARENA = [sys.executable, "-m", "arena.cli.main"]
 SLOW_START = ["--startup-ms", "30000"]   # the eavesdropper reads the file system before 'ready'
 RUN_TIMEOUT_S = 240
 
@@ -505,7 +505,7 @@ def test_the_eavesdropper_checks_catch_a_seeded_run(open_folder):
 def test_a_cluster_deals_from_the_stored_key_and_its_jobs_carry_no_key(tmp_path):
     from test_cluster import local_dask
 
-    from arena.tournament import _Job
+    from arena.compete.tournament import _Job
 
     # A worker gets each match's deal-set secret, never the tournament's key.
     assert "deal_secret" in _Job.__dataclass_fields__
@@ -519,7 +519,7 @@ def test_a_cluster_deals_from_the_stored_key_and_its_jobs_carry_no_key(tmp_path)
 
 
 def test_a_match_config_without_a_seed_deals_from_a_fresh_secret():
-    from arena.referee import MatchConfig
+    from arena.match.referee import MatchConfig
 
     first, second = (MatchConfig(rules=profile("sixty_six")).seed for _ in range(2))
     assert isinstance(first, str) and len(first) == 64 and first != second
@@ -527,7 +527,7 @@ def test_a_match_config_without_a_seed_deals_from_a_fresh_secret():
 
 @pytest.mark.slow
 def test_an_eavesdropper_in_qualification_cannot_compute_a_hidden_card(open_folder):
-    from arena.bot_process import Limits
+    from arena.match.bot_process import Limits
 
     work = open_folder / "q"
     report = qualify(resolve_bot(EAVES_CMD), Limits(startup_ms=30000), matches=1, work=work)

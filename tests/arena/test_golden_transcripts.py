@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.bot_specs import resolve_bot
+from arena.entrants.bot_specs import resolve_bot
 from arena.game import profile
-from arena.records import read_record
-from arena.referee import MatchConfig, run_match
+from arena.match.records import read_record
+from arena.match.referee import MatchConfig, run_match
 
 GOLDEN = Path(__file__).parent / "golden"
 PROTOCOL_MD = Path(__file__).resolve().parents[2] / "protocol" / "PROTOCOL.md"

@@ -1,4 +1,4 @@
-"""A standing league (issue 19, arena/league.py), in small pieces: a pair cut in half by a kill is
+"""A standing league (issue 19, arena/compete/league.py), in small pieces: a pair cut in half by a kill is
 completed with its bot versions on the same deals (real bot processes, real SQLite files), a new
 version replaces the old one, membership is read between rounds, the publish switch is atomic,
 settings errors are one line. The whole league, end to end: test_league_acceptance.py."""
@@ -14,16 +14,17 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.bot_specs import build_c_bot
-from arena.cli import app
-from arena.league import (CONFIG_NAME, LeagueConfig, current_members, init_league,
-                          load_league_config, pair_matches, read_ladder, run_league,
-                          set_membership)
-from arena.league_publish import BUILDS, CURRENT, _switch, _write_league_page
+from arena.entrants.bot_specs import build_c_bot
+from arena.cli.main import app
+from arena.compete.league_config import CONFIG_NAME, LeagueConfig, init_league, load_league_config
+from arena.compete.league_members import current_members, set_membership
+from arena.compete.league_store import pair_matches, read_ladder
+from arena.compete.league import run_league
+from arena.compete.league_publish import BUILDS, CURRENT, _switch, _write_league_page
 from arena.report.snapshot import read_snapshot
-from arena.records import read_record
-from arena.registry import Registry
-from arena.store import DB_NAME
+from arena.match.records import read_record
+from arena.entrants.registry import Registry
+from arena.results.store import DB_NAME
 from arena.types import ConfigError
 from league_util import check_whole, read_store, write_settings
 

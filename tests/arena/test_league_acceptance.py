@@ -13,10 +13,10 @@ import subprocess
 import pytest
 from typer.testing import CliRunner
 
-from arena.bot_specs import build_c_bot
-from arena.cli import app
-from arena.league import run_league
-from arena.league_publish import CURRENT
+from arena.entrants.bot_specs import build_c_bot
+from arena.cli.main import app
+from arena.compete.league import run_league
+from arena.compete.league_publish import CURRENT
 from league_util import ARENA, WAIT_S, check_whole, read_store, wait_for, write_settings
 
 runner = CliRunner()

@@ -20,14 +20,14 @@ from typing import Sequence
 
 import pytest
 
-from arena.league import (Ladder, group_matches, league_groups, league_pairs, read_ladder,
-                          run_league)
-from arena.league_publish import CURRENT
-from arena.matchmaking import GroupWindow, Standing, group_window_size, next_group, pairings
-from arena.ratings import ENV, leaderboard, rate_match
-from arena.records import read_record
-from arena.schedule import group_seatings, partnership_groups, three_player_sets
-from arena.store import DB_NAME, connect_read_only
+from arena.compete.league import Ladder, run_league
+from arena.compete.league_store import group_matches, league_groups, league_pairs, read_ladder
+from arena.compete.league_publish import CURRENT
+from arena.compete.matchmaking import GroupWindow, Standing, group_window_size, next_group, pairings
+from arena.results.ratings import ENV, leaderboard, rate_match
+from arena.match.records import read_record
+from arena.compete.schedule import group_seatings, partnership_groups, three_player_sets
+from arena.results.store import DB_NAME, connect_read_only
 from league_util import ARENA, WAIT_S, read_store, wait_for, write_settings
 
 PROFILES = {3: "three_player", 4: "four_player"}

@@ -1,4 +1,4 @@
-"""The league's matchmaking (arena/matchmaking.py): the rule case by case, and simulated leagues of
+"""The league's matchmaking (arena/compete/matchmaking.py): the rule case by case, and simulated leagues of
 bots of known strength (results from a seeded RNG, TrueSkill updated as the league does) showing
 that the shares hold over every window for 3, 5 and 10 bots, that a decided lopsided pairing is not
 replayed beyond its share, and that a new bot settles in few matches.
@@ -15,9 +15,9 @@ from typing import Callable, Sequence
 import pytest
 import trueskill
 
-from arena.matchmaking import PairWindow, Standing, decided, expected_score, information, \
+from arena.compete.matchmaking import PairWindow, Standing, decided, expected_score, information, \
     match_quality, next_pair, window_size
-from arena.ratings import ENV, MU, SIGMA
+from arena.results.ratings import ENV, MU, SIGMA
 from league_util import shares, worst_windows
 
 

@@ -19,21 +19,22 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli import app
-from arena.league import read_ladder, run_league
-from arena.league_ladder import (FIELDS, LEVEL, SETTLED_MATCHES, SETTLED_SIGMA, read_figures,
+from arena.cli.main import app
+from arena.compete.league_store import read_ladder
+from arena.compete.league import run_league
+from arena.results.league_ladder import (FIELDS, LEVEL, SETTLED_MATCHES, SETTLED_SIGMA, read_figures,
                                  settle)
-from arena.league_publish import publish_league
-from arena.league import load_league_config
-from arena.rating_replay import rate
+from arena.compete.league_publish import publish_league
+from arena.compete.league_config import load_league_config
+from arena.results.rating_replay import rate
 from arena.report.league_page import (LADDER_JSON, PAGE, history_lines, recent_matches,
                                       write_chart, write_league_page)
 from arena.report.replay import replay_name
 from arena.report.snapshot import read_snapshot
-from arena.ratings import rating_history
-from arena.stats import LEVEL as STATS_LEVEL
-from arena.stats import leaderboard
-from arena.store import DB_NAME, connect_read_only
+from arena.results.ratings import rating_history
+from arena.results.stats import LEVEL as STATS_LEVEL
+from arena.results.stats import leaderboard
+from arena.results.store import DB_NAME, connect_read_only
 from league_util import write_settings
 from synthetic_league import sql, synthetic_league
 
@@ -259,7 +260,7 @@ def test_a_match_without_a_winner_moves_no_rating_in_the_report_either(tmp_path)
     """pandas read the winner column of a store holding a NULL as floats, NULL as NaN, and the
     report's replay took NaN (not None) for a win of seat 1: its ratings then differed from the
     league's, which leave a tie at the deal limit unrated (RULES.md §8)."""
-    from arena.ratings import leaderboard as ratings_leaderboard
+    from arena.results.ratings import leaderboard as ratings_leaderboard
 
     path = synthetic_league(tmp_path / "league", BOTS, pairs=100)
     db = connect_read_only(path)
@@ -277,6 +278,6 @@ def test_league_status_imports_no_pandas():
     import subprocess
     import sys
 
-    code = "import sys, arena.league, arena.cli_league; print('pandas' in sys.modules)"
+    code = "import sys, arena.compete.league, arena.cli.league; print('pandas' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -12,9 +12,9 @@ import time
 
 import pytest
 
-from arena.league import run_league
-from arena.league_publish import BUILDS, CURRENT
-from arena.tournament import Stopped
+from arena.compete.league import run_league
+from arena.compete.league_publish import BUILDS, CURRENT
+from arena.compete.tournament import Stopped
 from league_util import read_store, write_settings
 
 PUBLISHED = re.compile(r"published (\S+) \((\d+) matches\)")
@@ -98,9 +98,9 @@ def test_a_publish_that_fails_in_the_background_is_said_and_the_league_plays_on(
 def test_a_publish_that_takes_too_long_is_ended_and_said(tmp_path, monkeypatch):
     """A publish stuck in the background would hold every later one back: past
     ``PUBLISH_TIMEOUT_S`` it is ended (here 0.2 s, less than any real publish takes)."""
-    import arena.league
+    import arena.compete.league
 
-    monkeypatch.setattr(arena.league, "PUBLISH_TIMEOUT_S", 0.2)
+    monkeypatch.setattr(arena.compete.league, "PUBLISH_TIMEOUT_S", 0.2)
     league = tmp_path / "league"
     write_settings(league, name="slow", bots=["first-legal-c", "c-counter"], workers=1,
                    publish_every=0.05)

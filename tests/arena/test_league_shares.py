@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from arena.league import run_league
-from arena.matchmaking import window_size
+from arena.compete.league import run_league
+from arena.compete.matchmaking import window_size
 from league_util import check_whole, read_store, shares, worst_windows, write_settings
 
 BOTS = ["random", "greedy", "first-legal", "c-counter", "first-legal-c"]

@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli import app
-from arena.folder_lock import FolderLock
-from arena.league import STOP_PUBLISH_S, run_league
-from arena.league_publish import CURRENT
-from arena.tournament import Stopped
+from arena.cli.main import app
+from arena.compete.folder_lock import FolderLock
+from arena.compete.league import STOP_PUBLISH_S, run_league
+from arena.compete.league_publish import CURRENT
+from arena.compete.tournament import Stopped
 from league_util import ARENA, WAIT_S, check_whole, read_store, wait_for, write_settings
 
 runner = CliRunner()

@@ -1,4 +1,4 @@
-"""The progress line's leader (arena/live_leader.py) is rated match by match as results are stored,
+"""The progress line's leader (arena/compete/live_leader.py) is rated match by match as results are stored,
 never by re-reading the store (issue 18); at the end of a tournament it is exactly the leaderboard's.
 Real tournaments: bot processes, worker processes, a SQLite file."""
 
@@ -12,9 +12,9 @@ import pytest
 
 import trueskill
 
-from arena.live_leader import LiveLeader, match_outcome, rate_1vs1
-from arena.ratings import ENV, leaderboard
-from arena.tournament import Progress, load_config, run_tournament
+from arena.compete.live_leader import LiveLeader, match_outcome, rate_1vs1
+from arena.results.ratings import ENV, leaderboard
+from arena.compete.tournament import Progress, load_config, run_tournament
 from synthetic_store import NAMES, fill, fill_seated
 
 

@@ -17,8 +17,8 @@ from typing import Iterator
 
 import pytest
 
-from arena.bot_specs import resolve_bot
-from arena.sandbox import UID_LOCKS, _UidLease, support
+from arena.entrants.bot_specs import resolve_bot
+from arena.isolation.sandbox import UID_LOCKS, _UidLease, support
 
 NOBODY = 65534
 
@@ -55,7 +55,7 @@ def test_a_user_builds_bundled_bots_on_a_worker_after_root_did(shared_tmp):
     lock.write_text("")
     lock.chmod(0o644)
     resolve_bot("c-counter")  # built, by root
-    proc = as_nobody("from arena.cluster import _bundled_here\n"
+    proc = as_nobody("from arena.compete.cluster import _bundled_here\n"
                      "print(_bundled_here('c-counter', 'c-counter').argv[0])", shared_tmp)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().endswith("/build/sixtysix-c")
@@ -71,10 +71,10 @@ def test_a_user_plays_a_match_after_root_leased_sandbox_user_ids(shared_tmp):
         lease = None
     try:
         proc = as_nobody(
-            "from arena.bot_specs import resolve_bot\n"
-            "from arena.referee import MatchConfig, run_match\n"
+            "from arena.entrants.bot_specs import resolve_bot\n"
+            "from arena.match.referee import MatchConfig, run_match\n"
             "from arena.game import profile\n"
-            "from arena.sandbox import describe\n"
+            "from arena.isolation.sandbox import describe\n"
             "r = run_match([resolve_bot('c-counter'), resolve_bot('c-counter')],\n"
             "              MatchConfig(rules=profile('sixty_six'), seed=4, match_id='u'))\n"
             "print(r.reason, r.fault, r.detail)\n"

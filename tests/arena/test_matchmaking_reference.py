@@ -11,7 +11,7 @@ from typing import Sequence
 
 from hypothesis import given, settings, strategies as st
 
-from arena.matchmaking import LEAST_SHARE, MOST_SHARE, PairWindow, Standing, decided, \
+from arena.compete.matchmaking import LEAST_SHARE, MOST_SHARE, PairWindow, Standing, decided, \
     information, next_pair, pairings, window_size
 
 

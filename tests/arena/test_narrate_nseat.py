@@ -9,7 +9,7 @@ import re
 import pytest
 
 from arena.game import MatchState, profile
-from arena.narrate import deal_line, narrate_deal, narrate_outcome, side_names
+from arena.match.narrate import deal_line, narrate_deal, narrate_outcome, side_names
 
 
 def _random_match(profile_name: str, seed: int) -> MatchState:

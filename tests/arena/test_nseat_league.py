@@ -15,14 +15,14 @@ import pytest
 from typer.testing import CliRunner
 
 import synthetic_store
-from arena.cli import app
-from arena.ratings import ENV, leaderboard, partner_table, rate_ranked, ranks_of, rating_history
+from arena.cli.main import app
+from arena.results.ratings import ENV, leaderboard, partner_table, rate_ranked, ranks_of, rating_history
 from arena.report import write_report
 from arena.report.charts import CHARTS, build_charts
 from arena.report.data import read_report_data
-from arena.schedule import partnership_groups, round_robin, three_player_sets
-from arena.store import SCHEMA_VERSION, Store, StoreError, connect_read_only
-from arena.tournament import ConfigError, TournamentConfig, load_config, run_tournament, schedule_of
+from arena.compete.schedule import partnership_groups, round_robin, three_player_sets
+from arena.results.store import SCHEMA_VERSION, Store, StoreError, connect_read_only
+from arena.compete.tournament import ConfigError, TournamentConfig, load_config, run_tournament, schedule_of
 from arena.types import MatchEnding, MatchResult, SeatStats
 
 runner = CliRunner()
@@ -206,7 +206,7 @@ def test_nseat_settings_mistakes_are_clear(tmp_path):
 def test_what_a_schedule_costs_as_the_readme_says(profile, bots, expected):
     names = [f"b{i}" for i in range(bots)]
     config = load_config(None, {"bots": names, "profile": profile, "allow_self_partner": True})
-    from arena.tournament import rules_of
+    from arena.compete.tournament import rules_of
     assert len(schedule_of(config, rules_of(config), names)) == expected
     two = load_config(None, {"bots": names})
     assert len(schedule_of(two, rules_of(two), names)) == 4 * bots * (bots - 1) // 2

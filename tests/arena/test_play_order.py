@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import math
 
-from arena.play_order import MatchCosts, longest_first
-from arena.schedule import round_robin, three_player_sets
+from arena.compete.play_order import MatchCosts, longest_first
+from arena.compete.schedule import round_robin, three_player_sets
 
 BOTS = ["random", "greedy", "strong", "c-counter"]
 

@@ -12,7 +12,7 @@ from typing import Iterator
 
 import pytest
 
-from arena.pool import MAX_AHEAD, Pool, WorkerError
+from arena.compete.pool import MAX_AHEAD, Pool, WorkerError
 from pool_jobs import nap, play, play_or_die, timed
 
 
@@ -137,8 +137,8 @@ def test_shared_objects_travel_once_and_jobs_refer_to_them(monkeypatch):
     it starts; a job's pickle names them by number and unpickles to the worker's copy."""
     import pickle
 
-    from arena import pool
-    from arena.pool import _dumps
+    from arena.compete import pool
+    from arena.compete.pool import _dumps
 
     rules = _Settings(tuple(range(500)))
     job = (rules, "a path", rules, 7)
@@ -155,7 +155,7 @@ def test_a_shared_object_of_a_type_pickle_writes_whole_is_refused():
     every job, so the pool says so instead."""
     import pytest
 
-    from arena.pool import Pool
+    from arena.compete.pool import Pool
 
     with pytest.raises(TypeError, match="shared objects cannot be of type dict"):
         with Pool(len, 1, shared=({"flag": 1},)):
@@ -182,7 +182,7 @@ def test_a_worker_does_not_import_the_script_that_started_the_pool(tmp_path):
             return 3 * job
 
         if __name__ == "__main__":
-            from arena.pool import Pool
+            from arena.compete.pool import Pool
             from pool_jobs import play
             with Pool(play, 1) as pool:
                 assert [r for _, r in pool.run([1, 2])] == [2, 4]
@@ -215,18 +215,18 @@ def test_a_close_cut_short_by_a_stop_still_ends_every_worker(monkeypatch):
     The stop's exception is raised here where close() sends its first exit message."""
     import os
 
-    import arena.pool
+    import arena.compete.pool
 
     pool = Pool(play, 2).__enter__()
     assert sorted(r for _, r in pool.run(range(4))) == [0, 2, 4, 6]
     pids = [w.process.pid for w in pool._workers]
-    real_dumps = arena.pool._dumps
+    real_dumps = arena.compete.pool._dumps
 
     def stop_at_the_first(obj, shared):
-        monkeypatch.setattr(arena.pool, "_dumps", real_dumps)
+        monkeypatch.setattr(arena.compete.pool, "_dumps", real_dumps)
         raise KeyboardInterrupt  # what a signal handler raises between two bytecodes
 
-    monkeypatch.setattr(arena.pool, "_dumps", stop_at_the_first)
+    monkeypatch.setattr(arena.compete.pool, "_dumps", stop_at_the_first)
     with pytest.raises(KeyboardInterrupt):
         pool.close()
     assert pool._workers == []

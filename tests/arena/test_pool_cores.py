@@ -18,9 +18,9 @@ from typing import Callable, Iterator
 
 import pytest
 
-from arena import sandbox
-from arena.pool import Pool
-from arena.worker_cores import CLAIMS_ENV, claimed, cores_for, for_run, start_at
+from arena.isolation import sandbox
+from arena.compete.pool import Pool
+from arena.isolation.worker_cores import CLAIMS_ENV, claimed, cores_for, for_run, start_at
 from core_jobs import cores
 
 CORES = sorted(os.sched_getaffinity(0))
@@ -210,7 +210,7 @@ def test_a_tournament_keeps_each_bot_to_its_worker_s_core(tmp_path, claims: Path
     None: what the default does in the state this machine is in, ``_auto_keeps``)."""
     from typer.testing import CliRunner
 
-    from arena.cli import app
+    from arena.cli.main import app
 
     if kept is None:
         kept = _auto_keeps()
@@ -233,7 +233,7 @@ def test_a_tournament_keeps_each_bot_to_its_worker_s_core(tmp_path, claims: Path
 def test_a_league_keeps_each_bot_to_its_worker_s_core(tmp_path, claims: Path):
     """By default where waiting bots yield their core (``_auto_keeps``; found as a normal user,
     whose bots have no cgroup: its workers run free)."""
-    from arena.league import run_league
+    from arena.compete.league import run_league
     from league_util import write_settings
 
     league = tmp_path / "league"
@@ -257,9 +257,9 @@ def test_by_default_a_run_has_a_worker_per_core_it_may_use(tmp_path: Path):
 
     script = ("import os\n"
               f"os.sched_setaffinity(0, {{{CORES[-1]}}})\n"
-              "from arena.tournament import TournamentConfig\n"
-              "from arena.league import LeagueConfig\n"
-              "from arena.worker_cores import cores_for\n"
+              "from arena.compete.tournament import TournamentConfig\n"
+              "from arena.compete.league import LeagueConfig\n"
+              "from arena.isolation.worker_cores import cores_for\n"
               "print(TournamentConfig().worker_count(), LeagueConfig().worker_count(),\n"
               "      cores_for(1, 'auto', 5))\n")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,

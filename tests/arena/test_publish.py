@@ -17,14 +17,14 @@ import pytest
 from typer.testing import CliRunner
 
 import arena
-from arena.cli import app
+from arena.cli.main import app
 from arena.report import ReportError, publish
 from arena.report.charts import CHARTS
 from arena.report.data import read_report_data
 from arena.report.page import render_pages
 from arena.report.public import public_argv, public_record_line, scrub_paths
-from arena.store import Store, connect_read_only
-from arena.tournament import load_config, run_tournament
+from arena.results.store import Store, connect_read_only
+from arena.compete.tournament import load_config, run_tournament
 from conftest import BAD_BOT
 
 runner = CliRunner()
@@ -92,7 +92,7 @@ def test_published_folder_holds_the_report_and_records_only(published, tournamen
                    if p.is_file() and p.name != MARKER)
     top = {p.name for p in published.iterdir()}
     # The mark (issue 29): no bot is given a path in a published site. A line of text, no secret.
-    assert top == {"index.html", "bots", "records", "replays", MARKER} | \
+    assert top == {"index.html", "rules.html", "bots", "records", "replays", MARKER} | \
         {f"{c}.{e}" for c in CHARTS for e in ("png", "svg")}
     assert (published / MARKER).read_text().startswith("sixtysix-arena published site")
     assert all(f.endswith((".html", ".png", ".svg", ".jsonl")) for f in files), files

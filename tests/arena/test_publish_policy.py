@@ -2,7 +2,7 @@
 ``report.prune`` (every record still published), and a republish links the previous build's
 records, replay pages and charts where they were made from the same data, rendering only the
 rest. A synthetic league filled through the real ``Store`` API, its records copies of real matches
-of the bundled C bots (synthetic_store.fill_league)."""
+of the bundled C bots (synthetic_store.fill_league_with_records)."""
 
 from __future__ import annotations
 
@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from arena.league import load_league_config
-from arena.league_publish import publish_league
+from arena.compete.league_config import load_league_config
+from arena.compete.league_publish import publish_league
 from arena.report.charts import CHARTS
 from arena.report.data import read_report_data
 from arena.report.prune import ReplayPolicy, upsets
 from arena.report.snapshot import read_snapshot
-from arena.store import DB_NAME
+from arena.results.store import DB_NAME
 from league_util import read_store
-from synthetic_store import fill_league, play_templates
+from synthetic_store import fill_league_with_records, play_templates
 
 pytestmark = pytest.mark.slow
 
@@ -49,7 +49,7 @@ def expected_pages(league: Path, policy: ReplayPolicy) -> set[str]:
 def test_a_league_build_renders_the_pages_of_its_policy_and_publishes_every_record(
         tmp_path, templates):
     league = tmp_path / "league"
-    fill_league(league, 200, templates)
+    fill_league_with_records(league, 200, templates)
     build = build_of(league)
     stored = {m for (m,) in read_store(league, "SELECT match_id FROM matches")}
     assert {p.stem for p in (build / "records").glob("*.jsonl")} == stored
@@ -66,9 +66,9 @@ def test_a_league_build_renders_the_pages_of_its_policy_and_publishes_every_reco
 
 def test_a_republish_renders_what_is_new_and_links_the_rest(tmp_path, templates):
     league = tmp_path / "league"
-    fill_league(league, 100, templates)
+    fill_league_with_records(league, 100, templates)
     first = build_of(league)
-    fill_league(league, 3, templates)
+    fill_league_with_records(league, 3, templates)
     second = build_of(league)
 
     def inode(path: Path) -> int:

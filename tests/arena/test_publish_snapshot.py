@@ -25,18 +25,20 @@ from pathlib import Path
 import pytest
 
 import arena.report
-from arena.league import load_league_config, read_ladder, run_league
-from arena.league_publish import PAGE, publish_league
+from arena.compete.league_config import load_league_config
+from arena.compete.league_store import read_ladder
+from arena.compete.league import run_league
+from arena.compete.league_publish import PAGE, publish_league
 from arena.report import ReportError, publish
 from arena.report.public import waiting_for_partner
-from arena.store import DB_NAME, connect_read_only
-from arena.tournament import load_config, run_tournament
+from arena.results.store import DB_NAME, connect_read_only
+from arena.compete.tournament import load_config, run_tournament
 from league_util import write_settings
 from synthetic_store import fill_seated
 
 pytestmark = pytest.mark.slow
 
-ARENA = [sys.executable, "-m", "arena.cli"]
+ARENA = [sys.executable, "-m", "arena.cli.main"]
 _WAITING = re.compile(r"(\d+) match(?:es)? waiting for their duplicate partner")
 _PLAYED = re.compile(r"(\d+)(?: of \d+)? matches played")
 _PER_MATCH = ("deals", "seats", "matches")
@@ -383,7 +385,7 @@ def test_builds_published_while_a_league_plays_agree_with_themselves(tmp_path):
     read while it runs (copied the moment it is current: the league removes old builds) counts
     the same matches on every page, the league's page included, and each bot's matches are its
     wins, draws and losses."""
-    from arena.league_publish import CURRENT
+    from arena.compete.league_publish import CURRENT
 
     league, data = tmp_path / "league", tmp_path / "data"
     write_settings(league, name="live", bots=["first-legal-c", "c-counter", "first-legal"],

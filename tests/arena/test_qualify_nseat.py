@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.bot_process import Limits
-from arena.manifest import TWO_PLAYER_PROFILES, ManifestError, parse_manifest
-from arena.qualify import ExitFault, qualify
-from arena.registry import Registry
-from arena.submit import submit
+from arena.match.bot_process import Limits
+from arena.entrants.manifest import TWO_PLAYER_PROFILES, ManifestError, parse_manifest
+from arena.entrants.qualify import ExitFault, qualify
+from arena.entrants.registry import Registry
+from arena.entrants.submit import submit
 from arena.types import BotSpec
 
 NSEAT_BOT = Path(__file__).parent / "fixtures" / "nseat_bot.py"
@@ -138,7 +138,7 @@ def test_the_registry_keeps_the_declared_profiles_and_defaults_old_ones(tmp_path
 def test_a_command_declares_its_variants_with_profile_on_the_command_line(tmp_path):
     from typer.testing import CliRunner
 
-    from arena.cli import app
+    from arena.cli.main import app
 
     data = tmp_path / "data"
     command = f"{sys.executable} {NSEAT_BOT} decline"

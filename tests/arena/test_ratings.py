@@ -6,13 +6,13 @@ import random
 
 import pytest
 
-from arena.bot_specs import resolve_bot
-from arena.deal_keys import deal_secret, key_from_seed
+from arena.entrants.bot_specs import resolve_bot
+from arena.match.deal_keys import deal_secret, key_from_seed
 from arena.game import profile
-from arena.ratings import ENV, MU, rate, leaderboard
-from arena.referee import MatchConfig, run_match
-from arena.schedule import round_robin
-from arena.store import Store
+from arena.results.ratings import ENV, MU, rate, leaderboard
+from arena.match.referee import MatchConfig, run_match
+from arena.compete.schedule import round_robin
+from arena.results.store import Store
 
 
 def test_a_winner_gains_and_a_loser_loses():
@@ -76,7 +76,7 @@ def test_leaderboard_has_one_row_per_bot_with_figures_from_the_store(store):
 
 # -- three and four players (issue 16) ----------------------------------------------------------
 
-from arena.ratings import ENV, rate_ranked, ranks_of  # noqa: E402
+from arena.results.ratings import ENV, rate_ranked, ranks_of  # noqa: E402
 
 
 def test_a_three_player_match_is_a_ranking_of_three():

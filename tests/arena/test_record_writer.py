@@ -8,7 +8,7 @@ from pathlib import Path
 
 from hypothesis import given, settings, strategies as st
 
-from arena.records import RecordWriter
+from arena.match.records import RecordWriter
 
 
 def written(path: Path, fast: bool, t: float, seat: int, direction: str, line: str) -> bytes:

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.bot_process import Limits
-from arena.bot_specs import resolve_bot
+from arena.match.bot_process import Limits
+from arena.entrants.bot_specs import resolve_bot
 from arena.game import MatchState, profile
-from arena.records import read_record, replay_record
-from arena.referee import BotSpec, MatchConfig, run_match
+from arena.match.records import read_record, replay_record
+from arena.match.referee import BotSpec, MatchConfig, run_match
 from protocol import from_engine
 from protocol.codec import decode_from_referee, encode
 from protocol import messages as m

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from arena.bot_process import Limits
+from arena.match.bot_process import Limits
 from arena.game import EventKind, profile
 from arena.game.cards import cards_of_mask
 from arena.game.dealing import deal_layout
-from arena.records import read_record, replay_record
-from arena.referee import MatchConfig, run_match
+from arena.match.records import read_record, replay_record
+from arena.match.referee import MatchConfig, run_match
 from arena.types import BotSpec, Fault, MatchEnding
 from protocol import from_engine
 from protocol.codec import encode

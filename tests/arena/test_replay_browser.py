@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from arena.bot_process import Limits
-from arena.bot_specs import resolve_bot
+from arena.match.bot_process import Limits
+from arena.entrants.bot_specs import resolve_bot
 from arena.game import profile
-from arena.records import read_record
-from arena.referee import MatchConfig, run_match
+from arena.match.records import read_record
+from arena.match.referee import MatchConfig, run_match
 from arena.report.replay import page_data, write_replay_page
 from test_report_browser import ARTIFACTS, chromium
 

@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.bot_process import Limits
-from arena.bot_specs import resolve_bot
-from arena.cli import app
+from arena.match.bot_process import Limits
+from arena.entrants.bot_specs import resolve_bot
+from arena.cli.main import app
 from arena.game import profile
-from arena.records import read_record, replay_record
-from arena.referee import BotSpec, MatchConfig, run_match
+from arena.match.records import read_record, replay_record
+from arena.match.referee import BotSpec, MatchConfig, run_match
 from arena.report.replay import page_data, replay_page, write_replays
 
 BAD_BOT = Path(__file__).parent / "fixtures" / "bad_bot.py"

@@ -16,8 +16,8 @@ import pytest
 from arena.report import publish, write_report
 from arena.report.public import waiting_for_partner
 from arena.report.replay import source_key
-from arena.store import connect_read_only
-from arena.tournament import load_config, run_tournament
+from arena.results.store import connect_read_only
+from arena.compete.tournament import load_config, run_tournament
 
 pytestmark = pytest.mark.slow
 
@@ -106,7 +106,7 @@ def test_a_running_tournament_publishes_no_deals_still_in_play(tournament, tmp_p
     for match_id in pages:
         record = (out / "records" / f"{match_id}.jsonl").read_bytes()
         page = (out / "replays" / f"{match_id}.html").read_text(encoding="utf-8")
-        assert f'<meta name="sixtysix-replay" content="{source_key(record)}">' in page
+        assert f'<meta name="sixtysix-replay" content="{source_key(record, "rules.html")}">' in page
         assert str(tournament) not in page and "/bots/c/build" not in page
     # Once the partner is stored, nothing waits.
     for folder, waiting in ((running, {partner}), (tournament, set())):

@@ -24,13 +24,13 @@ from PIL import Image
 from typer.testing import CliRunner
 
 import synthetic_store
-from arena.cli import app
-from arena.ratings import MU, SIGMA
+from arena.cli.main import app
+from arena.results.ratings import MU, SIGMA
 from arena.report import ReportError, write_report
 from arena.report.charts import CHARTS, build_charts, label
 from arena.report.data import DEAL_ENDINGS, read_report_data
-from arena.stats import comparisons, fit_elo, interval_text, leaderboard as stats_leaderboard
-from arena.store import Store, connect_read_only
+from arena.results.stats import comparisons, fit_elo, interval_text, leaderboard as stats_leaderboard
+from arena.results.store import Store, connect_read_only
 
 runner = CliRunner()
 
@@ -469,7 +469,7 @@ def test_serving_on_a_taken_port_is_a_clear_error(real_tournament):
 
 
 def test_report_command_writes_the_page_and_serves_only_the_published_set(real_tournament):
-    proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "report", str(real_tournament),
+    proc = subprocess.Popen([sys.executable, "-m", "arena.cli.main", "report", str(real_tournament),
                              "--serve", "--port", "0"], stdout=subprocess.PIPE, text=True,
                             env={**os.environ, "COLUMNS": "300"})
     try:

@@ -162,7 +162,7 @@ window.addEventListener("load", () => {
 def test_league_page_in_a_real_browser(tmp_path):
     """The league page (issue 30): it loads from disk with its chart, no console message, a row
     per bot of the ladder, per latest match and per version; a screenshot is kept."""
-    from arena.league import read_ladder
+    from arena.compete.league_store import read_ladder
     from arena.report.league_page import PAGE, write_league_page
     from arena.report.snapshot import read_snapshot
     from synthetic_league import synthetic_league

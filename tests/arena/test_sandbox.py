@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from arena.bot_process import BotFault, BotProcess, Limits
-from arena import cgroups, zygote
-from arena.bot_specs import resolve_bot
+from arena.match.bot_process import BotFault, BotProcess, Limits
+from arena.isolation import cgroups, zygote
+from arena.entrants.bot_specs import resolve_bot
 from arena.game import profile
-from arena.referee import BotSpec, MatchConfig, run_match
-from arena.sandbox import SandboxLimits, support
+from arena.match.referee import BotSpec, MatchConfig, run_match
+from arena.isolation.sandbox import SandboxLimits, support
 from bot_procs import TAG, sandbox_user_processes, tagged_processes
 
 BAD_BOT = Path(__file__).parent / "fixtures" / "bad_bot.py"
@@ -37,7 +37,7 @@ CAPPED = support().mode != "limits" and cgroups.available() is None
 
 @pytest.fixture(params=["zygote", "exec"])
 def launch_path(request, monkeypatch):
-    """Both ways a Python bot starts (issue 18): forked from the zygote (arena/zygote.py) and by
+    """Both ways a Python bot starts (issue 18): forked from the zygote (arena/isolation/zygote.py) and by
     exec; every guarantee this fixture's tests check holds for both."""
     monkeypatch.setenv(zygote.ENV, "1" if request.param == "zygote" else "0")
     if request.param == "zygote" and support().mode != "limits":
@@ -226,7 +226,7 @@ def test_a_bot_cannot_see_the_records_the_data_or_the_other_bot(launch_path, tmp
 
 @isolated
 def test_qualification_rejects_a_bot_that_does_not_exit(tmp_path):
-    from arena.qualify import qualify
+    from arena.entrants.qualify import qualify
 
     report = qualify(bad("linger"), LIMITS, matches=1)
     assert report.failure is not None and report.failure.fault == "no_exit"
@@ -237,8 +237,8 @@ def test_a_referee_killed_with_kill_9_takes_its_bots_with_it(launch_path, tmp_pa
     import signal
     import subprocess
 
-    script = (f"import sys; from arena.referee import BotSpec, MatchConfig, run_match\n"
-              f"from arena.bot_process import Limits; from arena.game import profile\n"
+    script = (f"import sys; from arena.match.referee import BotSpec, MatchConfig, run_match\n"
+              f"from arena.match.bot_process import Limits; from arena.game import profile\n"
               f"bots = [BotSpec(m, (sys.executable, {str(BAD_BOT)!r}, m, {TAG!r})) "
               f"for m in ('orphan_quiet', 'hang')]\n"
               f"run_match(bots, MatchConfig(rules=profile('sixty_six'), "
@@ -271,7 +271,7 @@ def test_a_referee_killed_with_kill_9_takes_its_bots_with_it(launch_path, tmp_pa
 @namespaces
 def test_the_launcher_also_runs_a_bot_in_a_user_namespace():
     """The ``namespaces`` mode (not root) on this machine too, whoever runs the tests."""
-    from arena.sandbox import _try_launch
+    from arena.isolation.sandbox import _try_launch
 
     assert _try_launch(userns=True, as_user=False) is None
 
@@ -291,15 +291,15 @@ def test_a_program_the_launcher_cannot_start_is_named_in_the_fault(tmp_path):
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the launcher is Linux only")
 def test_the_launcher_is_rebuilt_when_its_source_changes(tmp_path, monkeypatch):
-    from arena import sandbox
+    from arena.isolation import launcher, sandbox
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     source = tmp_path / "sandbox_launch.c"
-    source.write_bytes(sandbox.LAUNCHER_SOURCE.read_bytes())
-    monkeypatch.setattr(sandbox, "LAUNCHER_SOURCE", source)
-    first = sandbox._build("", ())
+    source.write_bytes(launcher.LAUNCHER_SOURCE.read_bytes())
+    monkeypatch.setattr(launcher, "LAUNCHER_SOURCE", source)
+    first = launcher._build("", ())
     source.write_text(source.read_text() + "\n/* edited */\n")
-    second = sandbox._build("", ())
+    second = launcher._build("", ())
     assert first != second and first.parent == second.parent == tmp_path / "cache/sixtysix-arena"
     assert os.access(second, os.X_OK)
     assert [p.name for p in second.parent.iterdir() if p.name.startswith(".")] == []  # no partial
@@ -309,7 +309,7 @@ def test_the_folders_of_a_dead_referee_are_removed_by_the_next_one(tmp_path, mon
     import subprocess
     import tempfile
 
-    from arena import sandbox
+    from arena.isolation import launcher, sandbox
 
     dead = subprocess.Popen(["true"])
     dead.wait()  # its PID now names no process
@@ -345,7 +345,7 @@ def test_a_sweep_never_removes_a_folder_in_use_whatever_its_pid_seems(tmp_path, 
     # lock each sandbox holds on its folder keeps the sweep off it; an unlocked one still goes.
     import tempfile
 
-    from arena import sandbox
+    from arena.isolation import launcher, sandbox
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     in_use = sandbox.Sandbox(SandboxLimits())
@@ -374,7 +374,7 @@ def test_a_folder_gone_between_the_listing_and_its_check_does_not_fail_the_sweep
     # FileNotFoundError, and the new sandbox failed to start ("cannot create namespaces as root").
     import tempfile
 
-    from arena import sandbox
+    from arena.isolation import launcher, sandbox
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     vanishing = tmp_path / f"{sandbox.FOLDER_PREFIX}{os.getpid()}-vanishing"
@@ -401,7 +401,7 @@ def test_a_namespaced_bots_folder_on_the_host_holds_only_mount_points_on_a_tmpfs
     # Issue 18: mkdir and rmdir on ext4 cost a start ~2.5 ms of CPU; the folder's only use in a
     # namespaced level is as the place of the bot's mount points, so it goes to /dev/shm (a tmpfs)
     # where there is one, and no working folder is made on the host.
-    from arena import sandbox
+    from arena.isolation import launcher, sandbox
 
     box = sandbox.Sandbox(SandboxLimits())
     try:

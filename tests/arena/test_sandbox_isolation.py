@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from arena import sandbox, zygote
-from arena.bot_process import BotProcess, Limits
-from arena.bot_specs import BotSpecError, check_bot_paths, resolve_bot
+from arena.isolation import launcher, sandbox, zygote
+from arena.match.bot_process import BotProcess, Limits
+from arena.entrants.bot_specs import BotSpecError, check_bot_paths, resolve_bot
 from arena.game import profile
-from arena.referee import BotSpec, MatchConfig, run_match
-from arena.sandbox import LEVELS, SandboxLimits, SandboxUnavailable
+from arena.match.referee import BotSpec, MatchConfig, run_match
+from arena.isolation.sandbox import LEVELS, SandboxLimits, SandboxUnavailable
 from bot_procs import TAG, sandbox_user_processes, tagged_processes
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -42,7 +42,7 @@ STRONG = "isolated" if ROOT else "namespaces"
 
 @pytest.fixture(params=["zygote", "exec"])
 def launch_path(request, monkeypatch):
-    """Both ways a Python bot starts (issue 18): forked from the zygote (arena/zygote.py) and by
+    """Both ways a Python bot starts (issue 18): forked from the zygote (arena/isolation/zygote.py) and by
     exec; every guarantee this fixture's tests check holds for both."""
     monkeypatch.setenv(zygote.ENV, "1" if request.param == "zygote" else "0")
     if request.param == "zygote" and sandbox.support().mode != "limits":
@@ -97,7 +97,7 @@ def private_world(base: Path) -> tuple[Path, Path, Path]:
 # -- nothing a bot is given can unhide a folder ----------------------------------------------------
 
 def test_arguments_pointing_into_private_folders_are_refused(tmp_path, monkeypatch):
-    from arena.tournament import ConfigError, load_config, resolve_bots
+    from arena.compete.tournament import ConfigError, load_config, resolve_bots
 
     data, secret, record = private_world(tmp_path)
     monkeypatch.setenv("ARENA_DATA", str(data))
@@ -119,7 +119,7 @@ def test_arguments_pointing_into_private_folders_are_refused(tmp_path, monkeypat
 
 
 def test_a_private_folder_inside_what_every_bot_sees_is_refused(tmp_path):
-    from arena.tournament import ConfigError, load_config, resolve_bots
+    from arena.compete.tournament import ConfigError, load_config, resolve_bots
 
     inside = Path(sandbox.__file__).resolve().parent / f"results-{TAG}"  # in the installation
     config = load_config(None, {"bots": ["greedy", "random"], "output": str(inside)})
@@ -148,7 +148,7 @@ def test_the_old_arena_sandbox_limits_switch_still_means_limits(monkeypatch):
 
 @pytest.mark.slow
 def test_the_isolation_level_is_a_tournament_setting(tmp_path):
-    from arena.tournament import ConfigError, load_config
+    from arena.compete.tournament import ConfigError, load_config
 
     assert load_config(None, {"bots": ["greedy", "random"], "isolation": "limits"}).isolation \
         == "limits"
@@ -198,9 +198,9 @@ def test_a_bot_cannot_read_a_hidden_folder_by_any_path(launch_path, tmp_path, mo
     assert not any(report["via_links"].values()), report["via_links"]
     # Nothing inside names a hidden path, nor where the sandbox keeps its things.
     for name in (str(open_folder), str(data), str(tmp_path), sandbox.FOLDER_PREFIX,
-                 str(sandbox._cache_folder())):
+                 str(launcher.cache_folder())):
         assert name not in report["mountinfo"] and name not in report["cmdline1"]
-    assert report["cwd"] == sandbox.BOT_HOME
+    assert report["cwd"] == launcher.BOT_HOME
 
 
 @pytest.mark.parametrize("name", LEVELS)
@@ -305,7 +305,7 @@ sys.stdin.read()
 
 @pytest.mark.parametrize("name", LEVELS)
 def test_a_bot_sees_a_minimal_etc_and_a_fixed_path(launch_path, tmp_path, level, name):
-    """Issue 29: a bot's PATH is ``sandbox.BOT_PATH`` at every level, whatever the arena's; in
+    """Issue 29: a bot's PATH is ``launcher.BOT_PATH`` at every level, whatever the arena's; in
     the namespaced levels its /etc holds only the loader's files and a user list of its own."""
     if name == "isolated" and not ROOT:
         pytest.skip("the isolated level needs root")
@@ -322,7 +322,7 @@ def test_a_bot_sees_a_minimal_etc_and_a_fixed_path(launch_path, tmp_path, level,
         said = json.loads(proc.read_line(20))
     finally:
         proc.close()
-    assert said["path"] == sandbox.BOT_PATH == "/usr/local/bin:/usr/bin:/bin"
+    assert said["path"] == launcher.BOT_PATH == "/usr/local/bin:/usr/bin:/bin"
     if name == "limits":
         return  # the machine's own /etc: no root of its own at this level
     mode = sandbox.support().mode
@@ -385,21 +385,21 @@ def test_a_tampered_launcher_is_built_again(tmp_path, monkeypatch, level):
     if not sys.platform.startswith("linux"):
         pytest.skip("the launcher is Linux only")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    sandbox.forget_launcher()
+    launcher.forget_launcher()
     try:
-        binary = sandbox._build("", ())
+        binary = launcher._build("", ())
         good = binary.read_bytes()
         for tamper in (lambda: binary.write_bytes(b"#!/bin/sh\necho owned\n"),
                        lambda: binary.write_bytes(good + b"\0"),
                        lambda: binary.chmod(0o777),
                        lambda: binary.with_name(binary.name + ".sha256").unlink()):
             tamper()
-            assert sandbox._build("", ()) == binary
+            assert launcher._build("", ()) == binary
             assert binary.read_bytes() == good and not binary.stat().st_mode & 0o022
         level("isolated" if ROOT else "namespaces")
-        assert probe(tmp_path / "bot", {})["cwd"] == sandbox.BOT_HOME  # and it runs bots
+        assert probe(tmp_path / "bot", {})["cwd"] == launcher.BOT_HOME  # and it runs bots
     finally:
-        sandbox.forget_launcher()
+        launcher.forget_launcher()
 
 
 def test_a_launcher_cache_others_may_write_to_is_refused(tmp_path, monkeypatch):
@@ -407,13 +407,13 @@ def test_a_launcher_cache_others_may_write_to_is_refused(tmp_path, monkeypatch):
     (tmp_path / "sixtysix-arena").mkdir(mode=0o777)
     (tmp_path / "sixtysix-arena").chmod(0o777)
     with pytest.raises(OSError, match="writable by you alone"):
-        sandbox._build("", ())
+        launcher._build("", ())
 
 
 NOBODY_SCRIPT = """
 import json, os, sys
 sys.path.insert(0, {checkout!r})
-from arena import sandbox
+from arena.isolation import launcher, sandbox
 try:
     sandbox.support()
     print("isolated: ran")
@@ -425,7 +425,7 @@ try:
 except sandbox.SandboxUnavailable as err:
     print("namespaces:", err)
     sys.exit(0)
-from arena.bot_process import BotProcess, Limits
+from arena.match.bot_process import BotProcess, Limits
 proc = BotProcess([sys.executable, {probe!r}], Limits(max_line_bytes=1 << 15), files={folder!r})
 proc.start()
 print("report:", proc.read_line(20).decode())
@@ -523,8 +523,8 @@ sys.stdin.read()
 POISON_SCRIPT = """
 import json, os, sys
 sys.path.insert(0, {checkout!r})
-from arena import sandbox
-from arena.bot_process import BotProcess, Limits
+from arena.isolation import launcher, sandbox
+from arena.match.bot_process import BotProcess, Limits
 sandbox.set_isolation(sys.argv[1])
 bot = [sys.executable, {bot!r}]
 proc = BotProcess(bot, Limits(max_line_bytes=1 << 15), files={folder!r})
@@ -534,7 +534,7 @@ while not said or said[-1] != "done":
     said.append(proc.read_line(20).decode())
 proc.close()
 print("said:", json.dumps(said))
-print("trust:", os.environ.get(sandbox.TRUST_ENV, ""))
+print("trust:", os.environ.get(launcher.TRUST_ENV, ""))
 """
 
 
@@ -578,7 +578,7 @@ def test_a_limits_bot_cannot_poison_the_launcher_of_a_later_namespaces_run():
         assert "poisoned" in poisoned, poisoned
         # The next run, a fresh arena; and one started by an arena that passed down the digest
         # of what it built (a tournament's worker): neither runs the wrapper, both run the bot.
-        for extra in ({}, {sandbox.TRUST_ENV: trust}):
+        for extra in ({}, {launcher.TRUST_ENV: trust}):
             again = run("namespaces", extra)
             assert "done" in again and not (cache / "owned").exists(), again
     finally:
@@ -607,8 +607,8 @@ sys.stdin.read()
 TRACE_SCRIPT = """
 import sys
 sys.path.insert(0, {checkout!r})
-from arena import sandbox
-from arena.bot_process import BotProcess, Limits
+from arena.isolation import launcher, sandbox
+from arena.match.bot_process import BotProcess, Limits
 sandbox.set_isolation("limits")
 proc = BotProcess([sys.executable, {bot!r}], Limits(max_line_bytes=1 << 15), files={folder!r})
 proc.start()
@@ -652,11 +652,11 @@ def test_a_limits_bot_of_a_normal_user_cannot_trace_or_read_its_referee():
 MEMORY_SCRIPT = """
 import json, os, sys
 sys.path.insert(0, {checkout!r})
-from arena import cgroups, sandbox
-from arena.bot_process import BotProcess, Limits
-from arena.sandbox import SandboxLimits, SandboxUnavailable
-from arena.submit import submit
-from arena.tournament import ConfigError, load_config, run_tournament
+from arena.isolation import cgroups, launcher, sandbox
+from arena.match.bot_process import BotProcess, Limits
+from arena.isolation.sandbox import SandboxLimits, SandboxUnavailable
+from arena.entrants.submit import submit
+from arena.compete.tournament import ConfigError, load_config, run_tournament
 sandbox.set_isolation("namespaces")
 print("mode:", sandbox.support().mode, cgroups.available() is None, flush=True)
 
@@ -744,8 +744,8 @@ def test_a_submitted_spy_in_a_tournament_sees_nothing_of_the_arena(tmp_path, mon
     """The attack of issue 13 as a stranger would run it: a registered bot, in a tournament run
     from outside the checkout, trying the tournament's database, its own match's record, the logs
     and the registry while it plays."""
-    from arena.submit import submit
-    from arena.tournament import load_config, run_tournament
+    from arena.entrants.submit import submit
+    from arena.compete.tournament import load_config, run_tournament
 
     level("isolated")
     data = tmp_path / "data"

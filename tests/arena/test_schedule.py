@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from arena.schedule import round_robin
+from arena.compete.schedule import round_robin
 
 BOTS = ["random", "greedy", "c-counter", "first-legal"]
 
@@ -76,7 +76,7 @@ def test_bad_settings_are_clear_errors(bots, pairs, message):
 from itertools import combinations, permutations  # noqa: E402
 from math import comb  # noqa: E402
 
-from arena.schedule import partnership_groups, three_player_sets  # noqa: E402
+from arena.compete.schedule import partnership_groups, three_player_sets  # noqa: E402
 
 
 @pytest.mark.parametrize("bots", [3, 4, 5, 6])

@@ -1,4 +1,4 @@
-"""The sequential probability ratio test of ``arena sprt`` (arena/sprt.py), as pure functions: its
+"""The sequential probability ratio test of ``arena sprt`` (arena/compete/sprt.py), as pure functions: its
 bounds and log-likelihood ratio against values derived by hand, and its error rates on synthetic
 duplicate pairs."""
 
@@ -10,9 +10,9 @@ import sqlite3
 import numpy as np
 import pytest
 
-from arena.sprt import (PAIR_MEANS, REGULARIZE, SequentialTest, Sprt, SprtError, Verdict,
+from arena.compete.sprt import (PAIR_MEANS, REGULARIZE, SequentialTest, Sprt, SprtError, Verdict,
                         _constrained_mle, bounds, llr, pair_results_from_store)
-from arena.stats import Pentanomial, score_from_elo as expected_score
+from arena.results.stats import Pentanomial, score_from_elo as expected_score
 
 
 def P(*counts: int) -> Pentanomial:

@@ -1,5 +1,5 @@
-"""``arena sprt`` end to end: real bots, a real store, real processes (arena/cli_sprt.py). Bounds
-are wide (H1 at 200 or 400 Elo) so each test concludes in a few pairs; arena/sprt.py's own tests
+"""``arena sprt`` end to end: real bots, a real store, real processes (arena/cli/sprt.py). Bounds
+are wide (H1 at 200 or 400 Elo) so each test concludes in a few pairs; arena/compete/sprt.py's own tests
 check the test's arithmetic and error rates."""
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli import app
-from arena.sprt import SequentialTest, Sprt, pair_results_from_store
-from arena.stats import Pentanomial
-from arena.store import StoreError, connect_read_only
+from arena.cli.main import app
+from arena.compete.sprt import SequentialTest, Sprt, pair_results_from_store
+from arena.results.stats import Pentanomial
+from arena.results.store import StoreError, connect_read_only
 
 runner = CliRunner()
-ARENA = [sys.executable, "-m", "arena.cli"]
+ARENA = [sys.executable, "-m", "arena.cli.main"]
 
 
 def _pairs(output: str) -> int:

@@ -1,4 +1,4 @@
-"""arena/stats.py against closed forms and textbook values (pure functions, no processes)."""
+"""arena/results/stats.py against closed forms and textbook values (pure functions, no processes)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import random
 import pytest
 from hypothesis import given, strategies as st
 
-from arena.stats import (Comparison, Interval, Pentanomial, clustered_mean, elo_from_score,
+from arena.results.stats import (Comparison, Interval, Pentanomial, clustered_mean, elo_from_score,
                          elo_interval, fit_elo, los, match_points, pentanomial, score_from_elo,
                          score_interval, trinomial_interval)
 

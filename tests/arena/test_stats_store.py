@@ -16,15 +16,15 @@ import pytest
 from typer.testing import CliRunner
 
 import synthetic_store
-from arena.cli import app
+from arena.cli.main import app
 from arena.report.charts import CHARTS
 from arena.report.data import read_report_data
 from arena.report.page import render_pages
-from arena.schedule import three_player_sets
-from arena.stats import (LEGEND, NOT_SEPARATED, SEPARATED_LOS, clustered_mean, comparisons,
+from arena.compete.schedule import three_player_sets
+from arena.results.stats import (LEGEND, NOT_SEPARATED, SEPARATED_LOS, clustered_mean, comparisons,
                          display_table, fit_elo, head_to_head, interval_text, leaderboard,
                          likelihood_text, los, los_matrix, pentanomial, score_interval)
-from arena.store import Store, connect_read_only
+from arena.results.store import Store, connect_read_only
 from arena.types import MatchEnding, MatchResult, SeatStats
 
 runner = CliRunner()

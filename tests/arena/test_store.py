@@ -9,12 +9,12 @@ import textwrap
 
 import pytest
 
-from arena.bot_specs import resolve_bot
-from arena.deal_keys import deal_secret, new_key
+from arena.entrants.bot_specs import resolve_bot
+from arena.match.deal_keys import deal_secret, new_key
 from arena.game import profile
-from arena.referee import MatchConfig, run_match
-from arena.schedule import round_robin
-from arena.store import MatchRows, Store, StoreError, match_rows
+from arena.match.referee import MatchConfig, run_match
+from arena.compete.schedule import round_robin
+from arena.results.store import MatchRows, Store, StoreError, match_rows
 
 
 @pytest.fixture(scope="module")
@@ -141,7 +141,7 @@ def test_kill_9_during_writes_keeps_every_committed_match_whole(tmp_path, played
     script.write_text(textwrap.dedent(f"""
         import dataclasses, pickle, sys
         from pathlib import Path
-        from arena.store import Store
+        from arena.results.store import Store
         played = pickle.loads(Path(sys.argv[1]).read_bytes())
         store = Store.open(Path(sys.argv[2]))
         store.begin_tournament("t", {{}})
@@ -180,7 +180,7 @@ def test_kill_9_during_writes_keeps_every_committed_match_whole(tmp_path, played
 
 
 def test_a_new_database_is_marked_and_an_unmarked_arena_database_is_still_opened(tmp_path):
-    from arena.store import APPLICATION_ID, SCHEMA_VERSION, _SCHEMA
+    from arena.results.store import APPLICATION_ID, SCHEMA_VERSION, _SCHEMA
 
     open_store(tmp_path).close()
     db = sqlite3.connect(tmp_path / "results.sqlite")
@@ -220,7 +220,7 @@ def test_a_run_stopped_while_the_database_is_made_leaves_none_and_no_leftover(tm
                                                                                monkeypatch):
     """Seen once by the 20-moment stop test: a signal between the file's creation and its schema
     left an empty results.sqlite, on which --resume failed with 'no such table: matches'."""
-    import arena.store as store
+    import arena.results.store as store
 
     made = []
 

@@ -16,15 +16,15 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena import cgroups
-from arena.bot_process import Limits
-from arena.bot_specs import resolve_bot
-from arena.cli import app
-from arena.manifest import ManifestError, load_manifest, parse_manifest
-from arena.registry import Registry, content_hash
-from arena.sandbox import SandboxLimits, support
-from arena.submit import submit
-from arena.tournament import load_config, run_tournament
+from arena.isolation import cgroups
+from arena.match.bot_process import Limits
+from arena.entrants.bot_specs import resolve_bot
+from arena.cli.main import app
+from arena.entrants.manifest import ManifestError, load_manifest, parse_manifest
+from arena.entrants.registry import Registry, content_hash
+from arena.isolation.sandbox import SandboxLimits, support
+from arena.entrants.submit import submit
+from arena.compete.tournament import load_config, run_tournament
 from bot_procs import TAG, tagged_processes
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -287,7 +287,7 @@ def test_tournament_limits_come_from_the_file_and_flags(tmp_path):
     settings.write_text('bots = ["random", "greedy"]\n[sandbox]\ncpu_s = 30\nmemory_mb = 900\n')
     config = load_config(settings, {"sandbox": {"memory_mb": 1000}})
     assert dict(config.sandbox) == {"cpu_s": 30, "memory_mb": 1000}
-    from arena.tournament import ConfigError
+    from arena.compete.tournament import ConfigError
 
     with pytest.raises(ConfigError, match="sandbox limit cpu_s must be a whole number"):
         load_config(None, {"bots": ["random", "greedy"], "sandbox": {"cpu_s": -1}})

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli import app
-from arena.schedule import round_robin
-from arena.tournament import ConfigError, load_config, run_tournament
+from arena.cli.main import app
+from arena.compete.schedule import round_robin
+from arena.compete.tournament import ConfigError, load_config, run_tournament
 
-ARENA = [sys.executable, "-m", "arena.cli"]
+ARENA = [sys.executable, "-m", "arena.cli.main"]
 BAD_BOT = Path(__file__).parent / "fixtures" / "bad_bot.py"
 runner = CliRunner()
 

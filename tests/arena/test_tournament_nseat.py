@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli import app
-from arena.records import read_record, replay_record
-from arena.schedule import partnership_groups, three_player_sets
-from arena.tournament import ConfigError, load_config, run_tournament
+from arena.cli.main import app
+from arena.match.records import read_record, replay_record
+from arena.compete.schedule import partnership_groups, three_player_sets
+from arena.compete.tournament import ConfigError, load_config, run_tournament
 
-ARENA = [sys.executable, "-m", "arena.cli"]
+ARENA = [sys.executable, "-m", "arena.cli.main"]
 FIXTURES = Path(__file__).parent / "fixtures"
 NSEAT = f"{sys.executable} {FIXTURES / 'nseat_bot.py'}"
 PARTNER = f"{sys.executable} {FIXTURES / 'nseat_partner.py'}"

@@ -20,13 +20,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena.cli import app
-from arena.records import read_record, replay_record
-from arena.store import APPLICATION_ID
-from arena.tournament import load_config, run_tournament
+from arena.cli.main import app
+from arena.match.records import read_record, replay_record
+from arena.results.store import APPLICATION_ID
+from arena.compete.tournament import load_config, run_tournament
 from bot_procs import ENV_TAG, processes_of
 
-ARENA = [sys.executable, "-m", "arena.cli"]
+ARENA = [sys.executable, "-m", "arena.cli.main"]
 FIRST_LEGAL = Path(__file__).resolve().parents[2] / "bots" / "minimal" / "first_legal.py"
 IS_ROOT = os.geteuid() == 0
 runner = CliRunner()
@@ -247,7 +247,7 @@ def test_a_worker_killed_mid_match_is_replaced_and_its_match_played_again(tmp_pa
 def test_a_second_run_on_a_locked_folder_is_refused_naming_the_holder(finished, tmp_path):
     """Observed: two --resume runs of one folder at once: a traceback (UNIQUE constraint failed)
     and 2 of 60 match records corrupted."""
-    from arena.folder_lock import FolderLock
+    from arena.compete.folder_lock import FolderLock
 
     out = copy_of(finished, tmp_path)
     before = (out / "results.sqlite").read_bytes()

@@ -17,15 +17,15 @@ from pathlib import Path
 
 import pytest
 
-from arena.bot_process import Limits
-from arena.bot_specs import resolve_bot
+from arena.match.bot_process import Limits
+from arena.entrants.bot_specs import resolve_bot
 from arena.game import profile
 from arena.game.match import MatchEnd
 from arena.game.scoring import SettleReason
-from arena.records import read_record
-from arena.referee import MatchConfig, run_match
-from arena.schedule import ScheduledMatch
-from arena.store import Store
+from arena.match.records import read_record
+from arena.match.referee import MatchConfig, run_match
+from arena.types import ScheduledMatch
+from arena.results.store import Store
 from arena.types import BotSpec, DealEnding, Fault, MatchEnding, MatchResult
 from protocol import messages as m
 from bot_procs import TAG
@@ -127,20 +127,20 @@ def _modules_after_import(module: str) -> set[str]:
     return set(out.split())
 
 
-@pytest.mark.parametrize("module", ["arena.types", "arena.store", "arena.registry",
-                                    "arena.report", "arena.narrate", "arena.ratings",
-                                    "arena.records"])
+@pytest.mark.parametrize("module", ["arena.types", "arena.results.store", "arena.entrants.registry",
+                                    "arena.report", "arena.match.narrate", "arena.results.ratings",
+                                    "arena.match.records"])
 def test_readers_of_results_do_not_import_the_referee(module: str) -> None:
     loaded = _modules_after_import(module)
     assert module in loaded
-    assert not loaded & {"arena.referee", "arena.bot_process", "arena.tournament",
-                         "arena.cluster"}, sorted(loaded)
+    assert not loaded & {"arena.match.referee", "arena.match.bot_process", "arena.compete.tournament",
+                         "arena.compete.cluster"}, sorted(loaded)
 
 
 def test_match_jobs_sit_below_the_tournament_and_the_cluster() -> None:
-    assert not _modules_after_import("arena.match_job") & {"arena.tournament", "arena.cluster"}
+    assert not _modules_after_import("arena.compete.match_job") & {"arena.compete.tournament", "arena.compete.cluster"}
     # cluster.py no longer takes anything from tournament.py: the circle is gone.
-    assert "arena.tournament" not in _modules_after_import("arena.cluster")
+    assert "arena.compete.tournament" not in _modules_after_import("arena.compete.cluster")
 
 
 def test_the_engine_stays_a_leaf() -> None:
@@ -151,7 +151,7 @@ def test_the_engine_stays_a_leaf() -> None:
 # -- every reader knows every ending ---------------------------------------------------------------
 
 def test_the_narration_and_the_report_place_every_deal_ending() -> None:
-    from arena.narrate import REASON_TEXT
+    from arena.match.narrate import REASON_TEXT
     from arena.report.data import DEAL_ENDINGS, deal_ending
 
     assert set(REASON_TEXT) == set(DealEnding)

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from arena import zygote
-from arena.match_job import prepare_worker
-from arena.tournament import load_config, resolve_bots, run_tournament
+from arena.isolation import zygote
+from arena.compete.match_job import prepare_worker
+from arena.compete.tournament import load_config, resolve_bots, run_tournament
 from arena.types import ConfigError
 
 
@@ -56,7 +56,7 @@ def test_a_worker_takes_the_sandbox_level_its_coordinator_found_and_probes_no_mo
     """The coordinator's probe travels to each worker (``prepare_worker(found=)``): a worker's own
     probe was a sandboxed start, ~25 ms before its first match (issue 18). Found for another level
     than the one asked for here, it is not taken: the worker probes for itself."""
-    from arena import sandbox
+    from arena.isolation import sandbox
 
     found = sandbox.support()
     monkeypatch.setattr(sandbox, "_support", None)

@@ -1,4 +1,4 @@
-"""Issue 18: Python bots forked from a pre-imported interpreter (arena/zygote.py) get everything the
+"""Issue 18: Python bots forked from a pre-imported interpreter (arena/isolation/zygote.py) get everything the
 exec path gives, and the zygote holds nothing a bot could use.
 
 Real processes throughout: the zygote of this test process, ``fixtures/fork_probe.py`` as a
@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from arena import sandbox, zygote
-from arena.bot_process import BotProcess, Limits
-from arena.bot_specs import resolve_bot
-from arena.sandbox import UID_BASE, UID_COUNT, SandboxLimits, support
+from arena.isolation import launcher, sandbox, zygote
+from arena.match.bot_process import BotProcess, Limits
+from arena.entrants.bot_specs import resolve_bot
+from arena.isolation.sandbox import UID_BASE, UID_COUNT, SandboxLimits, support
 from bot_procs import TAG, tagged_processes
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -78,7 +78,7 @@ def test_a_zygote_told_its_bots_pre_imports_only_those_and_still_starts_any(tmp_
     of its start), and a bundled bot it did not pre-import still starts from it, importing
     itself in its child as under exec."""
     from arena.game import profile
-    from arena.referee import MatchConfig, run_match
+    from arena.match.referee import MatchConfig, run_match
 
     zygote.stop()  # this test's own zygote; the next test's first bot starts the usual one
     try:
@@ -111,7 +111,7 @@ def test_a_zygote_child_holds_its_pipes_its_own_user_and_fresh_random_state(tmp_
             assert report["at_import"] == {"uid": report["uid"], "own_root": True}
             assert report["fds"] == [0, 1, 2]  # not the zygote's socket, not the status pipe
             assert report["shared_writable"] == []  # nothing writable shared with anyone
-            assert report["cwd"] == sandbox.BOT_HOME
+            assert report["cwd"] == launcher.BOT_HOME
             assert set(report["env"]) <= {"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL",
                                           "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE",
                                           "VIRTUAL_ENV"}
@@ -259,9 +259,9 @@ def test_without_a_zygote_bots_start_by_exec_and_the_log_says_why(monkeypatch, c
 
     def broken() -> bytes:
         raise OSError("no library here")
-    monkeypatch.setattr(sandbox, "launcher_library_bytes", broken)
+    monkeypatch.setattr(launcher, "launcher_library_bytes", broken)
     try:
-        with caplog.at_level(logging.WARNING, logger="arena.zygote"):
+        with caplog.at_level(logging.WARNING, logger="arena.isolation.zygote"):
             proc = BotProcess(list(resolve_bot("random").argv), LIMITS)
             proc.start()
             proc.send("sixtysix 1")
@@ -277,7 +277,7 @@ def test_a_zygote_that_died_is_replaced_and_the_log_says_so(caplog):
     first = _zygote_process()
     first.kill()
     first.wait()
-    with caplog.at_level(logging.WARNING, logger="arena.zygote"):
+    with caplog.at_level(logging.WARNING, logger="arena.isolation.zygote"):
         proc = BotProcess(list(resolve_bot("greedy").argv), LIMITS)
         proc.start()
         proc.send("sixtysix 1")
@@ -289,7 +289,7 @@ def test_a_zygote_that_died_is_replaced_and_the_log_says_so(caplog):
 
 @pytest.mark.slow
 def test_the_zygote_and_its_children_die_with_a_referee_killed_with_kill_9(tmp_path):
-    script = (f"import sys, time; from arena.bot_process import BotProcess, Limits\n"
+    script = (f"import sys, time; from arena.match.bot_process import BotProcess, Limits\n"
               f"p = BotProcess([sys.executable, {str(FIXTURES / 'bad_bot.py')!r}, 'hang', "
               f"{TAG!r}], Limits()); p.start(); print(p.via_zygote, flush=True); time.sleep(60)\n")
     referee = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,

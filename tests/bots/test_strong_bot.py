@@ -9,11 +9,11 @@ import sys
 
 import pytest
 
-from arena.bot_specs import resolve_bot
+from arena.entrants.bot_specs import resolve_bot
 from arena.game import CLAIM, Action, MatchState, profile
 from arena.game.rules import CLAIM_TARGET
-from arena.referee import MatchConfig, run_match
-from arena.bot_process import Limits
+from arena.match.referee import MatchConfig, run_match
+from arena.match.bot_process import Limits
 from bots import START
 from bots.greedy_bot import GreedyBot
 from bots.random_bot import RandomBot

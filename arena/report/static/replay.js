@@ -16,6 +16,21 @@
     if (text !== undefined && text !== null) node.textContent = String(text);
     return node;
   }
+  // A citation of the rules ("RULES.md §5.4", in a referee's reason) links to its section of the
+  // report's rules page, when the page says there is one (meta sixtysix-rules); the text around
+  // it stays text (it may come from a bot).
+  const RULES = (document.querySelector('meta[name="sixtysix-rules"]') || {}).content || null;
+  function cited(node, text) {
+    const parts = String(text).split(/(RULES\.md §\d+(?:\.\d+)*)/);
+    parts.forEach((part, i) => {
+      if (i % 2 && RULES) {
+        const a = el("a", "", part);
+        a.href = RULES + "#s" + part.slice("RULES.md §".length);
+        node.appendChild(a);
+      } else if (part) node.appendChild(document.createTextNode(part));
+    });
+    return node;
+  }
   function cards(text) { return text ? text.split(" ").filter(Boolean) : []; }
   function card(code, extra) {
     const suit = code.slice(-1), rank = code.slice(0, -1);
@@ -164,7 +179,7 @@
     const facts = el("p", "facts", M.names[d.dealer] + " deals; trump " + SUITS[d.trump]);
     side.appendChild(facts);
     if (state.seat === null) {
-      for (const [cls, text] of fr.notes || []) side.appendChild(el("p", "note " + cls, text));
+      for (const [cls, text] of fr.notes || []) side.appendChild(cited(el("p", "note " + cls), text));
       if (fr.totals) {
         const t = el("p", "totals", "True totals " + figures(fr.totals) + ", tricks " + figures(fr.tricks) +
           (M.players > 2 ? " (" + M.sides.join(" – ") + ")" : " (" + M.names.join(" – ") + ")"));
@@ -233,7 +248,7 @@
   document.getElementById("facts").textContent = "match " + M.match + " · profile " + M.profile + " · " +
     M.players + " players · claim at " + M.target + " · match to " + M.match_target + " game points · " +
     M.deals.length + " deal" + (M.deals.length === 1 ? "" : "s");
-  document.getElementById("outcome").textContent = M.outcome;
+  cited(document.getElementById("outcome"), M.outcome);
   document.getElementById("prev").addEventListener("click", () => step(-1));
   document.getElementById("next").addEventListener("click", () => step(1));
   document.getElementById("prev-deal").addEventListener("click", () => dealStep(-1));
@@ -243,8 +258,8 @@
     document.getElementById("controls").hidden = true;
     const empty = document.getElementById("empty");
     empty.hidden = false;
-    empty.textContent = "No deal was played. " + M.declines.map(x => M.names[x.seat] + " declined: " + x.text).join("; ") +
-      " " + M.faults.map(x => "fault by " + M.names[x.seat] + ": " + x.fault + " (" + x.detail + ")").join("; ");
+    cited(empty, "No deal was played. " + M.declines.map(x => M.names[x.seat] + " declined: " + x.text).join("; ") +
+      " " + M.faults.map(x => "fault by " + M.names[x.seat] + ": " + x.fault + " (" + x.detail + ")").join("; "));
   }
   document.addEventListener("keydown", (e) => {
     if (e.altKey || e.ctrlKey || e.metaKey) return;

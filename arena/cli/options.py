@@ -1,0 +1,60 @@
+"""Options that several ``arena`` commands share: defined once here, so that they read, default and
+behave alike everywhere: ``data: DataOption = DEFAULT_DATA`` in a command's parameters.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from arena.entrants.registry import DATA_ENV, DEFAULT_DATA
+
+__all__ = ["AffinityOption", "DEFAULT_DATA", "DataOption", "SEED_HELP", "not_a_folder"]
+
+DATA_HELP = ("The arena's data folder: the registry of submitted bots (DATA/registry), found by "
+             "name by every command, and where results go by default.")
+
+# `arena demo`, `play`, `tournament` and `sprt`: deals come from a fresh secret key unless a research
+# run asks for a seed (deal_keys.py).
+SEED_HELP = ("Research runs only: deal from this public seed (default: a fresh secret key; bots "
+             "could derive the deals from a seed).")
+
+# `arena play`, `tournament`, `submit`, `bots ...` and `replay` take it, so that a bot submitted
+# into a data folder is found by name in all of them (issue 14). Typer reads $ARENA_DATA when the
+# flag is not given; an empty value counts as unset, as in ``registry.data_dir()``.
+def not_a_folder(path: Path) -> str:
+    """Why ``path`` cannot be (or become) a folder: '' when it is one, or when the first part of
+    it that exists is one (the rest can be made); else which part is something else. Reads only:
+    a command checks before it starts a bot or writes anything."""
+    for place in (path, *path.parents):
+        if os.path.lexists(place):
+            if os.path.isdir(place):
+                return ""
+            return f"{place} is not a folder" if place == path else \
+                f"{place}, on the way to {path}, is not a folder"
+    return ""
+
+
+def _data_folder(value: Path) -> Path:
+    # Checked once here for every command: a file given as DATA was a traceback in whichever
+    # step first made a folder in it (issue 28).
+    problem = not_a_folder(value)
+    if problem:
+        raise typer.BadParameter(problem)
+    return value
+
+
+DataOption = Annotated[Path, typer.Option("--data", metavar="DIR", envvar=DATA_ENV,
+                                          show_envvar=True, help=DATA_HELP,
+                                          callback=_data_folder)]
+
+# `arena tournament` and `sprt`: where a local run's workers run (worker_cores.py). Not given: None,
+# the run's setting ("auto" unless a settings file says otherwise).
+AffinityOption = Annotated[Optional[bool], typer.Option(
+    "--affinity/--no-affinity",
+    help="Keep each worker, with its bots, to a core of its own (as fastchess's -use-affinity). "
+         "Default: where it can claim a core no other arena on this machine holds, else free; "
+         "--affinity: always; --no-affinity: never (docs/organisers/tournaments.md).")]
