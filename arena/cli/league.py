@@ -132,7 +132,7 @@ def add(
     from arena.compete.league_members import resolve_member, set_membership
     from arena.entrants.bot_specs import BotSpecError, bundled_names
     from arena.entrants.registry import find_registered
-    from arena.isolation.sandbox import SandboxLimits, parse_limits
+    from arena.isolation.limits import SandboxLimits, parse_limits
     from arena.match.bot_process import Limits
 
     try:

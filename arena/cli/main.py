@@ -132,7 +132,8 @@ def demo(
     from arena.entrants.bot_specs import BotSpecError
     from arena.entrants.bot_specs import resolve_bot as check
     from arena.entrants.registry import data_dir
-    from arena.isolation.sandbox import PER_PROCESS_ENV, best_level
+    from arena.isolation.limits import PER_PROCESS_ENV
+    from arena.isolation.sandbox import best_level
 
     # The demo's bots are the arena's own code: it runs them in the strongest sandbox this machine
     # has, and says which (a tournament of untrusted bots asks for `isolated` unless told not to);
@@ -491,7 +492,8 @@ def tournament(
         load_config,
         run_tournament,
     )
-    from arena.isolation.sandbox import SandboxUnavailable, parse_limits
+    from arena.isolation.limits import parse_limits
+    from arena.isolation.sandbox import SandboxUnavailable
     from arena.isolation.sandbox import describe as describe_sandbox
     from arena.results.store import Store, StoreError
 

@@ -38,8 +38,8 @@ from arena.entrants.bot_specs import BotSpecError, check_bot_paths, resolve_bot
 from arena.entrants.preflight import PreflightError, preflight, problems, raise_problems
 from arena.entrants.registry import data_dir
 from arena.game import Rules, RulesError, load_rules
+from arena.isolation.limits import SandboxLimits
 from arena.isolation.sandbox import (
-    SandboxLimits,
     SandboxUnavailable,
     Support,
     check_level,

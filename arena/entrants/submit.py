@@ -33,7 +33,8 @@ from arena.entrants.registry import (
     copy_bot_folder,
     folder_size,
 )
-from arena.isolation.sandbox import SandboxLimits, SandboxUnavailable, check_memory, run_command
+from arena.isolation.limits import SandboxLimits
+from arena.isolation.sandbox import SandboxUnavailable, check_memory, run_command
 from arena.match.bot_process import Limits
 from arena.types import BotSpec
 

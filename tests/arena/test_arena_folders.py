@@ -25,7 +25,7 @@ from arena.arena_folders import MARKER, holder, private_folder
 from arena.match.bot_process import BotProcess, Limits
 from arena.entrants.bot_specs import BotSpecError, check_bot_paths, resolve_bot
 from arena.entrants.preflight import PreflightError, preflight
-from arena.isolation.sandbox import SandboxLimits
+from arena.isolation.limits import SandboxLimits
 from arena.results.store import Store
 from arena.types import BotSpec
 from bot_procs import TAG

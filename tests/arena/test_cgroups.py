@@ -25,7 +25,9 @@ from arena.match.bot_process import BotProcess, Limits
 from arena.entrants.bot_specs import resolve_bot
 from arena.game import profile
 from arena.match.referee import BotSpec, MatchConfig, run_match
-from arena.isolation.sandbox import SandboxLimits, launcher, launcher_fd, support
+from arena.isolation.limits import SandboxLimits
+from arena.isolation.launcher import launcher, launcher_fd
+from arena.isolation.sandbox import support
 from bot_procs import TAG, tagged_processes
 
 CAP_BOT = Path(__file__).parent / "fixtures" / "cap_bot.py"

@@ -21,7 +21,8 @@ from arena.isolation import cgroups, zygote
 from arena.entrants.bot_specs import resolve_bot
 from arena.game import profile
 from arena.match.referee import BotSpec, MatchConfig, run_match
-from arena.isolation.sandbox import SandboxLimits, support
+from arena.isolation.limits import SandboxLimits
+from arena.isolation.sandbox import support
 from bot_procs import TAG, sandbox_user_processes, tagged_processes
 
 BAD_BOT = Path(__file__).parent / "fixtures" / "bad_bot.py"

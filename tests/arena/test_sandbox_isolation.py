@@ -22,7 +22,8 @@ from arena.match.bot_process import BotProcess, Limits
 from arena.entrants.bot_specs import BotSpecError, check_bot_paths, resolve_bot
 from arena.game import profile
 from arena.match.referee import BotSpec, MatchConfig, run_match
-from arena.isolation.sandbox import LEVELS, SandboxLimits, SandboxUnavailable
+from arena.isolation.limits import SandboxLimits
+from arena.isolation.sandbox import LEVELS, SandboxUnavailable
 from bot_procs import TAG, sandbox_user_processes, tagged_processes
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -654,7 +655,8 @@ import json, os, sys
 sys.path.insert(0, {checkout!r})
 from arena.isolation import cgroups, launcher, sandbox
 from arena.match.bot_process import BotProcess, Limits
-from arena.isolation.sandbox import SandboxLimits, SandboxUnavailable
+from arena.isolation.limits import SandboxLimits
+from arena.isolation.sandbox import SandboxUnavailable
 from arena.entrants.submit import submit
 from arena.compete.tournament import ConfigError, load_config, run_tournament
 sandbox.set_isolation("namespaces")
