@@ -38,28 +38,34 @@ In the namespaced levels a Python bot may start as a child of the zygote (``zygo
 
 from __future__ import annotations
 
-import atexit
 import errno
 import fcntl
 import functools
 import json
 import logging
-import multiprocessing.util
 import os
-import queue
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from arena import arena_folders
 from arena.isolation import cgroups, zygote
+from arena.isolation.bot_folders import (
+    FOLDER_PREFIX,
+    UID_LOCKS,
+    UidLease,
+    chown_tree,
+    folder_parent,
+    remove_later,
+    running,
+    sweep_stale_folders,
+)
 from arena.isolation.launcher import BOT_HOME, cache_folder, launcher, launcher_fd, minimal_env
 from arena.isolation.limits import (
     PER_PROCESS_ENV,
@@ -71,13 +77,6 @@ from arena.isolation.limits import (
 
 log = logging.getLogger("arena.isolation.sandbox")
 
-FOLDER_PREFIX = "sixtysix-bot-"  # each bot's folder: in the temporary folder, or /dev/shm
-UID_BASE = 2_000_000_000          # far above any real user or subordinate-id range
-UID_COUNT = 4096
-# One lock folder for the whole machine, whatever TMPDIR each arena has (/run is root's, and empty
-# after a reboot, as leases should be).
-UID_LOCKS = Path("/run/sixtysix-arena-uids" if os.access("/run", os.W_OK)
-                 else "/tmp/sixtysix-arena-uids")
 
 LEVELS = ("isolated", "namespaces", "limits")  # strongest first
 ISOLATION_ENV = "ARENA_ISOLATION"
@@ -278,7 +277,7 @@ def _unavailable(level: str, missing: str) -> SandboxUnavailable:
 def _probe(level: str) -> Support:
     if level == "limits":
         if os.geteuid() == 0:
-            _UidLease().release()  # bots need an unprivileged user id of their own
+            UidLease().release()  # bots need an unprivileged user id of their own
         return Support("limits", "asked for", level)
     if not sys.platform.startswith("linux"):
         raise _unavailable(level, f"namespaces are a Linux feature; this is {sys.platform}")
@@ -378,33 +377,6 @@ class Report:
         return f"killed by signal {name}"
 
 
-class _UidLease:
-    """An unprivileged user id no other running bot has: a lock file per id, held while the bot
-    runs (the kernel drops the lock if the arena dies, so ids are never lost)."""
-
-    def __init__(self) -> None:
-        UID_LOCKS.mkdir(mode=0o700, exist_ok=True)
-        if UID_LOCKS.stat().st_uid != os.geteuid():
-            raise OSError(errno.EPERM, f"{UID_LOCKS} belongs to another user")
-        start = os.getpid() % UID_COUNT  # spreads concurrent arenas over the range
-        for i in range(UID_COUNT):
-            uid = UID_BASE + (start + i) % UID_COUNT
-            fd = os.open(UID_LOCKS / str(uid), os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
-                continue
-            self.uid, self._fd = uid, fd
-            return
-        raise OSError(errno.EAGAIN, f"all {UID_COUNT} sandbox user ids are in use")
-
-    def release(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
-
-
 class _Launch:
     """One sandboxed run: its folder, user id and status pipe. ``command()`` gives what to start;
     ``finish()`` reads the launcher's report after the process ended; ``cleanup()`` always.
@@ -423,14 +395,14 @@ class _Launch:
         self.userns = userns
         self.files = files
         self.keep_disk = keep_disk
-        _sweep_stale_folders()
+        sweep_stale_folders()
         # The owner's PID in the name: folders of a referee killed with kill -9 can be found.
         # A namespaced bot's folder holds only mount points (its files go to a tmpfs inside its
         # own mount namespace): a tmpfs holds them for less than the disk (issue 18: mkdir and
         # rmdir on ext4 cost ~2.5 ms of CPU per start there, the inode allocator's scans).
         on_disk = mode == "limits" or keep_disk
         self._base = tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-",
-                                      dir=None if on_disk else _folder_parent())
+                                      dir=None if on_disk else folder_parent())
         # Held until cleanup: another arena's sweep removes a folder only when it can lock it, so
         # a folder in use is never swept, whatever the PID in its name seems to say from there
         # (two test runs at once lost a folder between mkdtemp and the launch). The lock goes
@@ -441,7 +413,7 @@ class _Launch:
         # Where the bot's folder is as the bot sees it: inside its own root, always BOT_HOME.
         self.workdir = self.host_workdir if mode == "limits" else BOT_HOME
         self.cwd = os.path.normpath(os.path.join(self.workdir, subdir))
-        self._lease: _UidLease | None = None
+        self._lease: UidLease | None = None
         self._status_r = self._status_w = -1
         self._inner: int | None = None
         self._cgroup: cgroups.BotCgroup | None = None
@@ -452,7 +424,7 @@ class _Launch:
                 check_memory(limits, mode)  # said before any bot ran; fail closed all the same
             # A bot never runs as root: as root every level leases it a user id of its own.
             if mode == "isolated" or (mode == "limits" and os.geteuid() == 0):
-                self._lease = _UidLease()
+                self._lease = UidLease()
             # In its own root the launcher copies the files into the tmpfs itself, and the
             # folder on the host is not used at all.
             if files is not None and on_disk:
@@ -463,7 +435,7 @@ class _Launch:
                 os.chmod(self.host_workdir, 0o700)  # the bot's alone: no other bot may list it
             if self._lease is not None and on_disk:
                 os.chmod(self._base, 0o711)  # the bot may pass through to its folder, not list it
-                _chown_tree(self.host_workdir, self._lease.uid)
+                chown_tree(self.host_workdir, self._lease.uid)
         except BaseException:
             self.cleanup()
             raise
@@ -570,7 +542,7 @@ class _Launch:
         True when it is."""
         inner = self._inner
         deadline = time.monotonic() + timeout_s
-        while inner is not None and _running(inner):  # a zombie waiting for init counts as dead
+        while inner is not None and running(inner):  # a zombie waiting for init counts as dead
             if time.monotonic() >= deadline:
                 return False
             time.sleep(0.005)
@@ -587,49 +559,12 @@ class _Launch:
         if self._cgroup is not None:
             if self._cgroup.processes_inside():  # only when finish() was never reached
                 self._cgroup.kill()
-            _remove_later(self._cgroup.remove)
+            remove_later(self._cgroup.remove)
             self._cgroup = None
-        _remove_later(self._base)
+        remove_later(self._base)
         if self._hold >= 0:
             os.close(self._hold)
             self._hold = -1
-
-@functools.cache
-def _sweep_stale_folders() -> None:
-    """Remove the bot folders of arenas that died without cleaning up (a referee killed with
-    ``kill -9``, a machine that lost power before /tmp was emptied): once per process, those
-    whose owner PID no longer runs. A folder of a PID now reused by another process is left for
-    a later sweep; a folder we may not remove (another user's) is left alone."""
-    found = [path for root in dict.fromkeys((tempfile.gettempdir(), _folder_parent()))
-             for path in Path(root).glob(f"{FOLDER_PREFIX}*-*")]
-    for path in found:
-        pid = path.name[len(FOLDER_PREFIX):].split("-", 1)[0]
-        try:
-            if not pid.isdigit() or path.is_symlink() or path.stat().st_uid != os.geteuid():
-                continue
-        except OSError:
-            # Gone since the listing: its owner, another arena, cleaned up. Not an error of ours:
-            # raised from here it failed this sandbox's start ("cannot create namespaces").
-            continue
-        if not _running(int(pid)) and not _in_use(path):
-            _remove_later(str(path))
-    cgroups.sweep_stale(_running)  # the cgroups of such arenas' bots, named the same way
-
-
-@functools.cache
-def _folder_parent() -> str:
-    """Where the folders of namespaced bots go: /dev/shm where it is a tmpfs we may write (only
-    mount points are made there; the folder is ours, mode 0700, in a sticky folder), else the
-    temporary folder."""
-    try:
-        with open("/proc/self/mounts", encoding="utf-8", errors="replace") as fh:
-            tmpfs = {fields[1] for fields in map(str.split, fh)
-                     if len(fields) > 2 and fields[2] == "tmpfs"}
-    except OSError:
-        tmpfs = set()
-    if "/dev/shm" in tmpfs and os.access("/dev/shm", os.W_OK | os.X_OK):
-        return "/dev/shm"
-    return tempfile.gettempdir()
 
 
 def _bot_cgroup(limits: SandboxLimits, required: bool) -> cgroups.BotCgroup | None:
@@ -642,86 +577,6 @@ def _bot_cgroup(limits: SandboxLimits, required: bool) -> cgroups.BotCgroup | No
                                        f"share of a busy core: {missing}")
         return None
     return cgroups.BotCgroup(limits.memory_mb, limits.processes, cores=limits.cores)
-
-
-def _in_use(folder: Path) -> bool:
-    """Whether a live sandbox still holds ``folder`` (``Sandbox._hold``); a folder that cannot be
-    opened is left alone too."""
-    try:
-        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | os.O_NOFOLLOW)
-    except OSError:
-        return True
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return True
-    finally:
-        os.close(fd)  # and with it the lock just taken
-    return False
-
-
-def _running(pid: int) -> bool:
-    """Whether ``pid`` is a live process: a zombie is not (a killed referee's workers can wait a
-    while for init to reap them)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            return fh.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
-    except FileNotFoundError:
-        return False
-    except (OSError, IndexError):
-        pass  # no /proc: ask the kernel
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass  # alive, another user's
-    return True
-
-
-# -- removing bot folders off the match's critical path -------------------------------------------
-# On ext4 each rmdir waits ~3 ms for the journal (measured on these machines), and every bot has
-# folders to remove when it closes: done inline, that was the largest part of a short match's end.
-# A thread of this process removes them instead, and the process waits for it when it exits
-# (normally, or as a multiprocessing worker, which skips atexit). The folder is root's, mode 0700,
-# so nothing can use it in the meantime, not even a bot given the same user id next.
-
-_removals: queue.Queue[str | Callable[[], object]] | None = None
-_removals_pid = 0
-
-
-def _remove_later(path: str | Callable[[], object]) -> None:
-    """Remove a folder, or call what removes something else (a bot's cgroup: ~1 ms, more on a
-    busy machine), in the background."""
-    global _removals, _removals_pid
-    if _removals is None or _removals_pid != os.getpid():  # first use, or a forked child
-        _removals, _removals_pid = queue.Queue(), os.getpid()
-        threading.Thread(target=_remove_forever, args=(_removals,), name="bot-folder-remover",
-                         daemon=True).start()
-        atexit.register(_removals.join)
-        multiprocessing.util.Finalize(None, _removals.join, exitpriority=1)
-    _removals.put(path)
-
-
-def _remove_forever(paths: queue.Queue[str | Callable[[], object]]) -> None:
-    while True:
-        path = paths.get()
-        try:
-            if callable(path):
-                path()
-            else:
-                shutil.rmtree(path, ignore_errors=True)
-        except Exception:  # the thread must live on: the process waits for its queue at exit
-            log.exception("removing %s failed", path)
-        finally:
-            paths.task_done()
-
-
-def _chown_tree(path: str, uid: int) -> None:
-    for root, dirs, files in os.walk(path):
-        os.lchown(root, uid, uid)
-        for name in dirs + files:
-            os.lchown(os.path.join(root, name), uid, uid)
 
 
 def data_folders() -> list[str]:
@@ -758,7 +613,7 @@ def _fixed_allow_list() -> tuple[tuple[str, ...], tuple[str, ...], frozenset[str
     """What every bot's allow-list holds, the folders a bot's own folder may not contain, the
     shared folders, and which of the first are links: the same for every bot of a process, so
     found once (it costs milliseconds)."""
-    keep_out = (os.path.realpath(tempfile.gettempdir()), os.path.realpath(_folder_parent()),
+    keep_out = (os.path.realpath(tempfile.gettempdir()), os.path.realpath(folder_parent()),
                 os.path.realpath(cache_folder()), str(UID_LOCKS))
     shared = frozenset({os.path.realpath(p) for p in SHARED_FOLDERS} |
                        {os.path.realpath(Path.home())})
@@ -945,7 +800,7 @@ def run_command(argv: Sequence[str], files: Path, limits: SandboxLimits, timeout
                                                                        else status)
         if keep is not None:
             shutil.copytree(sandbox.host_workdir, keep, symlinks=True)
-            _chown_tree(str(keep), os.geteuid())
+            chown_tree(str(keep), os.geteuid())
         return status, text, report
     finally:
         sandbox.close()

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.isolation import launcher, sandbox, zygote
+from arena.isolation import bot_folders, launcher, sandbox, zygote
 from arena.match.bot_process import BotProcess, Limits
 from arena.entrants.bot_specs import BotSpecError, check_bot_paths, resolve_bot
 from arena.game import profile
@@ -198,7 +198,7 @@ def test_a_bot_cannot_read_a_hidden_folder_by_any_path(launch_path, tmp_path, mo
     assert not any(report["read"].values()), report["read"]
     assert not any(report["via_links"].values()), report["via_links"]
     # Nothing inside names a hidden path, nor where the sandbox keeps its things.
-    for name in (str(open_folder), str(data), str(tmp_path), sandbox.FOLDER_PREFIX,
+    for name in (str(open_folder), str(data), str(tmp_path), bot_folders.FOLDER_PREFIX,
                  str(launcher.cache_folder())):
         assert name not in report["mountinfo"] and name not in report["cmdline1"]
     assert report["cwd"] == launcher.BOT_HOME
