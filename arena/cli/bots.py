@@ -52,7 +52,8 @@ def submit(
 ) -> None:
     """Build a bot, qualify it against the random bot, and register it (or say why not)."""
     from arena.entrants.submit import submit as run_submit
-    from arena.isolation.sandbox import SandboxUnavailable, set_isolation, support
+    from arena.isolation.levels import SandboxUnavailable
+    from arena.isolation.sandbox import set_isolation, support
 
     try:
         set_isolation(isolation)

@@ -61,7 +61,8 @@ def run(
         load_league_config,
     )
     from arena.compete.tournament import Stopped
-    from arena.isolation.sandbox import SandboxUnavailable, describe
+    from arena.isolation.levels import SandboxUnavailable
+    from arena.isolation.sandbox import describe
     from arena.report import ReportError
 
     try:

@@ -284,7 +284,7 @@ def play(
     _check_bots(specs, limits, rules, hide=[record.parent])
     config = MatchConfig(rules=rules, seed=deal_secret(key, PLAY_DEAL_SET),
                          first_dealer=first_dealer, match_id=match_id, limits=limits)
-    from arena.isolation.sandbox import SandboxUnavailable
+    from arena.isolation.levels import SandboxUnavailable
 
     try:
         logs.mkdir(parents=True, exist_ok=True)
@@ -492,8 +492,8 @@ def tournament(
         load_config,
         run_tournament,
     )
+    from arena.isolation.levels import SandboxUnavailable
     from arena.isolation.limits import parse_limits
-    from arena.isolation.sandbox import SandboxUnavailable
     from arena.isolation.sandbox import describe as describe_sandbox
     from arena.results.store import Store, StoreError
 

@@ -38,15 +38,10 @@ from arena.entrants.bot_specs import BotSpecError, check_bot_paths, resolve_bot
 from arena.entrants.preflight import PreflightError, preflight, problems, raise_problems
 from arena.entrants.registry import data_dir
 from arena.game import Rules, RulesError, load_rules
+from arena.isolation.allow_list import data_folders
+from arena.isolation.levels import SandboxUnavailable, Support, check_level
 from arena.isolation.limits import SandboxLimits
-from arena.isolation.sandbox import (
-    SandboxUnavailable,
-    Support,
-    check_level,
-    check_memory,
-    data_folders,
-    waiting_bots_yield,
-)
+from arena.isolation.sandbox import check_memory, waiting_bots_yield
 from arena.isolation.sandbox import describe as describe_sandbox
 from arena.isolation.sandbox import support as sandbox_support
 from arena.isolation.worker_cores import (

@@ -33,8 +33,9 @@ from arena.entrants.registry import (
     copy_bot_folder,
     folder_size,
 )
+from arena.isolation.levels import SandboxUnavailable
 from arena.isolation.limits import SandboxLimits
-from arena.isolation.sandbox import SandboxUnavailable, check_memory, run_command
+from arena.isolation.sandbox import check_memory, run_command
 from arena.match.bot_process import Limits
 from arena.types import BotSpec
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.isolation import launcher, sandbox
+from arena.isolation import launcher, levels, sandbox
 from arena.arena_folders import MARKER, holder, private_folder
 from arena.match.bot_process import BotProcess, Limits
 from arena.entrants.bot_specs import BotSpecError, check_bot_paths, resolve_bot
@@ -69,7 +69,7 @@ def world():
 
 
 def arena(*args: str, cwd: Path, level: str = STRONG) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, sandbox.ISOLATION_ENV: level}
+    env = {**os.environ, levels.ISOLATION_ENV: level}
     env.pop("ARENA_DATA", None)
     return subprocess.run([*ARENA, *args], cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=240)
@@ -255,7 +255,7 @@ def test_at_limits_as_root_a_bot_cannot_read_its_own_running_match(world, monkey
     (which are refused)."""
     from arena.compete.tournament import load_config, run_tournament
 
-    monkeypatch.setenv(sandbox.ISOLATION_ENV, "limits")
+    monkeypatch.setenv(levels.ISOLATION_ENV, "limits")
     monkeypatch.setattr(sandbox, "_requested", None)
     monkeypatch.setattr(sandbox, "_support", None)
     out = world / "data" / "t"

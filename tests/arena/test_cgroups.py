@@ -473,11 +473,11 @@ def _isolated_level_where(hide: str, tmp_path: Path) -> tuple[str, str, str]:
 
     if os.geteuid() != 0 or shutil.which("unshare") is None:
         pytest.skip("needs root and unshare(1) to hide the cgroups from one process")
-    script = ("from arena.isolation import sandbox\n"
+    script = ("from arena.isolation import levels, sandbox\n"
               "from arena.isolation.limits import SandboxLimits\n"
               "try:\n"
               "    print(sandbox.support().mode)\n"
-              "except sandbox.SandboxUnavailable as err:\n"
+              "except levels.SandboxUnavailable as err:\n"
               "    print('unavailable')\n"
               "    print(str(err))\n"
               "try:\n"

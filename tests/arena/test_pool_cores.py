@@ -18,7 +18,7 @@ from typing import Callable, Iterator
 
 import pytest
 
-from arena.isolation import sandbox
+from arena.isolation import levels, sandbox
 from arena.compete.pool import Pool
 from arena.isolation.worker_cores import CLAIMS_ENV, claimed, cores_for, for_run, start_at
 from core_jobs import cores
@@ -94,7 +94,7 @@ def test_auto_keeps_workers_free_unless_bots_have_one_core_and_yield_it_while_wa
 def test_only_bots_in_a_cgroup_yield_the_core_while_waiting(monkeypatch: pytest.MonkeyPatch):
     """What a run's "auto" asks of its sandbox (``for_run``'s last argument)."""
     def at(level: str) -> bool:
-        monkeypatch.setenv(sandbox.ISOLATION_ENV, level)
+        monkeypatch.setenv(levels.ISOLATION_ENV, level)
         monkeypatch.setattr(sandbox, "_requested", None)
         monkeypatch.setattr(sandbox, "_support", None)
         return sandbox.waiting_bots_yield()

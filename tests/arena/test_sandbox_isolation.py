@@ -17,13 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from arena.isolation import bot_folders, launcher, sandbox, zygote
+from arena.isolation import allow_list, bot_folders, launcher, levels, sandbox, zygote
 from arena.match.bot_process import BotProcess, Limits
 from arena.entrants.bot_specs import BotSpecError, check_bot_paths, resolve_bot
 from arena.game import profile
 from arena.match.referee import BotSpec, MatchConfig, run_match
 from arena.isolation.limits import SandboxLimits
-from arena.isolation.sandbox import LEVELS, SandboxUnavailable
+from arena.isolation.levels import LEVELS, SandboxUnavailable
 from bot_procs import TAG, sandbox_user_processes, tagged_processes
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -56,7 +56,7 @@ def launch_path(request, monkeypatch):
 def level(monkeypatch):
     """Ask for an isolation level for one test (the probe is redone, and undone after)."""
     def ask(name: str) -> None:
-        monkeypatch.setenv(sandbox.ISOLATION_ENV, name)
+        monkeypatch.setenv(levels.ISOLATION_ENV, name)
         monkeypatch.setattr(sandbox, "_requested", None)
         monkeypatch.setattr(sandbox, "_support", None)
     yield ask
@@ -126,23 +126,23 @@ def test_a_private_folder_inside_what_every_bot_sees_is_refused(tmp_path):
     config = load_config(None, {"bots": ["greedy", "random"], "output": str(inside)})
     with pytest.raises(ConfigError, match="which every bot sees read-only"):
         resolve_bots(config)  # before the tournament's folder is made
-    sandbox.allow_list(["true"], [str(inside)])  # a data folder that is not there hides nothing
+    allow_list.allow_list(["true"], [str(inside)])  # a data folder that is not there hides nothing
     inside.mkdir()
     try:
         with pytest.raises(SandboxUnavailable, match="which every bot sees read-only"):
-            sandbox.allow_list(["true"], [str(inside)])
+            allow_list.allow_list(["true"], [str(inside)])
     finally:
         inside.rmdir()
 
 
 def test_the_old_arena_sandbox_limits_switch_still_means_limits(monkeypatch):
     monkeypatch.setattr(sandbox, "_requested", None)
-    monkeypatch.delenv(sandbox.ISOLATION_ENV, raising=False)
+    monkeypatch.delenv(levels.ISOLATION_ENV, raising=False)
     monkeypatch.setenv("ARENA_SANDBOX", "limits")
     assert sandbox.requested_level() == "limits"
-    monkeypatch.setenv(sandbox.ISOLATION_ENV, "namespaces")  # the new name wins
+    monkeypatch.setenv(levels.ISOLATION_ENV, "namespaces")  # the new name wins
     assert sandbox.requested_level() == "namespaces"
-    monkeypatch.setenv(sandbox.ISOLATION_ENV, "weak")
+    monkeypatch.setenv(levels.ISOLATION_ENV, "weak")
     with pytest.raises(ValueError, match="unknown isolation level 'weak'"):
         sandbox.requested_level()
 
@@ -158,7 +158,7 @@ def test_the_isolation_level_is_a_tournament_setting(tmp_path):
     settings = tmp_path / "t.toml"
     settings.write_text('bots = ["first-legal-c", "c-counter"]\nisolation = "limits"\n'
                         'matches_per_pairing = 2\n')
-    env = {sandbox.PROBE_FAIL_ENV: "no namespaces (simulated)", sandbox.ISOLATION_ENV: STRONG}
+    env = {sandbox.PROBE_FAIL_ENV: "no namespaces (simulated)", levels.ISOLATION_ENV: STRONG}
     proc = run_arena(["tournament", "--no-report", str(settings), "-o", str(tmp_path / "t")], env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "sandbox: limits" in proc.stdout
@@ -348,7 +348,7 @@ def test_without_a_c_compiler_no_bot_runs(tmp_path):
     empty = tmp_path / "empty-path"
     empty.mkdir()
     env = {"PATH": str(empty), "XDG_CACHE_HOME": str(tmp_path / "cache"),
-           sandbox.ISOLATION_ENV: STRONG}
+           levels.ISOLATION_ENV: STRONG}
     proc = run_arena(["play", "first-legal-c", "c-counter", "--record", str(tmp_path / "m.jsonl")],
                      env)
     assert proc.returncode == 2, proc.stdout + proc.stderr
@@ -362,7 +362,7 @@ def test_without_a_c_compiler_no_bot_runs(tmp_path):
 @pytest.mark.slow
 def test_when_namespaces_fail_no_bot_runs_unless_a_weaker_level_is_asked_for(tmp_path):
     env = {sandbox.PROBE_FAIL_ENV: "unshare: Operation not permitted (simulated)",
-           sandbox.ISOLATION_ENV: STRONG}
+           levels.ISOLATION_ENV: STRONG}
     record = tmp_path / "m.jsonl"
     for args in (["play", "first-legal-c", "c-counter"],
                  ["tournament", "--no-report", "-b", "first-legal-c", "-b", "c-counter", "-n", "2",
@@ -414,16 +414,16 @@ def test_a_launcher_cache_others_may_write_to_is_refused(tmp_path, monkeypatch):
 NOBODY_SCRIPT = """
 import json, os, sys
 sys.path.insert(0, {checkout!r})
-from arena.isolation import launcher, sandbox
+from arena.isolation import launcher, levels, sandbox
 try:
     sandbox.support()
     print("isolated: ran")
-except sandbox.SandboxUnavailable as err:
+except levels.SandboxUnavailable as err:
     print("isolated:", err)
 sandbox.set_isolation("namespaces")
 try:
     print("mode:", sandbox.support().mode)
-except sandbox.SandboxUnavailable as err:
+except levels.SandboxUnavailable as err:
     print("namespaces:", err)
     sys.exit(0)
 from arena.match.bot_process import BotProcess, Limits
@@ -656,7 +656,7 @@ sys.path.insert(0, {checkout!r})
 from arena.isolation import cgroups, launcher, sandbox
 from arena.match.bot_process import BotProcess, Limits
 from arena.isolation.limits import SandboxLimits
-from arena.isolation.sandbox import SandboxUnavailable
+from arena.isolation.levels import SandboxUnavailable
 from arena.entrants.submit import submit
 from arena.compete.tournament import ConfigError, load_config, run_tournament
 sandbox.set_isolation("namespaces")

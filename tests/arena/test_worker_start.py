@@ -56,7 +56,7 @@ def test_a_worker_takes_the_sandbox_level_its_coordinator_found_and_probes_no_mo
     """The coordinator's probe travels to each worker (``prepare_worker(found=)``): a worker's own
     probe was a sandboxed start, ~25 ms before its first match (issue 18). Found for another level
     than the one asked for here, it is not taken: the worker probes for itself."""
-    from arena.isolation import sandbox
+    from arena.isolation import levels, sandbox
 
     found = sandbox.support()
     monkeypatch.setattr(sandbox, "_support", None)
@@ -67,7 +67,7 @@ def test_a_worker_takes_the_sandbox_level_its_coordinator_found_and_probes_no_mo
     assert sandbox.support() is found and probed == []
 
     monkeypatch.setattr(sandbox, "_support", None)
-    other = sandbox.Support("limits", "asked for", "limits")
+    other = levels.Support("limits", "asked for", "limits")
     assert found.requested != "limits"
     prepare_worker((), other)
     assert sandbox.support() == found and probed == [found.requested]
