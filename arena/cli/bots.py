@@ -53,7 +53,7 @@ def submit(
     """Build a bot, qualify it against the random bot, and register it (or say why not)."""
     from arena.entrants.submit import submit as run_submit
     from arena.isolation.levels import SandboxUnavailable
-    from arena.isolation.sandbox import set_isolation, support
+    from arena.isolation.probe import set_isolation, support
 
     try:
         set_isolation(isolation)

@@ -62,7 +62,7 @@ def run(
     )
     from arena.compete.tournament import Stopped
     from arena.isolation.levels import SandboxUnavailable
-    from arena.isolation.sandbox import describe
+    from arena.isolation.probe import describe
     from arena.report import ReportError
 
     try:

@@ -133,7 +133,7 @@ def demo(
     from arena.entrants.bot_specs import resolve_bot as check
     from arena.entrants.registry import data_dir
     from arena.isolation.limits import PER_PROCESS_ENV
-    from arena.isolation.sandbox import best_level
+    from arena.isolation.probe import best_level
 
     # The demo's bots are the arena's own code: it runs them in the strongest sandbox this machine
     # has, and says which (a tournament of untrusted bots asks for `isolated` unless told not to);
@@ -494,7 +494,7 @@ def tournament(
     )
     from arena.isolation.levels import SandboxUnavailable
     from arena.isolation.limits import parse_limits
-    from arena.isolation.sandbox import describe as describe_sandbox
+    from arena.isolation.probe import describe as describe_sandbox
     from arena.results.store import Store, StoreError
 
     if rounds is not None and matches_per_pairing is not None:

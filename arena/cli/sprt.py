@@ -111,7 +111,7 @@ def sprt(
     from arena.compete.tournament import ConfigError, load_config
     from arena.isolation.levels import SandboxUnavailable
     from arena.isolation.limits import parse_limits
-    from arena.isolation.sandbox import describe as describe_sandbox
+    from arena.isolation.probe import describe as describe_sandbox
     from arena.results.store import StoreError
 
     given = {name for name in _FIXED if _from_command_line(ctx, name)}

@@ -27,7 +27,7 @@ from arena.game import profile
 from arena.match.referee import BotSpec, MatchConfig, run_match
 from arena.isolation.limits import SandboxLimits
 from arena.isolation.launcher import launcher, launcher_fd
-from arena.isolation.sandbox import support
+from arena.isolation.probe import support
 from bot_procs import TAG, tagged_processes
 
 CAP_BOT = Path(__file__).parent / "fixtures" / "cap_bot.py"
@@ -447,7 +447,7 @@ def test_without_cgroups_the_sandbox_says_memory_is_per_process():
         if user:
             os.chown(cache, 65534, 65534)
         script = ("from arena.isolation import cgroups\n"
-                  "from arena.isolation.sandbox import describe\n"
+                  "from arena.isolation.probe import describe\n"
                   "print(cgroups.available()); print(describe())")
         proc = subprocess.run([*user, sys.executable, "-c", script], capture_output=True,
                               text=True, cwd="/",
@@ -473,15 +473,15 @@ def _isolated_level_where(hide: str, tmp_path: Path) -> tuple[str, str, str]:
 
     if os.geteuid() != 0 or shutil.which("unshare") is None:
         pytest.skip("needs root and unshare(1) to hide the cgroups from one process")
-    script = ("from arena.isolation import levels, sandbox\n"
+    script = ("from arena.isolation import launch, levels, probe\n"
               "from arena.isolation.limits import SandboxLimits\n"
               "try:\n"
-              "    print(sandbox.support().mode)\n"
+              "    print(probe.support().mode)\n"
               "except levels.SandboxUnavailable as err:\n"
               "    print('unavailable')\n"
               "    print(str(err))\n"
               "try:\n"
-              "    sandbox._Launch(SandboxLimits(), mode='isolated').cleanup()\n"
+              "    launch.Launch(SandboxLimits(), mode='isolated').cleanup()\n"
               "except OSError as err:\n"
               "    print('refused:', err.strerror)\n")
     proc = subprocess.run(

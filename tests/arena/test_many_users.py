@@ -19,7 +19,7 @@ import pytest
 
 from arena.entrants.bot_specs import resolve_bot
 from arena.isolation.bot_folders import UID_LOCKS, UidLease
-from arena.isolation.sandbox import support
+from arena.isolation.probe import support
 
 NOBODY = 65534
 
@@ -75,7 +75,7 @@ def test_a_user_plays_a_match_after_root_leased_sandbox_user_ids(shared_tmp):
             "from arena.entrants.bot_specs import resolve_bot\n"
             "from arena.match.referee import MatchConfig, run_match\n"
             "from arena.game import profile\n"
-            "from arena.isolation.sandbox import describe\n"
+            "from arena.isolation.probe import describe\n"
             "r = run_match([resolve_bot('c-counter'), resolve_bot('c-counter')],\n"
             "              MatchConfig(rules=profile('sixty_six'), seed=4, match_id='u'))\n"
             "print(r.reason, r.fault, r.detail)\n"

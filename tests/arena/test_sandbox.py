@@ -22,7 +22,7 @@ from arena.entrants.bot_specs import resolve_bot
 from arena.game import profile
 from arena.match.referee import BotSpec, MatchConfig, run_match
 from arena.isolation.limits import SandboxLimits
-from arena.isolation.sandbox import support
+from arena.isolation.probe import support
 from bot_procs import TAG, sandbox_user_processes, tagged_processes
 
 BAD_BOT = Path(__file__).parent / "fixtures" / "bad_bot.py"
@@ -272,7 +272,7 @@ def test_a_referee_killed_with_kill_9_takes_its_bots_with_it(launch_path, tmp_pa
 @namespaces
 def test_the_launcher_also_runs_a_bot_in_a_user_namespace():
     """The ``namespaces`` mode (not root) on this machine too, whoever runs the tests."""
-    from arena.isolation.sandbox import _try_launch
+    from arena.isolation.probe import _try_launch
 
     assert _try_launch(userns=True, as_user=False) is None
 
