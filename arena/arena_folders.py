@@ -13,7 +13,7 @@ them from the bots (issue 29):
   so a store made 0600 has them 0600 too.
 - **Marked, and refused as a bot's path.** Each such folder holds ``MARKER`` (a line of text, no
   secret), so that a bot command naming a path in ANY arena folder, not only the current run's, is
-  recognised and refused (``holder``; ``bot_specs.check_bot_paths``, ``sandbox.allow_list``).
+  recognised and refused (``holder``; ``bot_specs.check_bot_paths``, ``allow_list.allow_list``).
   Folders an older version made carry no marker; their layout gives them away: a results store
   (``results.sqlite``), a tournament's or league's lock, a league's members, a registry.
 

@@ -36,7 +36,7 @@ from arena.game.scoring import SettleReason
 from protocol.messages import Fault
 
 if TYPE_CHECKING:  # only an annotation here: reading a result must not load the sandbox
-    from arena.isolation.sandbox import Report
+    from arena.isolation.launch import Report
 
 __all__ = ["BotSpec", "ConfigError", "DealEnding", "Fault", "MatchEnding", "MatchResult",
            "SeatStats"]

@@ -29,11 +29,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 def measure(starts: int, matches: int) -> dict[str, float]:
-    from arena.match.bot_process import BotProcess, Limits
     from arena.entrants.bot_specs import resolve_bot
     from arena.game import profile
+    from arena.isolation.probe import support
+    from arena.match.bot_process import BotProcess, Limits
     from arena.match.referee import MatchConfig, run_match
-    from arena.isolation.sandbox import support
 
     c_bot = resolve_bot("first-legal-c")
     support()  # the probe is not part of what is measured
@@ -56,7 +56,7 @@ def measure(starts: int, matches: int) -> dict[str, float]:
 
 
 def best_level() -> str:
-    from arena.isolation.sandbox import best_level as best
+    from arena.isolation.probe import best_level as best
 
     return best()
 

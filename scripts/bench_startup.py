@@ -78,8 +78,8 @@ def _self_cpu() -> float:
 def measure(bots: list[str], starts: int) -> dict[str, dict[str, list[float]]]:
     """In this process (one launch path): per bot, CPU and wall milliseconds of each start."""
     from arena.isolation import zygote
+    from arena.isolation.probe import support
     from arena.match.bot_process import BotProcess, Limits
-    from arena.isolation.sandbox import support
 
     support()  # the probe is not part of what is measured
     out: dict[str, dict[str, list[float]]] = {}
@@ -128,11 +128,11 @@ def per_match(bots: list[str], matches: int) -> dict[str, list[float]]:
     process: referee, launchers, both bots; zygote children as the zygote reaped them)."""
     import tempfile
 
-    from arena.isolation import zygote
     from arena.entrants.bot_specs import resolve_bot
     from arena.game import profile
+    from arena.isolation import zygote
+    from arena.isolation.probe import support
     from arena.match.referee import BotSpec, MatchConfig, run_match
-    from arena.isolation.sandbox import support
 
     support()
     opponent = resolve_bot("first-legal-c")
@@ -178,16 +178,15 @@ def main() -> None:
                 figures[bot]["match"] = cpu
         print(json.dumps(figures))
         return
-    from arena.isolation.sandbox import best_level
+    from arena.isolation.probe import best_level
 
     level = args.isolation or best_level()
     paths = [p for p in args.paths.split(",") if p]
     trees = {p: ROOT for p in paths}
     if args.baseline:
-        import tempfile
-
         import atexit
         import shutil
+        import tempfile
 
         old = Path(tempfile.mkdtemp(prefix="bench-startup-"))
         atexit.register(shutil.rmtree, old, True)

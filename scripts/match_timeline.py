@@ -43,13 +43,13 @@ from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import arena.match.bot_process as bot_process  # noqa: E402
 import arena.compete.match_job as match_job  # noqa: E402
 import arena.compete.pool as pool  # noqa: E402
-import arena.match.referee as referee  # noqa: E402
-import arena.isolation.sandbox as sandbox  # noqa: E402
 import arena.compete.tournament as tournament  # noqa: E402
+import arena.isolation.launch as launch  # noqa: E402
 import arena.isolation.zygote as zygote  # noqa: E402
+import arena.match.bot_process as bot_process  # noqa: E402
+import arena.match.referee as referee  # noqa: E402
 
 _out: Any = None  # this process's event file
 _out_folder = ""
@@ -98,10 +98,10 @@ def _install() -> None:
     _wrap(bot_process.BotProcess, "start", "bot.start", _bot)
     _wrap(bot_process.BotProcess, "read_ready_line", "bot.ready", _bot)
     _wrap(bot_process.BotProcess, "close", "bot.close", _bot)
-    _wrap(sandbox._Launch, "__init__", "sandbox.make")
-    _wrap(sandbox._Launch, "finish", "sandbox.report")
-    _wrap(sandbox._Launch, "wait_empty", "sandbox.wait_empty")
-    _wrap(sandbox._Launch, "cleanup", "sandbox.cleanup")
+    _wrap(launch.Launch, "__init__", "sandbox.make")
+    _wrap(launch.Launch, "finish", "sandbox.report")
+    _wrap(launch.Launch, "wait_empty", "sandbox.wait_empty")
+    _wrap(launch.Launch, "cleanup", "sandbox.cleanup")
     _wrap(zygote.Zygote, "spawn", "zygote.spawn")
     _wrap(zygote.ZygoteChild, "wait", "bot.wait")
     # In the coordinator: a result taken from a worker, the next job handed out.
@@ -271,7 +271,7 @@ _originals: dict[tuple[Any, str], Any] = {}
 
 def _uninstall() -> None:
     """Undo _install (wrappers nest otherwise): reload the wrapped attributes' originals."""
-    for owner in (tournament, match_job, zygote, pool, referee._Match, bot_process.BotProcess, sandbox._Launch, zygote.Zygote,
+    for owner in (tournament, match_job, zygote, pool, referee._Match, bot_process.BotProcess, launch.Launch, zygote.Zygote,
                   zygote.ZygoteChild, pool.Pool):
         for attr, value in list(vars(owner).items()):
             inner = getattr(value, "__wrapped__", None)

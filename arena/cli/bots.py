@@ -14,7 +14,7 @@ from arena.cli.options import DEFAULT_DATA, DataOption
 from arena.entrants.manifest import check_profiles
 from arena.entrants.qualify import QUALIFYING_MATCHES
 from arena.entrants.registry import RegisteredBot, Registry, RegistryError
-from arena.isolation.sandbox import SandboxLimits, parse_limits
+from arena.isolation.limits import SandboxLimits, parse_limits
 from arena.match.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
 
 bots_app = typer.Typer(help="The registry of submitted bots (see arena submit).",
@@ -52,7 +52,8 @@ def submit(
 ) -> None:
     """Build a bot, qualify it against the random bot, and register it (or say why not)."""
     from arena.entrants.submit import submit as run_submit
-    from arena.isolation.sandbox import SandboxUnavailable, set_isolation, support
+    from arena.isolation.levels import SandboxUnavailable
+    from arena.isolation.probe import set_isolation, support
 
     try:
         set_isolation(isolation)

@@ -15,7 +15,8 @@ from arena import console as term
 def require_isolation(level: Optional[str]) -> None:
     """Ask for a sandbox level (None: ARENA_ISOLATION, else isolated) and check the machine gives
     it, before any bot runs; exit 2 naming what is missing and the opt-in for a weaker one."""
-    from arena.isolation.sandbox import SandboxUnavailable, set_isolation, support
+    from arena.isolation.levels import SandboxUnavailable
+    from arena.isolation.probe import set_isolation, support
 
     try:
         set_isolation(level)

@@ -61,7 +61,8 @@ def run(
         load_league_config,
     )
     from arena.compete.tournament import Stopped
-    from arena.isolation.sandbox import SandboxUnavailable, describe
+    from arena.isolation.levels import SandboxUnavailable
+    from arena.isolation.probe import describe
     from arena.report import ReportError
 
     try:
@@ -132,7 +133,7 @@ def add(
     from arena.compete.league_members import resolve_member, set_membership
     from arena.entrants.bot_specs import BotSpecError, bundled_names
     from arena.entrants.registry import find_registered
-    from arena.isolation.sandbox import SandboxLimits, parse_limits
+    from arena.isolation.limits import SandboxLimits, parse_limits
     from arena.match.bot_process import Limits
 
     try:

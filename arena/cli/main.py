@@ -132,11 +132,12 @@ def demo(
     from arena.entrants.bot_specs import BotSpecError
     from arena.entrants.bot_specs import resolve_bot as check
     from arena.entrants.registry import data_dir
-    from arena.isolation.sandbox import PER_PROCESS_ENV, best_level
+    from arena.isolation.limits import PER_PROCESS_ENV
+    from arena.isolation.probe import best_level
 
     # The demo's bots are the arena's own code: it runs them in the strongest sandbox this machine
     # has, and says which (a tournament of untrusted bots asks for `isolated` unless told not to);
-    # where that caps memory per process only, that will do for them too (sandbox.check_memory).
+    # where that caps memory per process only, that will do for them too (probe.check_memory).
     level = best_level()
     os.environ.setdefault(PER_PROCESS_ENV, "1")
     console.print(f"sandbox level for the demo: {level} (the strongest this machine gives; the "
@@ -283,7 +284,7 @@ def play(
     _check_bots(specs, limits, rules, hide=[record.parent])
     config = MatchConfig(rules=rules, seed=deal_secret(key, PLAY_DEAL_SET),
                          first_dealer=first_dealer, match_id=match_id, limits=limits)
-    from arena.isolation.sandbox import SandboxUnavailable
+    from arena.isolation.levels import SandboxUnavailable
 
     try:
         logs.mkdir(parents=True, exist_ok=True)
@@ -491,8 +492,9 @@ def tournament(
         load_config,
         run_tournament,
     )
-    from arena.isolation.sandbox import SandboxUnavailable, parse_limits
-    from arena.isolation.sandbox import describe as describe_sandbox
+    from arena.isolation.levels import SandboxUnavailable
+    from arena.isolation.limits import parse_limits
+    from arena.isolation.probe import describe as describe_sandbox
     from arena.results.store import Store, StoreError
 
     if rounds is not None and matches_per_pairing is not None:

@@ -109,8 +109,9 @@ def sprt(
     from arena.cli.common import make_report, require_isolation
     from arena.compete.sprt import Sprt, SprtError, Verdict
     from arena.compete.tournament import ConfigError, load_config
-    from arena.isolation.sandbox import SandboxUnavailable, parse_limits
-    from arena.isolation.sandbox import describe as describe_sandbox
+    from arena.isolation.levels import SandboxUnavailable
+    from arena.isolation.limits import parse_limits
+    from arena.isolation.probe import describe as describe_sandbox
     from arena.results.store import StoreError
 
     given = {name for name in _FIXED if _from_command_line(ctx, name)}

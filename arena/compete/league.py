@@ -88,12 +88,9 @@ from arena.compete.tournament import run_log
 from arena.entrants.preflight import PreflightError, preflight
 from arena.entrants.registry import data_dir
 from arena.game import Rules
-from arena.isolation.sandbox import (
-    SandboxUnavailable,
-    check_memory,
-    data_folders,
-    waiting_bots_yield,
-)
+from arena.isolation.allow_list import data_folders
+from arena.isolation.levels import SandboxUnavailable
+from arena.isolation.probe import check_memory, waiting_bots_yield
 from arena.isolation.worker_cores import for_run
 from arena.match.bot_process import Limits
 from arena.match.deal_keys import deal_secret, new_key

@@ -11,7 +11,7 @@ from typing import Any, Mapping
 from arena.arena_folders import private_folder
 from arena.compete.tournament import check_isolation
 from arena.game import Rules, RulesError, load_rules
-from arena.isolation.sandbox import SandboxLimits
+from arena.isolation.limits import SandboxLimits
 from arena.isolation.worker_cores import (
     AFFINITY_WORDS,
     AUTO,

@@ -217,7 +217,7 @@ def _publish_apart(folder: Path, config: LeagueConfig, data: Path | None, conn: 
         return
     # It reads the store (with its deal key) beside the league's running bots: at `limits` as a
     # normal user they share its user id, and must not attach to it (issue 29), as to a worker.
-    from arena.isolation.sandbox import not_dumpable
+    from arena.isolation.probe import not_dumpable
 
     not_dumpable()
     # What a publish imports, imported while it waits: pandas, matplotlib, the report.

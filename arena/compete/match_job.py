@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Sequence
 
 from arena.game import Rules
-from arena.isolation import sandbox, zygote
+from arena.isolation import levels, probe, zygote
 from arena.match.bot_process import Limits
 from arena.match.referee import MatchConfig, run_match
 from arena.results.store import MatchRows, match_rows
@@ -51,14 +51,14 @@ def log_stored(matches: Sequence[tuple[ScheduledMatch, MatchRows]]) -> None:
         log.info("%d matches stored:\n  %s", len(lines), "\n  ".join(lines))
 
 
-def prepare_worker(bots: tuple[BotSpec, ...], found: sandbox.Support | None = None) -> None:
+def prepare_worker(bots: tuple[BotSpec, ...], found: levels.Support | None = None) -> None:
     """Runs in a worker process as it starts (``Pool(on_start=...)``): takes the sandbox level
     the coordinator found (``found``; probes it when None) and boots the worker's zygote when a
     bot will start from it, which its first match did before (~0.2 s of wall time; the pool now
     starts beside the pre-flight, so this overlaps it)."""
     if found is not None:
-        sandbox.adopt(found)
-    if any(zygote.serves(bot.argv) for bot in bots) and sandbox.support().mode != "limits":
+        probe.adopt(found)
+    if any(zygote.serves(bot.argv) for bot in bots) and probe.support().mode != "limits":
         zygote.get([bot.argv for bot in bots])
 
 

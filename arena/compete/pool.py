@@ -559,7 +559,7 @@ def _worker_main(work: bytes, conn: Connection, watch: Connection, parent: int, 
     # Before the work, which will hold matches' hands and deal keys: no bot of another worker (at
     # `limits`, as a normal user, the same user) may attach to this one (issue 29). After the
     # parent-death check: importing the sandbox first would widen the start-up gap it closes.
-    from arena.isolation.sandbox import not_dumpable
+    from arena.isolation.probe import not_dumpable
 
     not_dumpable()
     play, shared, on_start = pickle.loads(work)  # the imports, now that we die with the parent

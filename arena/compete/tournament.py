@@ -38,17 +38,12 @@ from arena.entrants.bot_specs import BotSpecError, check_bot_paths, resolve_bot
 from arena.entrants.preflight import PreflightError, preflight, problems, raise_problems
 from arena.entrants.registry import data_dir
 from arena.game import Rules, RulesError, load_rules
-from arena.isolation.sandbox import (
-    SandboxLimits,
-    SandboxUnavailable,
-    Support,
-    check_level,
-    check_memory,
-    data_folders,
-    waiting_bots_yield,
-)
-from arena.isolation.sandbox import describe as describe_sandbox
-from arena.isolation.sandbox import support as sandbox_support
+from arena.isolation.allow_list import data_folders
+from arena.isolation.levels import SandboxUnavailable, Support, check_level
+from arena.isolation.limits import SandboxLimits
+from arena.isolation.probe import check_memory, waiting_bots_yield
+from arena.isolation.probe import describe as describe_sandbox
+from arena.isolation.probe import support as sandbox_support
 from arena.isolation.worker_cores import (
     AFFINITY_WORDS,
     AUTO,
@@ -121,9 +116,9 @@ class TournamentConfig:
     startup_ms: int = DEFAULT_STARTUP_MS
     max_deals: int = 200
     output: str = ""                           # default: results/<name>
-    sandbox: Mapping[str, Any] = field(default_factory=dict)  # limit overrides (sandbox.py)
+    sandbox: Mapping[str, Any] = field(default_factory=dict)  # limit overrides (limits.py)
     cluster: str = ""                          # a Dask scheduler (tcp://HOST:PORT): run there
-    isolation: str = ""                        # sandbox level (sandbox.py); "": ARENA_ISOLATION
+    isolation: str = ""                        # sandbox level (levels.py); "": ARENA_ISOLATION
     data: str = ""                             # the data folder: registered bots; default: results
     affinity: Affinity = AUTO                  # each worker keeps to a core (worker_cores.py):
     #                                            true, false, or "auto" where it can claim one
@@ -315,7 +310,7 @@ def _check(config: TournamentConfig) -> None:
 
 
 def check_isolation(level: str | None) -> None:
-    """A settings file's ``isolation``, if any, names a level (sandbox.py), or the run is refused."""
+    """A settings file's ``isolation``, if any, names a level (levels.py), or the run is refused."""
     if level:
         try:
             check_level(level)
@@ -577,7 +572,7 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
 
 
 def _sandbox_found() -> Support | None:
-    """The sandbox level found here, for the workers to take as theirs (``sandbox.adopt``); None
+    """The sandbox level found here, for the workers to take as theirs (``probe.adopt``); None
     when it cannot be had: each worker then finds that for itself, as the pre-flight does."""
     try:
         return sandbox_support()

@@ -104,14 +104,14 @@ def check_bot_paths(spec: BotSpec, private: Sequence[Path | str],
     """Refuse a bot whose command names a path in one of the ``private`` folders (a tournament's
     folder, the data folder, the registry): such a bot asks to read what no bot may see (its own
     match's record, the other tournaments' keys, the other bots' logs). The sandbox would not
-    show it anyway (``sandbox.allow_list``); this says so plainly, before anything runs.
+    show it anyway (``allow_list.allow_list``); this says so plainly, before anything runs.
 
     An argument counts as a path if it is absolute, or names something that exists here (relative
     to the working folder); ``--opt=PATH`` is checked too. A registered bot's relative arguments
     are relative to its own folder, so only its absolute ones are checked. ``created``: private
     folders about to be made (a tournament's), checked like the others even before they exist."""
     from arena.arena_folders import once_per_pass
-    from arena.isolation.sandbox import exposed_private
+    from arena.isolation.allow_list import exposed_private
 
     check_arena_paths(spec)
     exposed = once_per_pass(("exposed_private", tuple(map(str, private)), tuple(map(str, created))),
@@ -145,10 +145,10 @@ def check_arena_paths(spec: BotSpec, data: Path | None = None) -> None:
     A path is an absolute argument, the part after ``=`` of ``--opt=PATH``, or (for a command,
     not a registered folder whose relative paths are its own) a relative one that exists here.
     It need not exist: a file about to be written in a tournament's folder is in it. The
-    sandbox's allow-list leaves such a path out anyway (``sandbox.allow_list``): this says so
+    sandbox's allow-list leaves such a path out anyway (``allow_list.allow_list``): this says so
     plainly, before anything runs, at every isolation level."""
     from arena.arena_folders import holder, once_per_pass
-    from arena.isolation.sandbox import arena_own_folders
+    from arena.isolation.allow_list import arena_own_folders
 
     also = [*once_per_pass("arena_own_folders", arena_own_folders),
             *([str(data)] if data is not None else [])]

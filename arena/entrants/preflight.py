@@ -22,7 +22,7 @@ from typing import Sequence
 
 from arena.entrants.bot_specs import BotSpecError, check_arena_paths
 from arena.game import Rules
-from arena.isolation.sandbox import support
+from arena.isolation.probe import support
 from arena.match.bot_process import BotFault, BotProcess, Limits, stderr_tail
 from arena.types import BotSpec, Fault
 from protocol import from_engine

@@ -24,7 +24,7 @@ from typing import Any, Sequence
 
 from arena.entrants.bot_specs import resolve_bot
 from arena.game import Rules, profile
-from arena.isolation.sandbox import describe, support
+from arena.isolation.probe import describe, support
 from arena.match.bot_process import Limits, stderr_tail
 from arena.match.deal_keys import deal_secret, deal_set_label, new_key
 from arena.match.records import RecordError, read_record

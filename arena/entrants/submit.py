@@ -33,7 +33,10 @@ from arena.entrants.registry import (
     copy_bot_folder,
     folder_size,
 )
-from arena.isolation.sandbox import SandboxLimits, SandboxUnavailable, check_memory, run_command
+from arena.isolation.levels import SandboxUnavailable
+from arena.isolation.limits import SandboxLimits
+from arena.isolation.probe import check_memory
+from arena.isolation.sandbox import run_command
 from arena.match.bot_process import Limits
 from arena.types import BotSpec
 
@@ -150,7 +153,7 @@ def _submit_folder(registry: Registry, folder: Path, name: str | None, limits: L
 def _build(manifest: Manifest, folder: Path, staging: Path, memory_per_process: int = 0
            ) -> tuple[str, str]:
     """Build in the sandbox (no network: vendor what the build needs). A reason when it failed.
-    ``memory_per_process``: the submission's opt-in (``sandbox.check_memory``) holds for it too."""
+    ``memory_per_process``: the submission's opt-in (``probe.check_memory``) holds for it too."""
     limits = replace(BUILD_LIMITS, memory_per_process=memory_per_process)
     source = staging.parent / (staging.name + ".src")
     shutil.rmtree(source, ignore_errors=True)

@@ -1,9 +1,9 @@
 """The sandbox's launcher: the small C program (``sandbox_launch.c``) that builds a bot's root and
 enters it, built and trusted once per process, and the environment a bot starts with.
 
-Both ways a bot starts use it: ``sandbox.py`` execs the launcher for a bot's command, and the zygote
-(``zygote.py``) loads the same source built as a library and forks Python bots inside it. Neither
-imports the other's module for it: this one is below both.
+Both ways a bot starts use it: ``launch.py`` puts the launcher before a bot's command, and the
+zygote (``zygote.py``) loads the same source built as a library and forks Python bots inside it.
+Neither imports the other's module for it: this one is below both.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ What keeps it from hurting as the default (``affinity = "auto"``):
   workers on one core while another idles. Arenas that share no claims folder (containers on one
   large machine, each with its own /tmp) mostly keep apart too: each run starts at a random core.
 - Only where a bot may use one core (the sandbox's ``cores``, default 1) and its cgroup holds it to
-  spare CPU while it waits (``sandbox.waiting_bots_yield``): the two bots of a match share the
+  spare CPU while it waits (``probe.waiting_bots_yield``): the two bots of a match share the
   core, and one computing while its opponent decides must not take it (``for_run``).
 
 What remains: a busy program that is not an arena may share a worker's core, and that worker's
@@ -59,7 +59,7 @@ def is_affinity(value: object) -> bool:
 def for_run(affinity: Affinity, bot_cores: int, waiting_bots_yield: bool) -> Affinity:
     """The pool's setting for a run whose bots may each use ``bot_cores`` cores' worth of CPU (the
     sandbox's ``cores``; 0: unlimited) and, if ``waiting_bots_yield``, have a cgroup that holds a
-    waiting bot to spare CPU (``sandbox.waiting_bots_yield``). "auto" keeps workers free unless
+    waiting bot to spare CPU (``probe.waiting_bots_yield``). "auto" keeps workers free unless
     both hold: a bot kept to one core could not use more, and without the weight a bot computing
     while its opponent decides would take half of the core they share. ``True`` is kept as
     asked."""

@@ -27,7 +27,10 @@ from pathlib import Path
 from typing import IO, BinaryIO, Sequence
 
 from arena.arena_folders import open_private, private_subfolder
-from arena.isolation.sandbox import Report, Sandbox, SandboxLimits, minimal_env
+from arena.isolation.launch import Report
+from arena.isolation.launcher import minimal_env
+from arena.isolation.limits import SandboxLimits
+from arena.isolation.sandbox import Sandbox
 from arena.isolation.zygote import ZygoteChild
 from arena.types import Fault
 

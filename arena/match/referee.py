@@ -250,7 +250,7 @@ class _Match:
     def _check_caps(self) -> None:
         """Before the match ends: a cap of its cgroup that a bot ran into and survived (a refused
         fork, a child killed for memory) is its forfeit, however quickly the match went (the
-        sandbox's watcher ends such a bot too, but only at its next look: sandbox.py)."""
+        sandbox's watcher ends such a bot too, but only at its next look: launch.py)."""
         for seat, proc in enumerate(self.procs):
             exceeded = proc.exceeded()
             if exceeded:

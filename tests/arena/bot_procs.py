@@ -12,7 +12,7 @@ import os
 import uuid
 from pathlib import Path
 
-from arena.isolation.sandbox import UID_BASE, UID_COUNT
+from arena.isolation.bot_folders import UID_BASE, UID_COUNT
 
 TAG = uuid.uuid4().hex
 
@@ -77,7 +77,7 @@ def sandbox_user_processes(tag: str = TAG) -> list[int]:
 # user ids too. A test's processes are told apart by a tag: in the environment of every process it
 # starts (ENV_TAG, inherited by coordinators and workers), in the command line of its hostile bots,
 # and, for a sandboxed bot (whose environment is the sandbox's own), through its referee: the bot's
-# folder, its TMPDIR, names the referee's PID (sandbox.FOLDER_PREFIX).
+# folder, its TMPDIR, names the referee's PID (bot_folders.FOLDER_PREFIX).
 
 ENV_TAG = "ARENA_TEST_TAG"
 
@@ -110,7 +110,7 @@ def _carries(pid: str, tag: str) -> bool:
 def processes_of(tag: str = TAG) -> list[int]:
     """Live (not zombie) processes carrying ``tag`` in their command line or environment, and
     sandboxed bots whose referee does; never this process."""
-    from arena.isolation.sandbox import FOLDER_PREFIX
+    from arena.isolation.bot_folders import FOLDER_PREFIX
 
     found = []
     for entry in os.listdir("/proc"):

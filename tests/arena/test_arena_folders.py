@@ -20,12 +20,12 @@ from pathlib import Path
 
 import pytest
 
-from arena.isolation import launcher, sandbox
+from arena.isolation import launcher, levels, probe
 from arena.arena_folders import MARKER, folders_looked_up_once, holder, private_folder
 from arena.match.bot_process import BotProcess, Limits
 from arena.entrants.bot_specs import BotSpecError, check_bot_paths, resolve_bot
 from arena.entrants.preflight import PreflightError, preflight
-from arena.isolation.sandbox import SandboxLimits
+from arena.isolation.limits import SandboxLimits
 from arena.results.store import Store
 from arena.types import BotSpec
 from bot_procs import TAG
@@ -69,7 +69,7 @@ def world():
 
 
 def arena(*args: str, cwd: Path, level: str = STRONG) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, sandbox.ISOLATION_ENV: level}
+    env = {**os.environ, levels.ISOLATION_ENV: level}
     env.pop("ARENA_DATA", None)
     return subprocess.run([*ARENA, *args], cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=240)
@@ -155,7 +155,7 @@ def test_the_sandbox_never_shows_a_bot_an_arena_folder_named_in_its_arguments(wo
     """Below every check, the allow-list: a bot started directly (no check at all) with another
     tournament's store as an argument finds nothing at that path in its root. The old allow-list
     bound the argument's folder, store included, into the bot's root."""
-    if sandbox.support().mode == "limits":
+    if probe.support().mode == "limits":
         pytest.skip("only the namespaced levels build a root for the bot")
     target = world / "other" / "results" / "t3" / "results.sqlite"
     proc = BotProcess([SYSTEM_PYTHON, str(world / "spy" / "spy.py"), str(target), TAG], LIMITS,
@@ -282,9 +282,9 @@ def test_at_limits_as_root_a_bot_cannot_read_its_own_running_match(world, monkey
     (which are refused)."""
     from arena.compete.tournament import load_config, run_tournament
 
-    monkeypatch.setenv(sandbox.ISOLATION_ENV, "limits")
-    monkeypatch.setattr(sandbox, "_requested", None)
-    monkeypatch.setattr(sandbox, "_support", None)
+    monkeypatch.setenv(levels.ISOLATION_ENV, "limits")
+    monkeypatch.setattr(probe, "_requested", None)
+    monkeypatch.setattr(probe, "_support", None)
     out = world / "data" / "t"
     watched = [out / "results.sqlite", out / "results.sqlite-wal", out / "records", out / "logs",
                out / "tournament.log", world / "data"]
@@ -296,7 +296,7 @@ def test_at_limits_as_root_a_bot_cannot_read_its_own_running_match(world, monkey
             "name": "t", "bots": [f"{SYSTEM_PYTHON} {world / 'spy' / 'spy.py'} {TAG}"] * 2,
             "matches_per_pairing": 2, "workers": 1, "output": "", "data": str(world / "data")}))
     finally:
-        sandbox._support = None
+        probe._support = None
     logs = sorted((out / "logs").glob("*.log"))
     assert logs, sorted((out / "logs").iterdir())
     seen: dict[str, str] = {}

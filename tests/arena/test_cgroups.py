@@ -25,7 +25,9 @@ from arena.match.bot_process import BotProcess, Limits
 from arena.entrants.bot_specs import resolve_bot
 from arena.game import profile
 from arena.match.referee import BotSpec, MatchConfig, run_match
-from arena.isolation.sandbox import SandboxLimits, launcher, launcher_fd, support
+from arena.isolation.limits import SandboxLimits
+from arena.isolation.launcher import launcher, launcher_fd
+from arena.isolation.probe import support
 from bot_procs import TAG, tagged_processes
 
 CAP_BOT = Path(__file__).parent / "fixtures" / "cap_bot.py"
@@ -56,10 +58,10 @@ def cap_bot(mode: str, count: int, megabytes: int = 0) -> BotSpec:
 
 def our_cgroups() -> list[Path]:
     """The bot cgroups this test process made that still exist (once removed: in the background)."""
-    from arena.isolation import sandbox
+    from arena.isolation import bot_folders
 
-    if sandbox._removals is not None:
-        sandbox._removals.join()
+    if bot_folders._removals is not None:
+        bot_folders._removals.join()
     return [path for parent in cgroups.layout().parents
             for path in parent.glob(f"{cgroups.PREFIX}{os.getpid()}-*")]
 
@@ -283,7 +285,7 @@ def test_under_an_arena_held_below_one_core_a_bot_still_starts_held_by_it(tmp_pa
         (held / "cpu.cfs_quota_us").write_text("50000")  # half of the 100 ms period
         script = ("import os, sys\n"
                   "open(sys.argv[1] + '/cgroup.procs', 'w').write(str(os.getpid()))\n"
-                  "from arena import cgroups\n"
+                  "from arena.isolation import cgroups\n"
                   "group = cgroups.BotCgroup(memory_mb=64, processes=8, cores=1)\n"
                   "print(group.paths[-1].parent.name, "
                   "(group.paths[-1] / 'cpu.cfs_quota_us').read_text().strip())\n"
@@ -333,7 +335,7 @@ def test_a_tournament_and_its_store_are_untouched_by_a_bot_at_its_cap(tmp_path):
 def test_the_cgroups_of_a_dead_arena_are_removed_by_the_next_one(tmp_path):
     import tempfile
 
-    from arena.isolation import sandbox
+    from arena.isolation import bot_folders, sandbox
 
     dead = subprocess.Popen(["true"])
     dead.wait()  # its PID now names no process
@@ -343,14 +345,14 @@ def test_the_cgroups_of_a_dead_arena_are_removed_by_the_next_one(tmp_path):
     for path in stale + alive:
         path.mkdir()
     try:
-        sandbox._sweep_stale_folders.cache_clear()
+        bot_folders.sweep_stale_folders.cache_clear()
         old_tempdir, tempfile.tempdir = tempfile.tempdir, str(tmp_path)
         try:
             box = sandbox.Sandbox(SandboxLimits())
             box.close()
         finally:
             tempfile.tempdir = old_tempdir
-            sandbox._sweep_stale_folders.cache_clear()
+            bot_folders.sweep_stale_folders.cache_clear()
         assert not any(path.exists() for path in stale)
         assert all(path.exists() for path in alive)  # its owner runs: not touched
     finally:
@@ -364,7 +366,7 @@ def test_the_cgroups_of_a_referee_killed_with_kill_9_go_with_the_next_arena(tmp_
     import signal
     import time
 
-    from arena.isolation import sandbox
+    from arena.isolation import bot_folders, sandbox
 
     script = (f"import sys; from arena.match.referee import BotSpec, MatchConfig, run_match\n"
               f"from arena.match.bot_process import Limits; from arena.game import profile\n"
@@ -399,11 +401,11 @@ def test_the_cgroups_of_a_referee_killed_with_kill_9_go_with_the_next_arena(tmp_
     # machine (another test run beside this one) can delay past the wait above: sweep again a while.
     deadline = time.monotonic() + 10
     while True:
-        sandbox._sweep_stale_folders.cache_clear()
+        bot_folders.sweep_stale_folders.cache_clear()
         try:
             sandbox.Sandbox(SandboxLimits()).close()
         finally:
-            sandbox._sweep_stale_folders.cache_clear()
+            bot_folders.sweep_stale_folders.cache_clear()
         if not theirs() or time.monotonic() > deadline:
             break
         time.sleep(0.1)
@@ -444,7 +446,8 @@ def test_without_cgroups_the_sandbox_says_memory_is_per_process():
     try:
         if user:
             os.chown(cache, 65534, 65534)
-        script = ("from arena import cgroups; from arena.isolation.sandbox import describe; "
+        script = ("from arena.isolation import cgroups\n"
+                  "from arena.isolation.probe import describe\n"
                   "print(cgroups.available()); print(describe())")
         proc = subprocess.run([*user, sys.executable, "-c", script], capture_output=True,
                               text=True, cwd="/",
@@ -470,14 +473,15 @@ def _isolated_level_where(hide: str, tmp_path: Path) -> tuple[str, str, str]:
 
     if os.geteuid() != 0 or shutil.which("unshare") is None:
         pytest.skip("needs root and unshare(1) to hide the cgroups from one process")
-    script = ("from arena import sandbox\n"
+    script = ("from arena.isolation import launch, levels, probe\n"
+              "from arena.isolation.limits import SandboxLimits\n"
               "try:\n"
-              "    print(sandbox.support().mode)\n"
-              "except sandbox.SandboxUnavailable as err:\n"
+              "    print(probe.support().mode)\n"
+              "except levels.SandboxUnavailable as err:\n"
               "    print('unavailable')\n"
               "    print(str(err))\n"
               "try:\n"
-              "    sandbox._Launch(sandbox.SandboxLimits(), mode='isolated').cleanup()\n"
+              "    launch.Launch(SandboxLimits(), mode='isolated').cleanup()\n"
               "except OSError as err:\n"
               "    print('refused:', err.strerror)\n")
     proc = subprocess.run(

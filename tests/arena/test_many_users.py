@@ -18,7 +18,8 @@ from typing import Iterator
 import pytest
 
 from arena.entrants.bot_specs import resolve_bot
-from arena.isolation.sandbox import UID_LOCKS, _UidLease, support
+from arena.isolation.bot_folders import UID_LOCKS, UidLease
+from arena.isolation.probe import support
 
 NOBODY = 65534
 
@@ -65,7 +66,7 @@ def test_a_user_plays_a_match_after_root_leased_sandbox_user_ids(shared_tmp):
     """Root's lease folder (``UID_LOCKS``, 0700) is never touched by another user's arena: that
     user's bots run as that user (or with limits only), never with a leased id."""
     if support().mode == "isolated":
-        lease = _UidLease()  # the lease folder exists, root's, and one id is held
+        lease = UidLease()  # the lease folder exists, root's, and one id is held
         assert UID_LOCKS.stat().st_uid == 0
     else:
         lease = None
@@ -74,7 +75,7 @@ def test_a_user_plays_a_match_after_root_leased_sandbox_user_ids(shared_tmp):
             "from arena.entrants.bot_specs import resolve_bot\n"
             "from arena.match.referee import MatchConfig, run_match\n"
             "from arena.game import profile\n"
-            "from arena.isolation.sandbox import describe\n"
+            "from arena.isolation.probe import describe\n"
             "r = run_match([resolve_bot('c-counter'), resolve_bot('c-counter')],\n"
             "              MatchConfig(rules=profile('sixty_six'), seed=4, match_id='u'))\n"
             "print(r.reason, r.fault, r.detail)\n"

@@ -18,7 +18,7 @@ from typing import Callable, Iterator
 
 import pytest
 
-from arena.isolation import sandbox
+from arena.isolation import levels, probe
 from arena.compete.pool import Pool
 from arena.isolation.worker_cores import CLAIMS_ENV, claimed, cores_for, for_run, start_at
 from core_jobs import cores
@@ -94,17 +94,17 @@ def test_auto_keeps_workers_free_unless_bots_have_one_core_and_yield_it_while_wa
 def test_only_bots_in_a_cgroup_yield_the_core_while_waiting(monkeypatch: pytest.MonkeyPatch):
     """What a run's "auto" asks of its sandbox (``for_run``'s last argument)."""
     def at(level: str) -> bool:
-        monkeypatch.setenv(sandbox.ISOLATION_ENV, level)
-        monkeypatch.setattr(sandbox, "_requested", None)
-        monkeypatch.setattr(sandbox, "_support", None)
-        return sandbox.waiting_bots_yield()
+        monkeypatch.setenv(levels.ISOLATION_ENV, level)
+        monkeypatch.setattr(probe, "_requested", None)
+        monkeypatch.setattr(probe, "_support", None)
+        return probe.waiting_bots_yield()
 
     try:
         assert at("limits") is False
-        if sandbox.best_level() == "isolated":  # root, with the cgroups it needs
+        if probe.best_level() == "isolated":  # root, with the cgroups it needs
             assert at("isolated") is True
     finally:
-        sandbox._support = None
+        probe._support = None
 
 
 @needs_two
@@ -190,7 +190,7 @@ def _auto_keeps() -> bool:
     """Whether the default ("auto") keeps workers to cores here: only where waiting bots yield
     their core (a cgroup's weight). As a normal user without a cgroup delegated, they run free;
     a test asserting the default's choice asserts this one."""
-    return for_run("auto", 1, sandbox.waiting_bots_yield()) is not False
+    return for_run("auto", 1, probe.waiting_bots_yield()) is not False
 
 
 def _cores_seen(folder: Path) -> list[str]:

@@ -21,7 +21,8 @@ from arena.isolation import cgroups, zygote
 from arena.entrants.bot_specs import resolve_bot
 from arena.game import profile
 from arena.match.referee import BotSpec, MatchConfig, run_match
-from arena.isolation.sandbox import SandboxLimits, support
+from arena.isolation.limits import SandboxLimits
+from arena.isolation.probe import support
 from bot_procs import TAG, sandbox_user_processes, tagged_processes
 
 BAD_BOT = Path(__file__).parent / "fixtures" / "bad_bot.py"
@@ -271,7 +272,7 @@ def test_a_referee_killed_with_kill_9_takes_its_bots_with_it(launch_path, tmp_pa
 @namespaces
 def test_the_launcher_also_runs_a_bot_in_a_user_namespace():
     """The ``namespaces`` mode (not root) on this machine too, whoever runs the tests."""
-    from arena.isolation.sandbox import _try_launch
+    from arena.isolation.probe import _try_launch
 
     assert _try_launch(userns=True, as_user=False) is None
 
@@ -309,31 +310,31 @@ def test_the_folders_of_a_dead_referee_are_removed_by_the_next_one(tmp_path, mon
     import subprocess
     import tempfile
 
-    from arena.isolation import launcher, sandbox
+    from arena.isolation import bot_folders, launcher, sandbox
 
     dead = subprocess.Popen(["true"])
     dead.wait()  # its PID now names no process
     zombie = subprocess.Popen(["true"])  # dead, not yet reaped: its PID is still taken
     deadline = time.monotonic() + 5
-    while sandbox._running(zombie.pid) and time.monotonic() < deadline:
+    while bot_folders.running(zombie.pid) and time.monotonic() < deadline:
         time.sleep(0.01)
-    stale = tmp_path / f"{sandbox.FOLDER_PREFIX}{dead.pid}-x1"
+    stale = tmp_path / f"{bot_folders.FOLDER_PREFIX}{dead.pid}-x1"
     (stale / "work").mkdir(parents=True)
     (stale / "work" / "bot.py").write_text("left behind")
-    stale_zombie = tmp_path / f"{sandbox.FOLDER_PREFIX}{zombie.pid}-x4"
+    stale_zombie = tmp_path / f"{bot_folders.FOLDER_PREFIX}{zombie.pid}-x4"
     stale_zombie.mkdir()
-    alive = tmp_path / f"{sandbox.FOLDER_PREFIX}{os.getpid()}-x2"
+    alive = tmp_path / f"{bot_folders.FOLDER_PREFIX}{os.getpid()}-x2"
     alive.mkdir()
     other = tmp_path / "sixtysix-bot-notapid-x3"
     other.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    sandbox._sweep_stale_folders.cache_clear()
+    bot_folders.sweep_stale_folders.cache_clear()
     try:
         box = sandbox.Sandbox(SandboxLimits())
         box.close()
-        sandbox._removals.join()  # the removals run in a background thread
+        bot_folders._removals.join()  # the removals run in a background thread
     finally:
-        sandbox._sweep_stale_folders.cache_clear()
+        bot_folders.sweep_stale_folders.cache_clear()
         zombie.wait()
     assert not stale.exists() and not stale_zombie.exists()
     assert alive.exists() and other.exists()
@@ -345,27 +346,27 @@ def test_a_sweep_never_removes_a_folder_in_use_whatever_its_pid_seems(tmp_path, 
     # lock each sandbox holds on its folder keeps the sweep off it; an unlocked one still goes.
     import tempfile
 
-    from arena.isolation import launcher, sandbox
+    from arena.isolation import bot_folders, launcher, sandbox
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     in_use = sandbox.Sandbox(SandboxLimits())
-    abandoned = tmp_path / f"{sandbox.FOLDER_PREFIX}{os.getpid()}-gone"
+    abandoned = tmp_path / f"{bot_folders.FOLDER_PREFIX}{os.getpid()}-gone"
     abandoned.mkdir()
-    monkeypatch.setattr(sandbox, "_running", lambda pid: False)
+    monkeypatch.setattr(bot_folders, "running", lambda pid: False)
     # The same sweep removes the bot cgroups of owners it judges dead, on the whole machine: with
     # every owner judged dead it took another arena's cgroups (a bot of a tournament run beside
     # the suite forfeited: "cgroup.procs: No such file or directory"). Not this test's: kept off.
     monkeypatch.setattr(cgroups, "sweep_stale", lambda running: None)
-    sandbox._sweep_stale_folders.cache_clear()
+    bot_folders.sweep_stale_folders.cache_clear()
     try:
         sandbox.Sandbox(SandboxLimits()).close()
-        sandbox._removals.join()
+        bot_folders._removals.join()
         assert Path(in_use.host_workdir).parent.exists()
         assert not abandoned.exists()
     finally:
-        sandbox._sweep_stale_folders.cache_clear()
+        bot_folders.sweep_stale_folders.cache_clear()
         in_use.close()
-        sandbox._removals.join()
+        bot_folders._removals.join()
     assert not Path(in_use.host_workdir).parent.exists()
 
 
@@ -374,10 +375,10 @@ def test_a_folder_gone_between_the_listing_and_its_check_does_not_fail_the_sweep
     # FileNotFoundError, and the new sandbox failed to start ("cannot create namespaces as root").
     import tempfile
 
-    from arena.isolation import launcher, sandbox
+    from arena.isolation import bot_folders, launcher
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    vanishing = tmp_path / f"{sandbox.FOLDER_PREFIX}{os.getpid()}-vanishing"
+    vanishing = tmp_path / f"{bot_folders.FOLDER_PREFIX}{os.getpid()}-vanishing"
     vanishing.mkdir()
     real_glob = Path.glob
 
@@ -388,12 +389,12 @@ def test_a_folder_gone_between_the_listing_and_its_check_does_not_fail_the_sweep
         return iter(found)
 
     monkeypatch.setattr(Path, "glob", glob_then_remove)
-    sandbox._sweep_stale_folders.cache_clear()
+    bot_folders.sweep_stale_folders.cache_clear()
     try:
-        sandbox._sweep_stale_folders()
+        bot_folders.sweep_stale_folders()
     finally:
         monkeypatch.undo()
-        sandbox._sweep_stale_folders.cache_clear()
+        bot_folders.sweep_stale_folders.cache_clear()
 
 
 @namespaces
@@ -401,13 +402,13 @@ def test_a_namespaced_bots_folder_on_the_host_holds_only_mount_points_on_a_tmpfs
     # Issue 18: mkdir and rmdir on ext4 cost a start ~2.5 ms of CPU; the folder's only use in a
     # namespaced level is as the place of the bot's mount points, so it goes to /dev/shm (a tmpfs)
     # where there is one, and no working folder is made on the host.
-    from arena.isolation import launcher, sandbox
+    from arena.isolation import bot_folders, launcher, sandbox
 
     box = sandbox.Sandbox(SandboxLimits())
     try:
         base = Path(box.host_workdir).parent
-        assert base.is_dir() and base.name.startswith(f"{sandbox.FOLDER_PREFIX}{os.getpid()}-")
-        assert str(base.parent) == sandbox._folder_parent()
+        assert base.is_dir() and base.name.startswith(f"{bot_folders.FOLDER_PREFIX}{os.getpid()}-")
+        assert str(base.parent) == bot_folders.folder_parent()
         mounts = [line.split()[1:3] for line in Path("/proc/self/mounts").read_text().splitlines()]
         if ["/dev/shm", "tmpfs"] in mounts and os.access("/dev/shm", os.W_OK):
             assert base.parent == Path("/dev/shm")

@@ -17,12 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from arena.isolation import launcher, sandbox, zygote
+from arena.isolation import allow_list, bot_folders, launcher, levels, sandbox, zygote
+from arena.isolation import probe as probing  # probe(): this file's probe bot
 from arena.match.bot_process import BotProcess, Limits
 from arena.entrants.bot_specs import BotSpecError, check_bot_paths, resolve_bot
 from arena.game import profile
 from arena.match.referee import BotSpec, MatchConfig, run_match
-from arena.isolation.sandbox import LEVELS, SandboxLimits, SandboxUnavailable
+from arena.isolation.limits import PER_PROCESS_ENV, SandboxLimits
+from arena.isolation.levels import LEVELS, SandboxUnavailable
 from bot_procs import TAG, sandbox_user_processes, tagged_processes
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -45,7 +47,7 @@ def launch_path(request, monkeypatch):
     """Both ways a Python bot starts (issue 18): forked from the zygote (arena/isolation/zygote.py) and by
     exec; every guarantee this fixture's tests check holds for both."""
     monkeypatch.setenv(zygote.ENV, "1" if request.param == "zygote" else "0")
-    if request.param == "zygote" and sandbox.support().mode != "limits":
+    if request.param == "zygote" and probing.support().mode != "limits":
         assert zygote.get() is not None, zygote.failure()  # never a silent fall-back to exec
     return request.param
 
@@ -55,11 +57,11 @@ def launch_path(request, monkeypatch):
 def level(monkeypatch):
     """Ask for an isolation level for one test (the probe is redone, and undone after)."""
     def ask(name: str) -> None:
-        monkeypatch.setenv(sandbox.ISOLATION_ENV, name)
-        monkeypatch.setattr(sandbox, "_requested", None)
-        monkeypatch.setattr(sandbox, "_support", None)
+        monkeypatch.setenv(levels.ISOLATION_ENV, name)
+        monkeypatch.setattr(probing, "_requested", None)
+        monkeypatch.setattr(probing, "_support", None)
     yield ask
-    sandbox._support = None
+    probing._support = None
 
 
 def probe(folder: Path, checks: dict, python: str = sys.executable, extra: tuple[str, ...] = (),
@@ -125,25 +127,25 @@ def test_a_private_folder_inside_what_every_bot_sees_is_refused(tmp_path):
     config = load_config(None, {"bots": ["greedy", "random"], "output": str(inside)})
     with pytest.raises(ConfigError, match="which every bot sees read-only"):
         resolve_bots(config)  # before the tournament's folder is made
-    sandbox.allow_list(["true"], [str(inside)])  # a data folder that is not there hides nothing
+    allow_list.allow_list(["true"], [str(inside)])  # a data folder that is not there hides nothing
     inside.mkdir()
     try:
         with pytest.raises(SandboxUnavailable, match="which every bot sees read-only"):
-            sandbox.allow_list(["true"], [str(inside)])
+            allow_list.allow_list(["true"], [str(inside)])
     finally:
         inside.rmdir()
 
 
 def test_the_old_arena_sandbox_limits_switch_still_means_limits(monkeypatch):
-    monkeypatch.setattr(sandbox, "_requested", None)
-    monkeypatch.delenv(sandbox.ISOLATION_ENV, raising=False)
+    monkeypatch.setattr(probing, "_requested", None)
+    monkeypatch.delenv(levels.ISOLATION_ENV, raising=False)
     monkeypatch.setenv("ARENA_SANDBOX", "limits")
-    assert sandbox.requested_level() == "limits"
-    monkeypatch.setenv(sandbox.ISOLATION_ENV, "namespaces")  # the new name wins
-    assert sandbox.requested_level() == "namespaces"
-    monkeypatch.setenv(sandbox.ISOLATION_ENV, "weak")
+    assert probing.requested_level() == "limits"
+    monkeypatch.setenv(levels.ISOLATION_ENV, "namespaces")  # the new name wins
+    assert probing.requested_level() == "namespaces"
+    monkeypatch.setenv(levels.ISOLATION_ENV, "weak")
     with pytest.raises(ValueError, match="unknown isolation level 'weak'"):
-        sandbox.requested_level()
+        probing.requested_level()
 
 
 @pytest.mark.slow
@@ -157,7 +159,7 @@ def test_the_isolation_level_is_a_tournament_setting(tmp_path):
     settings = tmp_path / "t.toml"
     settings.write_text('bots = ["first-legal-c", "c-counter"]\nisolation = "limits"\n'
                         'matches_per_pairing = 2\n')
-    env = {sandbox.PROBE_FAIL_ENV: "no namespaces (simulated)", sandbox.ISOLATION_ENV: STRONG}
+    env = {probing.PROBE_FAIL_ENV: "no namespaces (simulated)", levels.ISOLATION_ENV: STRONG}
     proc = run_arena(["tournament", "--no-report", str(settings), "-o", str(tmp_path / "t")], env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "sandbox: limits" in proc.stdout
@@ -197,7 +199,7 @@ def test_a_bot_cannot_read_a_hidden_folder_by_any_path(launch_path, tmp_path, mo
     assert not any(report["read"].values()), report["read"]
     assert not any(report["via_links"].values()), report["via_links"]
     # Nothing inside names a hidden path, nor where the sandbox keeps its things.
-    for name in (str(open_folder), str(data), str(tmp_path), sandbox.FOLDER_PREFIX,
+    for name in (str(open_folder), str(data), str(tmp_path), bot_folders.FOLDER_PREFIX,
                  str(launcher.cache_folder())):
         assert name not in report["mountinfo"] and name not in report["cmdline1"]
     assert report["cwd"] == launcher.BOT_HOME
@@ -211,13 +213,13 @@ def test_as_root_a_bot_never_runs_as_root_and_cannot_read_etc_shadow(launch_path
     level(name)
     report = probe(tmp_path / "bot", {}, python=SYSTEM_PYTHON if name == "limits" else
                    sys.executable)
-    assert sandbox.support().mode == ("limits" if name == "limits" else "isolated")
+    assert probing.support().mode == ("limits" if name == "limits" else "isolated")
     assert report["uid"] != 0 and report["euid"] != 0 and report["gid"] != 0
     assert not report["shadow_read"] and not report["shadow_write"]
 
 
 def test_no_connection_to_a_host_service_over_a_unix_socket(launch_path, tmp_path, level):
-    if not ROOT and sandbox.requested_level() == "isolated":
+    if not ROOT and probing.requested_level() == "isolated":
         level("namespaces")
     runs = Path("/run") if os.access("/run", os.W_OK) else Path(tempfile_dir())
     # Two names: as a normal user ``runs`` may be /tmp too.
@@ -260,7 +262,7 @@ def tempfile_dir() -> str:
 
 
 def test_writing_past_workdir_mb_fails_with_enospc(launch_path, tmp_path, level):
-    if not ROOT and sandbox.requested_level() == "isolated":
+    if not ROOT and probing.requested_level() == "isolated":
         level("namespaces")
     limits = replace(LIMITS, sandbox=replace(LIMITS.sandbox, workdir_mb=8, file_mb=0))
     report = probe(tmp_path / "bot", {"fill_mb": 20, "write": ["/tmp/t", "/dev/shm/s", "new"]},
@@ -277,7 +279,7 @@ def test_writing_past_workdir_mb_fails_with_enospc(launch_path, tmp_path, level)
 
 
 def test_a_disk_filler_forfeits_with_enospc_in_its_stderr(launch_path, tmp_path, level):
-    if not ROOT and sandbox.requested_level() == "isolated":
+    if not ROOT and probing.requested_level() == "isolated":
         level("namespaces")
     limits = replace(LIMITS, sandbox=replace(LIMITS.sandbox, workdir_mb=8, file_mb=0))
     filler = BotSpec("filler", (sys.executable, str(BAD_BOT), "disk_filler", TAG))
@@ -325,7 +327,7 @@ def test_a_bot_sees_a_minimal_etc_and_a_fixed_path(launch_path, tmp_path, level,
     assert said["path"] == launcher.BOT_PATH == "/usr/local/bin:/usr/bin:/bin"
     if name == "limits":
         return  # the machine's own /etc: no root of its own at this level
-    mode = sandbox.support().mode
+    mode = probing.support().mode
     assert set(said["etc"]) <= {"ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives",
                                 "localtime", "passwd", "group", "hosts", "nsswitch.conf"} | \
         {p.name for p in Path("/etc").glob("java-*")}, said["etc"]
@@ -347,7 +349,7 @@ def test_without_a_c_compiler_no_bot_runs(tmp_path):
     empty = tmp_path / "empty-path"
     empty.mkdir()
     env = {"PATH": str(empty), "XDG_CACHE_HOME": str(tmp_path / "cache"),
-           sandbox.ISOLATION_ENV: STRONG}
+           levels.ISOLATION_ENV: STRONG}
     proc = run_arena(["play", "first-legal-c", "c-counter", "--record", str(tmp_path / "m.jsonl")],
                      env)
     assert proc.returncode == 2, proc.stdout + proc.stderr
@@ -360,8 +362,8 @@ def test_without_a_c_compiler_no_bot_runs(tmp_path):
 
 @pytest.mark.slow
 def test_when_namespaces_fail_no_bot_runs_unless_a_weaker_level_is_asked_for(tmp_path):
-    env = {sandbox.PROBE_FAIL_ENV: "unshare: Operation not permitted (simulated)",
-           sandbox.ISOLATION_ENV: STRONG}
+    env = {probing.PROBE_FAIL_ENV: "unshare: Operation not permitted (simulated)",
+           levels.ISOLATION_ENV: STRONG}
     record = tmp_path / "m.jsonl"
     for args in (["play", "first-legal-c", "c-counter"],
                  ["tournament", "--no-report", "-b", "first-legal-c", "-b", "c-counter", "-n", "2",
@@ -413,16 +415,16 @@ def test_a_launcher_cache_others_may_write_to_is_refused(tmp_path, monkeypatch):
 NOBODY_SCRIPT = """
 import json, os, sys
 sys.path.insert(0, {checkout!r})
-from arena.isolation import launcher, sandbox
+from arena.isolation import launcher, levels, probe
 try:
-    sandbox.support()
+    probe.support()
     print("isolated: ran")
-except sandbox.SandboxUnavailable as err:
+except levels.SandboxUnavailable as err:
     print("isolated:", err)
-sandbox.set_isolation("namespaces")
+probe.set_isolation("namespaces")
 try:
-    print("mode:", sandbox.support().mode)
-except sandbox.SandboxUnavailable as err:
+    print("mode:", probe.support().mode)
+except levels.SandboxUnavailable as err:
     print("namespaces:", err)
     sys.exit(0)
 from arena.match.bot_process import BotProcess, Limits
@@ -485,7 +487,7 @@ def _nobody_report(tmp_path: Path, home: Path, cache: Path) -> dict:
     script = NOBODY_SCRIPT.format(checkout=str(CHECKOUT), probe=str(home / "bot" / "probe_bot.py"),
                                   folder=str(home / "bot"))
     env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "XDG_CACHE_HOME": str(cache),
-           "TMPDIR": str(home), "LANG": "C.UTF-8", sandbox.PER_PROCESS_ENV: "1"}
+           "TMPDIR": str(home), "LANG": "C.UTF-8", PER_PROCESS_ENV: "1"}
     proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
                            "/usr/bin/python3", "-c", script], capture_output=True, text=True,
                           env=env, timeout=120)
@@ -523,9 +525,9 @@ sys.stdin.read()
 POISON_SCRIPT = """
 import json, os, sys
 sys.path.insert(0, {checkout!r})
-from arena.isolation import launcher, sandbox
+from arena.isolation import launcher, probe
 from arena.match.bot_process import BotProcess, Limits
-sandbox.set_isolation(sys.argv[1])
+probe.set_isolation(sys.argv[1])
 bot = [sys.executable, {bot!r}]
 proc = BotProcess(bot, Limits(max_line_bytes=1 << 15), files={folder!r})
 proc.start()
@@ -560,7 +562,7 @@ def test_a_limits_bot_cannot_poison_the_launcher_of_a_later_namespaces_run():
         script = POISON_SCRIPT.format(checkout=str(CHECKOUT), bot=str(home / "bot" / "poison.py"),
                                       folder=str(home / "bot"))
         env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "XDG_CACHE_HOME": str(cache),
-               "TMPDIR": str(home), "LANG": "C.UTF-8", sandbox.PER_PROCESS_ENV: "1"}
+               "TMPDIR": str(home), "LANG": "C.UTF-8", PER_PROCESS_ENV: "1"}
 
         def run(level: str, extra: dict[str, str] | None = None) -> str:
             proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
@@ -607,9 +609,9 @@ sys.stdin.read()
 TRACE_SCRIPT = """
 import sys
 sys.path.insert(0, {checkout!r})
-from arena.isolation import launcher, sandbox
+from arena.isolation import launcher, probe
 from arena.match.bot_process import BotProcess, Limits
-sandbox.set_isolation("limits")
+probe.set_isolation("limits")
 proc = BotProcess([sys.executable, {bot!r}], Limits(max_line_bytes=1 << 15), files={folder!r})
 proc.start()
 print("report:", proc.read_line(20).decode(), flush=True)
@@ -623,7 +625,7 @@ proc.close()
                            "system's Python")
 def test_a_limits_bot_of_a_normal_user_cannot_trace_or_read_its_referee():
     """Issue 29: the referee (and the coordinator and workers, which call the same
-    ``sandbox.not_dumpable``) is not dumpable, so a bot of its own user cannot attach to it or
+    ``probe.not_dumpable``) is not dumpable, so a bot of its own user cannot attach to it or
     read its memory or environment (this kernel has no Yama to stop it otherwise)."""
     import tempfile
 
@@ -652,13 +654,14 @@ def test_a_limits_bot_of_a_normal_user_cannot_trace_or_read_its_referee():
 MEMORY_SCRIPT = """
 import json, os, sys
 sys.path.insert(0, {checkout!r})
-from arena.isolation import cgroups, launcher, sandbox
+from arena.isolation import cgroups, launcher, probe
 from arena.match.bot_process import BotProcess, Limits
-from arena.isolation.sandbox import SandboxLimits, SandboxUnavailable
+from arena.isolation.limits import PER_PROCESS_ENV, SandboxLimits
+from arena.isolation.levels import SandboxUnavailable
 from arena.entrants.submit import submit
 from arena.compete.tournament import ConfigError, load_config, run_tournament
-sandbox.set_isolation("namespaces")
-print("mode:", sandbox.support().mode, cgroups.available() is None, flush=True)
+probe.set_isolation("namespaces")
+print("mode:", probe.support().mode, cgroups.available() is None, flush=True)
 
 def bot(**limits):
     proc = BotProcess([sys.executable, {bot!r}], Limits(max_line_bytes=1 << 15,
@@ -673,9 +676,9 @@ def bot(**limits):
         proc.close()
 
 said = {{"default": bot(), "opt_in": bot(memory_per_process=1), "none": bot(memory_mb=0)}}
-os.environ[sandbox.PER_PROCESS_ENV] = "1"
+os.environ[PER_PROCESS_ENV] = "1"
 said["env"] = bot()
-del os.environ[sandbox.PER_PROCESS_ENV]
+del os.environ[PER_PROCESS_ENV]
 try:
     run_tournament(load_config(None, {{"name": "t", "bots": ["first-legal", "random"],
                                        "matches_per_pairing": 2, "workers": 1,

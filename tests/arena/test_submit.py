@@ -22,7 +22,8 @@ from arena.entrants.bot_specs import resolve_bot
 from arena.cli.main import app
 from arena.entrants.manifest import ManifestError, load_manifest, parse_manifest
 from arena.entrants.registry import Registry, content_hash
-from arena.isolation.sandbox import SandboxLimits, support
+from arena.isolation.limits import SandboxLimits
+from arena.isolation.probe import support
 from arena.entrants.submit import submit
 from arena.compete.tournament import load_config, run_tournament
 from bot_procs import TAG, tagged_processes

@@ -56,18 +56,18 @@ def test_a_worker_takes_the_sandbox_level_its_coordinator_found_and_probes_no_mo
     """The coordinator's probe travels to each worker (``prepare_worker(found=)``): a worker's own
     probe was a sandboxed start, ~25 ms before its first match (issue 18). Found for another level
     than the one asked for here, it is not taken: the worker probes for itself."""
-    from arena.isolation import sandbox
+    from arena.isolation import levels, probe
 
-    found = sandbox.support()
-    monkeypatch.setattr(sandbox, "_support", None)
+    found = probe.support()
+    monkeypatch.setattr(probe, "_support", None)
     probed: list[str] = []
-    real_probe = sandbox._probe
-    monkeypatch.setattr(sandbox, "_probe", lambda level: probed.append(level) or real_probe(level))
+    real_probe = probe._probe
+    monkeypatch.setattr(probe, "_probe", lambda level: probed.append(level) or real_probe(level))
     prepare_worker((), found)  # no bot starts from a zygote: nothing is booted
-    assert sandbox.support() is found and probed == []
+    assert probe.support() is found and probed == []
 
-    monkeypatch.setattr(sandbox, "_support", None)
-    other = sandbox.Support("limits", "asked for", "limits")
+    monkeypatch.setattr(probe, "_support", None)
+    other = levels.Support("limits", "asked for", "limits")
     assert found.requested != "limits"
     prepare_worker((), other)
-    assert sandbox.support() == found and probed == [found.requested]
+    assert probe.support() == found and probed == [found.requested]

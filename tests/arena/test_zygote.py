@@ -24,7 +24,9 @@ import pytest
 from arena.isolation import launcher, sandbox, zygote
 from arena.match.bot_process import BotProcess, Limits
 from arena.entrants.bot_specs import resolve_bot
-from arena.isolation.sandbox import UID_BASE, UID_COUNT, SandboxLimits, support
+from arena.isolation.limits import SandboxLimits
+from arena.isolation.bot_folders import UID_BASE, UID_COUNT
+from arena.isolation.probe import support
 from bot_procs import TAG, tagged_processes
 
 FIXTURES = Path(__file__).parent / "fixtures"
