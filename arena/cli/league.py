@@ -271,6 +271,7 @@ def status(folder: Path = FolderArg, data: DataOption = DEFAULT_DATA,
     import io
     import json
 
+    from arena.compete.league_config import load_league_config, rules_of
     from arena.compete.league_store import read_ladder
     from arena.results.league_ladder import (
         FIELDS,
@@ -299,8 +300,9 @@ def status(folder: Path = FolderArg, data: DataOption = DEFAULT_DATA,
         writer.writerows(as_records(rows))
         term.data(text.getvalue().removesuffix("\n"), limit=None)
         return
-    term.data(f"{counts['matches']} matches in {counts['pairs']} duplicate pairs"
-              + (f"; {counts['waiting']} pair(s) waiting for a match" if counts["waiting"] else ""))
+    unit = "duplicate pair" if rules_of(load_league_config(folder)).players == 2 else "group"
+    term.data(f"{counts['matches']} matches in {counts['pairs']} {unit}s"
+              + (f"; {counts['waiting']} {unit.split()[-1]}(s) waiting for a match" if counts["waiting"] else ""))
     term.data(f"{'#':>3}  {'bot':<24} {'version':<9} {'mu':>6} {'sigma':>6} {'mu-3s':>7} "
               f"{'matches':>7} {'W-D-L':>14} {'score % [95%]':>20}  joined")
     for rank, row in ranked(rows):

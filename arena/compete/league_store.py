@@ -19,7 +19,7 @@ from arena.compete.league_config import load_league_config
 from arena.compete.league_members import current_members
 from arena.entrants.registry import data_dir
 from arena.match.deal_keys import deal_set_label
-from arena.results.league_ladder import LadderRow, Record, read_figures, waiting_pairs
+from arena.results.league_ladder import LadderRow, Record, read_figures, score_interval, waiting_pairs
 from arena.results.rating_replay import ENV
 from arena.results.store import DB_NAME, connect_read_only, store_players
 from arena.types import BotSpec, ConfigError, ScheduledMatch
@@ -201,10 +201,7 @@ def read_ladder(folder: Path, data: Path | None = None,
         joined = dict(store.execute("SELECT name, joined FROM league_bots")) \
             if has_league_tables(store) else {}
         if store_players(store) > 2:  # TrueSkill's teams, as the report rates them
-            ratings, counts = _seated_ratings(store)
-            # W-D-L and the score interval are kept for two players only (league_ladder.py).
-            figures = {name: Record(n, 0, 0, 0, math.nan, math.nan, math.nan)
-                       for name, n in counts.items()}
+            ratings, figures = _seated_figures(store)
             groups = league_groups(store, config.name)
             pairs = len(groups)
             waiting = sum(1 for g in groups if len(g.stored) < SEATINGS)
@@ -230,9 +227,13 @@ def read_ladder(folder: Path, data: Path | None = None,
     return table, {"matches": int(stored), "pairs": pairs, "waiting": waiting}
 
 
-def _seated_ratings(db: sqlite3.Connection) -> tuple[dict[str, trueskill.Rating], dict[str, int]]:
+def _seated_figures(db: sqlite3.Connection
+                    ) -> tuple[dict[str, trueskill.Rating], dict[str, Record]]:
     """A three- or four-player league's ratings (``ratings.rate_ranked`` over the store, as the
-    report's) and each bot's matches."""
+    report's) and each bot's ``Record``, recomputed (the kept table is two players'): its matches,
+    W-D-L of those played (won: its side won the match; drawn: nobody won), and its match score (a
+    win 1, a draw ½) in % with the 95% interval, each group's deal set one unit as a duplicate pair
+    is for two players (``league_ladder.score_interval``)."""
     from arena.results.ratings import bot_matches, rating_history, read_seated
 
     if db.execute("SELECT 1 FROM matches LIMIT 1").fetchone() is None:
@@ -242,5 +243,18 @@ def _seated_ratings(db: sqlite3.Connection) -> tuple[dict[str, trueskill.Rating]
     ratings = {str(row.bot): trueskill.Rating(row.mu, row.sigma)
                for row in history.groupby("bot").tail(1).itertuples()}
     per_bot = bot_matches(read_seated(db, players))
-    counts = {str(bot): int(n) for bot, n in per_bot.groupby("bot").size().items()}
-    return ratings, counts
+    group_of = dict(db.execute("SELECT match_id, pair_index FROM matches"))
+    figures = {}
+    for bot, rows in per_bot.groupby("bot"):
+        played = rows[rows["played"]]
+        drawn = played["winner"].isna()
+        scores = played["won"].astype(float) + 0.5 * drawn
+        units = scores.groupby(played["match_id"].map(group_of)).agg(["sum", "size"])
+        low, mean, high = score_interval(len(played), float(scores.sum()),
+                                         float((units["sum"] ** 2).sum()),
+                                         float((units["size"] * units["sum"]).sum()),
+                                         float((units["size"] ** 2).sum()), len(units))
+        wins, draws = int(played["won"].sum()), int(drawn.sum())
+        figures[str(bot)] = Record(len(rows), wins, draws, len(played) - wins - draws,
+                                   100 * mean, 100 * low, 100 * high)
+    return ratings, figures

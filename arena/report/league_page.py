@@ -39,6 +39,8 @@ from arena.results.league_ladder import (
     ranked,
 )
 from arena.results.stats import interval_text
+from arena.results.rating_replay import side_of
+from arena.results.store import store_players
 
 PAGE = "league.html"
 CHART = "league_history"
@@ -89,8 +91,22 @@ def recent_matches(db: sqlite3.Connection, build: Path, names: dict[str, str],
     rows = db.execute("SELECT match_id, pair_index, seat0, seat1, winner, reason, points0, points1, "
                       "offender, fault, record, finished FROM matches "
                       "ORDER BY sched_order DESC LIMIT ?", (count,)).fetchall()
+    players = store_players(db)
+    seated: dict[str, list[str]] = {}
+    points: dict[str, list[int]] = {}
+    if players > 2:  # a group's match: every seat (seats), every side's game points (sides)
+        marks = ",".join("?" * len(rows))
+        ids = [row[0] for row in rows]
+        for match_id, bot in db.execute(f"SELECT match_id, bot FROM seats WHERE match_id IN "
+                                        f"({marks}) ORDER BY match_id, seat", ids):
+            seated.setdefault(match_id, []).append(bot)
+        for match_id, value in db.execute(f"SELECT match_id, points FROM sides WHERE match_id IN "
+                                          f"({marks}) ORDER BY match_id, side", ids):
+            points.setdefault(match_id, []).append(int(value))
     out = []
     for match_id, pair, seat0, seat1, winner, reason, p0, p1, offender, fault, record, when in rows:
+        seats = seated.get(match_id) or [seat0, seat1]
+        score = "–".join(map(str, points[match_id])) if match_id in points else f"{p0}–{p1}"
         link, kind = None, ""
         if publishable_record(record):
             page = replay_name(record)
@@ -100,11 +116,11 @@ def recent_matches(db: sqlite3.Connection, build: Path, names: dict[str, str],
                 link, kind = record, "record"
         ending = MATCH_ENDINGS.get(reason, reason)
         if reason == "forfeit" and offender is not None:
-            ending = f"{names.get((seat0, seat1)[offender], (seat0, seat1)[offender])} forfeited: {fault}"
+            ending = f"{names.get(seats[offender], seats[offender])} forfeited: {fault}"
         out.append({"id": match_id, "pair": int(pair), "when": _when(when),
-                    "seats": [{"bot": names.get(b, b), "won": winner == k}
-                              for k, b in enumerate((seat0, seat1))],
-                    "score": f"{p0}–{p1}", "ending": scrub_paths(str(ending)),
+                    "seats": [{"bot": names.get(b, b), "won": winner == side_of(players, k)}
+                              for k, b in enumerate(seats)],
+                    "score": score, "ending": scrub_paths(str(ending)),
                     "href": urllib.parse.quote(link) if link else None, "kind": kind})
     return out
 
@@ -159,7 +175,8 @@ def write_league_page(db: sqlite3.Connection, build: Path, name: str, rows: list
         versions=shown, recent=recent_matches(db, build, names), chart=CHART,
         chart_width=round(width * 96), chart_height=round(height * 96),
         chart_families=CHART_FAMILIES, settled_matches=SETTLED_MATCHES,
-        settled_sigma=f"{SETTLED_SIGMA:g}", partners=partners)
+        settled_sigma=f"{SETTLED_SIGMA:g}", partners=partners,
+        unit="duplicate pair" if store_players(db) == 2 else "group")
     _write(build / PAGE, text)
     ladder = {"league": name, "built": built, **counts, "bots": as_records(rows)}
     _write(build / LADDER_JSON, json.dumps(ladder, indent=1, ensure_ascii=False) + "\n")
@@ -171,7 +188,7 @@ def _write(path: Path, text: str) -> None:
     os.replace(partial, path)
 
 
-def history_lines(history: Any, rows: Sequence[LadderRow],
+def history_lines(history: Any, rows: Sequence[LadderRow], unit_of: Mapping[int, int],
                   shown: int = CHART_FAMILIES) -> list[tuple[str, str, list[int], list[float]]]:
     """The chart's lines: (family, version, league pairs, mu) for every version of the ladder's
     first ``shown`` bots (their ladder order), one point per pair the version played: its mu after
@@ -185,7 +202,7 @@ def history_lines(history: Any, rows: Sequence[LadderRow],
     family_of = {row.name: row.family for row in rows}
     lines = []
     if len(history):
-        history = history.assign(pair=history["order"] // 2)  # pair_matches: orders 2p, 2p + 1
+        history = history.assign(pair=history["order"].map(unit_of))
         for bot, mine in history.groupby("bot", sort=False):
             family = family_of.get(str(bot), str(bot).split("@")[0])
             if family not in order:
@@ -211,11 +228,13 @@ def write_chart(db: sqlite3.Connection, build: Path, rows: Sequence[LadderRow]) 
         history = rating_history(db)
     except sqlite3.Error:
         history = None
-    lines = history_lines(history, rows) if history is not None else []
+    # A match's pair or group (a pair's two matches, a group's six seatings), by schedule order.
+    unit_of = dict(db.execute("SELECT sched_order, pair_index FROM matches"))
+    lines = history_lines(history, rows, unit_of) if history is not None else []
     fig = Figure(figsize=(9, 4.5), layout="constrained")
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
-    ax.set_xlabel("league pair")
+    ax.set_xlabel("league pair" if store_players(db) == 2 else "league group")
     ax.set_ylabel("TrueSkill mu")
     ax.grid(True, color="#e4e7ec", linewidth=0.6)
     colours = matplotlib.colormaps["tab10"]

@@ -22,9 +22,11 @@ import pytest
 
 from arena.compete.league import Ladder, run_league
 from arena.compete.league_store import group_matches, league_groups, league_pairs, read_ladder
+from arena.results.rating_replay import side_of
 from arena.compete.league_publish import CURRENT
 from arena.compete.matchmaking import GroupWindow, Standing, group_window_size, next_group, pairings
-from arena.results.ratings import ENV, leaderboard, rate_match
+from arena.report.league_page import history_lines, write_league_page
+from arena.results.ratings import ENV, leaderboard, rate_match, rating_history
 from arena.match.records import read_record
 from arena.compete.schedule import group_seatings, partnership_groups, three_player_sets
 from arena.results.store import DB_NAME, connect_read_only
@@ -235,6 +237,44 @@ def test_a_ladder_rates_group_matches_with_the_reports_team_model(tmp_path):
             pytest.approx((row.mu, row.sigma))
     assert sum(r.matches for r in rows) == 12 * 4
     assert len({b for (b,) in first_seats}) == 4  # partners are two different bots
+    # W-D-L and the score, counted here from the stored seats and winners: won when the bot's side
+    # won, drawn when nobody did; the score a win 1 and a draw a half, its interval around it.
+    db = connect_read_only(league / DB_NAME)
+    try:
+        seated = db.execute("SELECT s.bot, s.seat, m.winner FROM seats s JOIN matches m "
+                            "USING (match_id)").fetchall()
+    finally:
+        db.close()
+    counted: dict[str, list[int]] = {}
+    for bot, seat, winner in seated:
+        tally = counted.setdefault(bot, [0, 0, 0])
+        tally[0 if winner == side_of(4, seat) else 1 if winner is None else 2] += 1
+    for row in rows:
+        assert [row.wins, row.draws, row.losses] == counted[row.name], row
+        assert row.wins + row.draws + row.losses == row.matches
+        assert row.score == pytest.approx(100 * (row.wins + row.draws / 2) / row.matches)
+        assert row.score_low <= row.score <= row.score_high
+    # The league page of these groups: four seats per match, the winning side's two partners in
+    # bold, counted in groups, the chart's x the group (a group's six matches one step).
+    db = connect_read_only(league / DB_NAME)
+    try:
+        write_league_page(db, tmp_path, "teams", rows, counts)
+        unit_of = dict(db.execute("SELECT sched_order, pair_index FROM matches"))
+        history = rating_history(db)
+    finally:
+        db.close()
+    page = (tmp_path / "league.html").read_text(encoding="utf-8")
+    assert "12 matches in 2 groups" in page
+    recent = page.split('<table id="recent">', 1)[1].split("</table>", 1)[0]
+    body = recent.split("<tbody>", 1)[1]
+    cells = [row.split("<td>")[2:6] for row in body.split("<tr>")[1:]]
+    assert len(cells) == 12
+    for four in cells:
+        bold = [i for i, cell in enumerate(four) if cell.startswith("<b>")]
+        assert bold in ([0, 2], [1, 3]), four  # partners sit opposite: seats 0+2 or 1+3
+    assert sorted(set(unit_of.values())) == [0, 1]
+    for _, _, x, _ in history_lines(history, rows, unit_of, shown=4):
+        assert x == [0, 1]
 
 
 @pytest.mark.slow

@@ -176,7 +176,8 @@ def test_the_history_chart_draws_each_line_forward_one_point_per_pair(tmp_path):
         rows, _ = read_ladder(tmp_path / "league", tmp_path / "data", db=db)
         rows = [replace(r, active=True) for r in rows]  # every family in the chart
         history = rating_history(db)
-        lines = history_lines(history, rows, shown=10)
+        unit_of = dict(db.execute("SELECT sched_order, pair_index FROM matches"))
+        lines = history_lines(history, rows, unit_of, shown=10)
         figure = write_chart(db, tmp_path, rows)
     finally:
         db.close()
