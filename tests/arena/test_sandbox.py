@@ -243,7 +243,9 @@ def test_a_referee_killed_with_kill_9_takes_its_bots_with_it(launch_path, tmp_pa
               f"bots = [BotSpec(m, (sys.executable, {str(BAD_BOT)!r}, m, {TAG!r})) "
               f"for m in ('orphan_quiet', 'hang')]\n"
               f"run_match(bots, MatchConfig(rules=profile('sixty_six'), "
-              f"limits=Limits(decision_ms=60000)))\n")
+              f"limits=Limits(decision_ms=60000, startup_ms=60000)))\n")
+    # Both limits generous: a bot that started too slowly on a loaded machine was forfeited, the
+    # match ended, the orphan bot exited as asked, and only its child was left to count (1 < 2).
     # The killed referee cannot remove its bots' folders: they go to tmp_path, which pytest does.
     referee = subprocess.Popen([sys.executable, "-c", script],
                                env={**os.environ, "TMPDIR": str(tmp_path)})
