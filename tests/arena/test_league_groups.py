@@ -24,6 +24,7 @@ from arena.compete.league import Ladder, run_league
 from arena.compete.league_store import group_matches, league_groups, league_pairs, read_ladder
 from arena.compete.league_publish import CURRENT
 from arena.compete.matchmaking import GroupWindow, Standing, group_window_size, next_group, pairings
+from arena.report.archive import records_in
 from arena.results.ratings import ENV, leaderboard, rate_match
 from arena.match.records import read_record
 from arena.compete.schedule import group_seatings, partnership_groups, three_player_sets
@@ -290,7 +291,7 @@ def test_a_group_league_takes_a_bot_added_while_it_runs_and_continues_after_sigt
     for match_id, deal_set in read_store(league, "SELECT match_id, deal_set FROM matches"):
         per_set.setdefault(deal_set, set()).add(match_id)
     whole = {m for ids in per_set.values() if len(ids) == 6 for m in ids}
-    published = {p.stem for p in (current / "records").iterdir()}
+    published = {Path(r).stem for r in records_in(current)}  # loose or packed
     assert published == whole, published ^ whole
     page = (current / "league.html").read_text()
     assert f"<td>{newcomer}</td>" in page
