@@ -67,11 +67,14 @@ def publish_league(folder: Path, config: LeagueConfig, data: Path | None = None)
         public_folder_mark(target)  # public, but no bot is given a path in it (arena_folders.py)
         numbers = [int(p.name) for p in builds.iterdir() if p.name.isdigit()]
         build = builds / f"{max(numbers, default=0) + 1:06d}"
-        # The current build's records and replay pages are linked into the new one, not made
-        # again; a replay page only for the matches people come to watch (report.prune).
+        # The current build's records, archives, charts and replay pages are linked into the new
+        # one where made from the same data, not made again; a replay page only for the matches
+        # people come to watch (report.prune); the records of each closed block of matches in
+        # one archive (report.archive).
         current = target / CURRENT
         publish(folder, build, beside=[("The league's ladder", PAGE)], snapshot=snapshot,
-                policy=ReplayPolicy(), previous=current.resolve() if current.is_dir() else None)
+                policy=ReplayPolicy(), previous=current.resolve() if current.is_dir() else None,
+                packed=True)
         rows, counts = read_ladder(folder, data, db=snapshot.db)
         _write_league_page(snapshot.db, build, config.name, rows, counts,
                            previous=target / CURRENT)

@@ -16,12 +16,13 @@ import os
 import shutil
 import sqlite3
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from pandas.errors import DatabaseError as PandasDatabaseError
 
 from arena.arena_folders import MARKER, public_folder_mark
-from arena.report.charts import CHARTS, write_charts
+from arena.report import archive
+from arena.report.charts import CHARTS, SINGLE, write_charts
 from arena.report.data import ReportData, read_report_data
 from arena.report.page import render_pages, tournament_id
 from arena.report.prune import ReplayPolicy
@@ -93,11 +94,13 @@ def _read(folder: Path, hold_back: bool = False,
 def _write_pages(data: ReportData, out: Path, records: str, published: bool,
                  replays: dict[str, str] | None = None,
                  hidden: frozenset[str] = frozenset(),
-                 beside: Sequence[tuple[str, str]] = (), previous: Path | None = None) -> None:
+                 beside: Sequence[tuple[str, str]] = (), previous: Path | None = None,
+                 located: Mapping[str, str] | None = None, single: bool = False) -> None:
     try:
-        sizes = write_charts(data, out, previous=previous)
+        sizes = write_charts(data, out, previous=previous, single=single)
         for name, text in render_pages(data, sizes, records=records, published=published,
-                                       replays=replays, hidden=hidden, beside=beside).items():
+                                       replays=replays, hidden=hidden, beside=beside,
+                                       located=located, single=single).items():
             page = out / name
             page.parent.mkdir(parents=True, exist_ok=True)
             # Write then rename: a browser or web server never sees half a page.
@@ -111,12 +114,13 @@ def _write_pages(data: ReportData, out: Path, records: str, published: bool,
 # What a published folder holds at its top: the pages, the charts, the bots' pages and the records.
 # A folder holding anything else is not one ``publish`` wrote, and it is never replaced.
 _PUBLISHED_NAMES = {"index.html", RULES_PAGE, "bots", RECORDS_DIR, REPLAYS_DIR, MARKER} | \
-    {f"{chart}.{ext}" for chart in CHARTS for ext in ("png", "svg")}
+    {f"{chart}.{ext}" for chart in CHARTS for ext in ("png", "svg")} | \
+    {f"{chart}.{ext}" for chart, ext in SINGLE.items()}
 
 
 def publish(folder: Path, out: Path, beside: Sequence[tuple[str, str]] = (),
             snapshot: Snapshot | None = None, policy: ReplayPolicy | None = None,
-            previous: Path | None = None) -> Path:
+            previous: Path | None = None, packed: bool = False) -> Path:
     """Write the tournament in ``folder`` as a folder ready for any static host, ``out``: the
     report (index.html, the charts, bots/), the match records (records/) and their replay pages
     (replays/), nothing else; links resolve inside ``out``. A replay page is made from the
@@ -137,7 +141,10 @@ def publish(folder: Path, out: Path, beside: Sequence[tuple[str, str]] = (),
     tournament, ``previous`` (default: ``out`` itself), made by the same code, are taken over as
     they are (hard links where the file system allows: no file of a publish is changed in
     place). ``policy``: which matches get a replay page (``prune.ReplayPolicy``, a league's); by
-    default every match does."""
+    default every match does. ``packed`` (a league's): the records of each closed block of
+    matches go into one archive (``archive.py``), the pages link the archive that holds a
+    record, and each replay page links its record where it is; charts are then written in one
+    format each (``charts.SINGLE``)."""
     data, hidden = _read(folder, hold_back=True, snapshot=snapshot)
     out = out.absolute()
     staging = out.with_name(f".{out.name}.publishing-{os.getpid()}")
@@ -150,17 +157,24 @@ def publish(folder: Path, out: Path, beside: Sequence[tuple[str, str]] = (),
             previous = None
         shutil.rmtree(staging, ignore_errors=True)
         staging.mkdir(parents=True)
-        copied = _copy_records(folder, data, staging, previous)
+        wanted: set[str] | None = None
         if policy is not None:
             chosen = policy.chosen(data)
-            records = {r for r, m in zip(data.matches["record"], data.matches["match_id"])
-                       if m in chosen}
-            copied = [r for r in copied if r in records]
+            wanted = {r for r, m in zip(data.matches["record"], data.matches["match_id"])
+                      if m in chosen}
+        located: dict[str, str] | None = None
+        if packed:
+            located, sources = _pack_records(folder, data, staging, previous, wanted)
+        else:
+            sources = {r: staging / r for r in _copy_records(folder, data, staging, previous)
+                       if wanted is None or r in wanted}
         rules = write_rules_page(staging)
-        replays = write_replays([(r, staging / r) for r in copied], staging, previous=previous,
-                                rules=rules)
+        replays = write_replays(sorted(sources.items()), staging, previous=previous,
+                                rules=rules, links=located)
+        shutil.rmtree(staging / _SOURCES, ignore_errors=True)
         _write_pages(data, staging, records="", published=True, replays=replays, hidden=hidden,
-                     beside=[*beside, *_rules_link(rules)], previous=previous)
+                     beside=[*beside, *_rules_link(rules)], previous=previous, located=located,
+                     single=packed)
         public_folder_mark(staging)  # public, but no bot is given a path in it (arena_folders.py)
         _swap_in(staging, out)
     except OSError as err:
@@ -196,6 +210,118 @@ def _published_from(previous: Path, ident: str) -> bool:
     return f'<meta name="sixtysix-tournament" content="{ident}">' in index
 
 
+_SOURCES = ".replay-sources"  # a packed record a replay page is made from; gone before the swap
+
+
+def _reuses_records(previous: Path | None) -> bool:
+    """Whether ``previous``'s published records were made by this ``public.py`` (its index's
+    head says: templates/base.html.j2): then they are public as they are."""
+    try:
+        return previous is not None and \
+            f'<meta name="sixtysix-public" content="{public_version()}">' in \
+            (previous / "index.html").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+
+
+def _public_bytes(folder: Path, record: str, previous: Path | None) -> bytes | None:
+    """A stored record as published (``public.public_record_line`` on each line), taken from
+    ``previous`` (a build whose records this public.py made: ``_reuses_records``) where it holds
+    the record loose; None for a record that is missing or a symbolic link (the arena writes
+    records as files; a link may lead anywhere). ``record`` passed ``publishable_record``."""
+    if previous is not None:
+        old = previous / record
+        if not old.is_symlink() and old.is_file():
+            try:
+                return old.read_bytes()
+            except OSError:
+                pass
+    source = folder / record
+    if source.is_symlink():
+        return None
+    try:
+        text = source.read_text(encoding="utf-8", errors="surrogateescape")
+    except (FileNotFoundError, IsADirectoryError):
+        return None
+    return "".join(public_record_line(line) for line in text.splitlines(True)) \
+        .encode("utf-8", errors="surrogateescape")
+
+
+def _pack_records(folder: Path, data: ReportData, staging: Path, previous: Path | None,
+                  wanted: set[str] | None) -> tuple[dict[str, str], dict[str, Path]]:
+    """The records of ``data``'s matches as a packed build holds them (archive.py): one archive
+    per closed block (linked from ``previous`` when it holds the same one), loose files for the
+    open blocks, and ``records/index.json``. Returns {stored record path: the build's file that
+    holds it} and {record: a file holding its published bytes} for the records in ``wanted``
+    (all when None) that a replay page may be made from."""
+    public = public_version()
+    reuse = _reuses_records(previous)
+    manifest = archive.read_manifest(previous if reuse else None)
+    once = data.matches.drop_duplicates("match_id")
+    orders = {str(r): int(o) for r, o in zip(once["record"], once["sched_order"])
+              if publishable_record(r)}
+    closed = archive.closed_blocks(once["sched_order"])
+    blocks: dict[int, list[str]] = {}
+    loose: list[str] = []
+    for record in _records(data):
+        block = orders[record] // archive.BLOCK
+        if block in closed:
+            blocks.setdefault(block, []).append(record)
+        else:
+            loose.append(record)
+    located: dict[str, str] = {}
+    sources: dict[str, Path] = {}
+    entries: dict[str, dict[str, object]] = {}
+
+    def source_of(record: str, text: bytes) -> None:
+        if wanted is None or record in wanted:
+            path = staging / _SOURCES / record
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(text)
+            sources[record] = path
+
+    for block, records in sorted(blocks.items()):
+        name = archive.archive_name(block)
+        if archive.reusable(previous, manifest, name, records, public):
+            assert previous is not None
+            archive.link_archive(previous / name, staging / name)
+            entries[name] = manifest["archives"][name]
+            members = list(manifest["archives"][name]["records"])
+            for record in members:
+                if wanted is not None and record in wanted:  # its replay page's source
+                    text = _public_bytes(folder, record, None)
+                    if text is not None:
+                        source_of(record, text)
+        else:
+            packed = []
+            for record in records:
+                text = _public_bytes(folder, record, previous if reuse else None)
+                if text is not None:
+                    packed.append((record, text))
+                    source_of(record, text)
+            members = sorted(r for r, _ in packed)
+            digest = archive.write_archive(staging / name, packed)
+            entries[name] = {"first": block * archive.BLOCK,
+                             "last": (block + 1) * archive.BLOCK - 1, "sha256": digest,
+                             "records": members}
+        located.update((record, name) for record in members)
+    kept = []
+    for record in loose:
+        target = staging / record
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not (reuse and previous is not None and _link(previous / record, target)):
+            text = _public_bytes(folder, record, None)
+            if text is None:
+                continue
+            target.write_bytes(text)
+        kept.append(record)
+        located[record] = record
+        if wanted is None or record in wanted:
+            sources[record] = target
+    archive.write_manifest(staging, public, entries, kept)
+    return located, sources
+
+
 def _copy_records(folder: Path, data: ReportData, staging: Path,
                   previous: Path | None = None) -> list[str]:
     """The records of the matches in ``data`` (a snapshot without those waiting for their
@@ -204,12 +330,7 @@ def _copy_records(folder: Path, data: ReportData, staging: Path,
     public.py, is linked from there: a stored match's record never changes. A record that is
     missing (deleted by hand) is left out; its page row then links nowhere useful, which the page
     cannot know: the link check in the tests covers the normal case."""
-    try:  # what made its records (public.py) is in its index's head (templates/base.html.j2)
-        reuse = previous is not None and \
-            f'<meta name="sixtysix-public" content="{public_version()}">' in \
-            (previous / "index.html").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        reuse = False
+    reuse = _reuses_records(previous)
     copied = []
     folders: set[Path] = set()
     for record in _records(data):

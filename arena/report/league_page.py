@@ -28,6 +28,7 @@ from typing import Any, Mapping, Sequence
 import jinja2
 
 from arena import __version__
+from arena.report.archive import located
 from arena.report.page import MATCH_ENDINGS
 from arena.report.public import public_version, publishable_record, scrub_paths
 from arena.report.replay import replay_name
@@ -45,7 +46,8 @@ from arena.results.store import store_players
 PAGE = "league.html"
 CHART = "league_history"
 LADDER_JSON = "league.json"
-FILES = (PAGE, LADDER_JSON, f"{CHART}.png", f"{CHART}.svg")
+FILES = (PAGE, LADDER_JSON, f"{CHART}.svg")
+CHART_INCHES = (9.0, 4.5)
 """What this module writes into a build (publish() refuses a folder holding them: a build seeded
 from the previous one drops them first)."""
 # The report's templates, with page.py's settings: league.html.j2 extends its base.html.j2.
@@ -86,8 +88,8 @@ def recent_matches(db: sqlite3.Connection, build: Path, names: dict[str, str],
                    count: int = RECENT) -> list[dict[str, Any]]:
     """The latest ``count`` matches of the snapshot ``db`` (schedule order: the pairs in the order
     they were started), each linked to its replay page where the build holds one, else to its
-    published record, else to nothing (the build decides which replays it keeps: look, do not
-    assume)."""
+    published record (loose, or the archive of its block: ``report.archive``), else to nothing
+    (the build decides which replays it keeps: look, do not assume)."""
     rows = db.execute("SELECT match_id, pair_index, seat0, seat1, winner, reason, points0, points1, "
                       "offender, fault, record, finished FROM matches "
                       "ORDER BY sched_order DESC LIMIT ?", (count,)).fetchall()
@@ -103,6 +105,7 @@ def recent_matches(db: sqlite3.Connection, build: Path, names: dict[str, str],
         for match_id, value in db.execute(f"SELECT match_id, points FROM sides WHERE match_id IN "
                                           f"({marks}) ORDER BY match_id, side", ids):
             points.setdefault(match_id, []).append(int(value))
+    packed = located(build)  # records of closed blocks are in archives (report.archive)
     out = []
     for match_id, pair, seat0, seat1, winner, reason, p0, p1, offender, fault, record, when in rows:
         seats = seated.get(match_id) or [seat0, seat1]
@@ -114,6 +117,8 @@ def recent_matches(db: sqlite3.Connection, build: Path, names: dict[str, str],
                 link, kind = page, "replay"
             elif (build / record).is_file():
                 link, kind = record, "record"
+            elif record in packed:
+                link, kind = packed[record], "archive"
         ending = MATCH_ENDINGS.get(reason, reason)
         if reason == "forfeit" and offender is not None:
             ending = f"{names.get(seats[offender], seats[offender])} forfeited: {fault}"
@@ -165,8 +170,8 @@ def write_league_page(db: sqlite3.Connection, build: Path, name: str, rows: list
     built = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     shown = [_shown(rank, row, before, had_previous) for rank, row in ranked(rows)]
     names = {row.name: scrub_paths(row.name) for row in rows}  # with the version: which one
-    figure = write_chart(db, build, rows)
-    width, height = figure.get_size_inches()
+    write_chart(db, build, rows, previous=previous)
+    width, height = CHART_INCHES  # (constrained layout keeps a figure's size)
     text = _ENV.get_template("league.html.j2").render(
         name=name, version=__version__, tournament_id=_tournament_id(db), published=True,
         public_version=public_version(),
@@ -214,14 +219,24 @@ def history_lines(history: Any, rows: Sequence[LadderRow], unit_of: Mapping[int,
     return lines
 
 
-def write_chart(db: sqlite3.Connection, build: Path, rows: Sequence[LadderRow]) -> Any:
+def write_chart(db: sqlite3.Connection, build: Path, rows: Sequence[LadderRow],
+                previous: Path | None = None) -> Any:
     """Draw each shown bot's mu by league pair (``history_lines``), a step per pair it played, one
-    colour per bot across its versions (a circle where a version joined), as PNG and SVG into
-    ``build``; returns the figure."""
+    colour per bot across its versions (a circle where a version joined), as SVG into ``build``;
+    returns the figure, or None when ``previous`` (the build current until now) holds the chart
+    drawn from the same lines, which is then linked instead (``charts.chart_key``'s way).
+
+    SVG only: a line is cut to the points that show (``charts.visible_points``: one league pair
+    is a fraction of a pixel at thousands of them), which keeps its SVG small, and the PNG beside
+    it was a second save for the same picture."""
+    import inspect
+
     import matplotlib
+    import numpy as np
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
+    from arena.report.charts import drawn, link_files, save, visible_points
     from arena.results.ratings import rating_history
 
     try:
@@ -231,25 +246,33 @@ def write_chart(db: sqlite3.Connection, build: Path, rows: Sequence[LadderRow]) 
     # A match's pair or group (a pair's two matches, a group's six seatings), by schedule order.
     unit_of = dict(db.execute("SELECT sched_order, pair_index FROM matches"))
     lines = history_lines(history, rows, unit_of) if history is not None else []
-    fig = Figure(figsize=(9, 4.5), layout="constrained")
+    shown = []
+    for family, version, x, y in lines:
+        keep = visible_points(np.asarray(x, dtype=float), (np.asarray(y, dtype=float),))
+        shown.append((family, version, [x[i] for i in keep], [y[i] for i in keep]))
+    key = hashlib.sha256(f"{matplotlib.__version__}\0{shown!r}".encode() +
+                         inspect.getsource(write_chart).encode()).hexdigest()[:32]
+    if previous is not None and drawn(previous / f"{CHART}.svg", key) is not None and \
+            link_files(previous, build, [f"{CHART}.svg"]):
+        return None
+    fig = Figure(figsize=CHART_INCHES, layout="constrained")
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     ax.set_xlabel("league pair" if store_players(db) == 2 else "league group")
     ax.set_ylabel("TrueSkill mu")
     ax.grid(True, color="#e4e7ec", linewidth=0.6)
     colours = matplotlib.colormaps["tab10"]
-    families = list(dict.fromkeys(family for family, _, _, _ in lines))
-    for family, _, x, y in lines:
+    families = list(dict.fromkeys(family for family, _, _, _ in shown))
+    for family, _, x, y in shown:
         colour = colours(families.index(family) % 10)
         # Steps: a rating holds from one pair the bot played to its next.
         ax.plot(x, y, color=colour, linewidth=1.3, drawstyle="steps-post")
         ax.plot(x[:1], y[:1], "o", color=colour, markersize=4)
     for family in families:
         ax.plot([], [], color=colours(families.index(family) % 10), label=family)
-    if lines:
+    if shown:
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small", frameon=False)
     else:
         ax.text(0.5, 0.5, "no rated match yet", ha="center", va="center", transform=ax.transAxes)
-    fig.savefig(build / f"{CHART}.png", dpi=100, metadata={"Software": None})
-    fig.savefig(build / f"{CHART}.svg", metadata={"Date": None, "Creator": None})
+    save(fig, build, CHART, ("svg",), key)
     return fig

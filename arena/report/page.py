@@ -22,6 +22,7 @@ import jinja2
 import pandas as pd
 
 from arena import __version__
+from arena.report.charts import SINGLE
 from arena.report.data import ReportData
 from arena.report.public import public_version, publishable_record, scrub_paths
 from arena.results.stats import NOT_SEPARATED, SEPARATED_LOS, interval_text, likelihood_text
@@ -177,11 +178,15 @@ def _match_row(m: Any, records: str) -> dict[str, Any]:
 
 
 def _listed_row(m: Any, records: str, replays: Mapping[str, str],
-                hidden: frozenset[str]) -> dict[str, Any]:
+                hidden: frozenset[str], located: Mapping[str, str] | None = None
+                ) -> dict[str, Any]:
     """A row of a bot's match list with its replay page (report/replays/, one folder up from the
     bot's page) where one was written. A published match still waiting for its duplicate partner
     links neither record nor replay: neither was published (public.waiting_for_partner)."""
     row = _match_row(m, records)
+    if located is not None and row["href"] is not None:  # the file holding it, if any
+        where = located.get(m.record)
+        row["href"] = records + urllib.parse.quote(where) if where else None
     if m.match_id in hidden:
         row["href"] = None
     page = None if m.match_id in hidden else replays.get(m.record)
@@ -191,7 +196,8 @@ def _listed_row(m: Any, records: str, replays: Mapping[str, str],
 
 def _bot_page(data: ReportData, bot: str, pages: dict[str, str], records: str,
               replays: Mapping[str, str] | None = None,
-              hidden: frozenset[str] = frozenset()) -> dict[str, Any]:
+              hidden: frozenset[str] = frozenset(),
+              located: Mapping[str, str] | None = None) -> dict[str, Any]:
     """What a bot's page shows. Its links are relative to ``bots/``: other bots' pages are its
     neighbours, the match records one folder up and then as ``records`` says."""
     records = "../" + records
@@ -232,12 +238,12 @@ def _bot_page(data: ReportData, bot: str, pages: dict[str, str], records: str,
         "endings": [(e, int(endings[e]), _num(100 * endings[e] / deals) if deals else "–")
                     for e in data.outcomes.columns if endings[e]],
         "mistakes": [(k, int(v)) for k, v in data.mistakes.loc[bot].items()],
-        "forfeits": [_listed_row(m, records, replays or {}, hidden)
+        "forfeits": [_listed_row(m, records, replays or {}, hidden, located)
                      for m in mine[mine["forfeited"]].itertuples()],
         "timing": {"decisions": int(timing["decisions"]), "median": _num(timing["median_ms"], 2),
                    "p99": _num(timing["p99_ms"], 1), "max": _num(timing["max_ms"], 1)},
         "opponents": opponents,
-        "rows": [_listed_row(m, records, replays or {}, hidden) for m in mine.itertuples()],
+        "rows": [_listed_row(m, records, replays or {}, hidden, located) for m in mine.itertuples()],
     }
 
 
@@ -291,7 +297,9 @@ def render_pages(data: ReportData, charts: Mapping[str, tuple[float, float]],
                  records: str = "../", published: bool = False,
                  replays: Mapping[str, str] | None = None,
                  hidden: frozenset[str] = frozenset(),
-                 beside: Sequence[tuple[str, str]] = ()) -> dict[str, str]:
+                 beside: Sequence[tuple[str, str]] = (),
+                 located: Mapping[str, str] | None = None,
+                 single: bool = False) -> dict[str, str]:
     """The report's pages as {path relative to the report folder: HTML}: ``index.html`` (the
     overview) and one page per bot under ``bots/``. ``charts`` maps each chart's name to its size
     in inches: the index shows a chart at its size as drawn (96 CSS pixels an inch), shrunk only
@@ -301,7 +309,10 @@ def render_pages(data: ReportData, charts: Mapping[str, tuple[float, float]],
     replay page (relative to the report folder); ``hidden`` are matches whose record and replay
     are not published yet (waiting for their duplicate partner: the pages say how many);
     ``beside`` are (text, address) of pages published beside the report, which the index's
-    navigation links (a league's ladder)."""
+    navigation links (a league's ladder). ``located`` (a packed build: archive.py) maps a
+    stored record path to the file that holds it (the record, or the archive of its block), which
+    the match's link then leads to; a record it does not hold is not linked. ``single``: each
+    chart was written in one format only (``charts.SINGLE``)."""
     pages = page_names(data.order)
     finished = data.matches["finished"]
     common = {"name": data.name, "version": __version__, "bot_count": len(data.order),
@@ -333,12 +344,15 @@ def render_pages(data: ReportData, charts: Mapping[str, tuple[float, float]],
         charts=[{"name": c, "title": CHART_TEXT[c][0],
                  "caption": SEATED_CAPTIONS.get(c, CHART_TEXT[c][1]) if data.players > 2
                  else CHART_TEXT[c][1],
-                 "width": round(w * 96), "height": round(h * 96)} for c, (w, h) in charts.items()],
+                 "width": round(w * 96), "height": round(h * 96),
+                 "files": [f"{c}.{SINGLE[c]}"] if single else [f"{c}.png", f"{c}.svg"]}
+                for c, (w, h) in charts.items()],
         bots=[{"name": b.name, "page": pages[b.name], "command": b.command, "version": b.version}
               for b in bots.itertuples()],
     )}
     template = _ENV.get_template("bot.html.j2")
     for bot in data.order:
-        out[pages[bot]] = template.render(**common, b=_bot_page(data, bot, pages, records,
-                                                                replays, hidden))
+        out[pages[bot]] = template.render(**common, archived=located is not None,
+                                          b=_bot_page(data, bot, pages, records, replays,
+                                                      hidden, located))
     return out

@@ -36,7 +36,7 @@ import shutil
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import jinja2
 from markupsafe import Markup
@@ -447,21 +447,23 @@ _ENV = jinja2.Environment(loader=jinja2.PackageLoader("arena.report", "templates
 
 
 def render_page(data: dict[str, Any], back: str | None = None, source: str = "",
-                rules: str | None = None) -> str:
+                rules: str | None = None, record: str | None = None) -> str:
     """The page for ``page_data``'s data; ``back`` is a link to show above it (the report's
     index), relative to the page; ``source`` what it was made from (``write_replays``);
     ``rules`` the report's rules page relative to the page (``rules_page.py``), which the
-    page's citations of the rules link to (none: they stay text)."""
+    page's citations of the rules link to (none: they stay text); ``record`` a link to the
+    match's record (a ``.jsonl`` file, or the archive holding it)."""
     return _ENV.get_template("replay.html.j2").render(
         title=f"{' vs '.join(data['sides']) or 'match'}: {data['match']}",
         version=__version__, back=back, source=source, rules=rules,
-        cite=lambda text: link_citations(text, rules),
+        cite=lambda text: link_citations(text, rules), record=record,
+        archived=bool(record) and not str(record).endswith(".jsonl"),
         css=Markup(_asset("replay.css")), js=Markup(_asset("replay.js")),
         data=Markup(_json_for_script(data)))
 
 
 def replay_page(record: Record, back: str | None = None, source: str = "",
-                rules: str | None = None) -> str:
+                rules: str | None = None, link: str | None = None) -> str:
     """The replay page of ``record``; ``RecordError`` if it does not replay. ``source`` is a key
     the page carries in its head to say what it was made from (``write_replays``); ``rules`` as
     for ``render_page``."""
@@ -471,7 +473,7 @@ def replay_page(record: Record, back: str | None = None, source: str = "",
         if isinstance(err, RecordError):
             raise
         raise RecordError(f"record does not replay: {type(err).__name__}: {err}") from err
-    return render_page(data, back, source, rules)
+    return render_page(data, back, source, rules, link)
 
 
 def write_replay_page(record: Record, out: Path, back: str | None = None) -> None:
@@ -516,14 +518,17 @@ def _holds(page: Path, key: str) -> bool:
 
 
 def write_replays(sources: Sequence[tuple[str, Path]], out: Path,
-                  previous: Path | None = None, rules: str | None = None) -> dict[str, str]:
+                  previous: Path | None = None, rules: str | None = None,
+                  links: Mapping[str, str] | None = None) -> dict[str, str]:
     """Write the replay page of each ``(stored record path, file to read it from)`` under
     ``out/replays/``; returns {stored record path: page path relative to ``out``} for the pages
     that exist afterwards. Incremental: a page already in ``out`` (or in ``previous``, an earlier
     publish, copied over) that was made from the same record bytes by the same page code is kept
     as it is, so a report rewritten while a tournament or a league runs renders only new matches.
     A record that is missing, a symbolic link, or does not replay gets no page (and no link).
-    ``rules``: the rules page relative to ``out`` (``rules_page.write_rules_page``), or None."""
+    ``rules``: the rules page relative to ``out`` (``rules_page.write_rules_page``), or None.
+    ``links``: {stored record path: the file of ``out`` that holds it} (a packed build:
+    report/archive.py); each page then links that file, its record or the archive holding it."""
     pages: dict[str, str] = {}
     for stored, source in sources:
         if source.is_symlink():  # the arena writes records as files; a link may lead anywhere
@@ -535,7 +540,9 @@ def write_replays(sources: Sequence[tuple[str, Path]], out: Path,
         name = replay_name(stored)
         target = out / name
         up = "../" * name.count("/")
-        key = source_key(raw, rules)
+        record = None if links is None or stored not in links else up + links[stored]
+        # Where the record is (loose, later in an archive) is part of what the page was made of.
+        key = source_key(raw if record is None else raw + b"\0" + record.encode(), rules)
         if not _holds(target, key):
             old = previous / name if previous is not None else None
             if old is not None and _holds(old, key):
@@ -546,9 +553,9 @@ def write_replays(sources: Sequence[tuple[str, Path]], out: Path,
                     shutil.copyfile(old, target)
             else:
                 try:
-                    record = read_record(source)
-                    text = replay_page(record, back=up + "index.html", source=key,
-                                       rules=None if rules is None else up + rules)
+                    text = replay_page(read_record(source), back=up + "index.html",
+                                       source=key, rules=None if rules is None else up + rules,
+                                       link=record)
                 except RecordError:
                     continue
                 target.parent.mkdir(parents=True, exist_ok=True)

@@ -17,6 +17,7 @@ from arena.entrants.bot_specs import build_c_bot
 from arena.cli.main import app
 from arena.compete.league import run_league
 from arena.compete.league_publish import CURRENT
+from arena.report.archive import records_in
 from league_util import ARENA, WAIT_S, check_whole, read_store, wait_for, write_settings
 
 runner = CliRunner()
@@ -72,7 +73,8 @@ def test_a_league_takes_a_submitted_bot_while_it_runs_and_continues_after_sigter
     for match_id, deal_set in read_store(league, "SELECT match_id, deal_set FROM matches"):
         per_set.setdefault(deal_set, set()).add(match_id)
     whole = {m for ids in per_set.values() if len(ids) == 2 for m in ids}
-    published = {p.stem for p in (public / CURRENT / "records").iterdir()}
+    published = {r.removeprefix("records/").removesuffix(".jsonl")
+                 for r in records_in(public / CURRENT)}  # loose or packed
     assert published == whole, (published ^ whole)
 
     # Continued (in this process, not publishing again: each publish draws the report's charts):

@@ -25,6 +25,7 @@ from arena.compete.league_store import group_matches, league_groups, league_pair
 from arena.results.rating_replay import side_of
 from arena.compete.league_publish import CURRENT
 from arena.compete.matchmaking import GroupWindow, Standing, group_window_size, next_group, pairings
+from arena.report.archive import records_in
 from arena.report.league_page import history_lines, write_league_page
 from arena.results.ratings import ENV, leaderboard, rate_match, rating_history
 from arena.match.records import read_record
@@ -330,7 +331,7 @@ def test_a_group_league_takes_a_bot_added_while_it_runs_and_continues_after_sigt
     for match_id, deal_set in read_store(league, "SELECT match_id, deal_set FROM matches"):
         per_set.setdefault(deal_set, set()).add(match_id)
     whole = {m for ids in per_set.values() if len(ids) == 6 for m in ids}
-    published = {p.stem for p in (current / "records").iterdir()}
+    published = {Path(r).stem for r in records_in(current)}  # loose or packed
     assert published == whole, published ^ whole
     page = (current / "league.html").read_text()
     assert f"<td>{newcomer}</td>" in page

@@ -22,6 +22,7 @@ from arena.compete.folder_lock import FolderLock
 from arena.compete.league import STOP_PUBLISH_S, run_league
 from arena.compete.league_publish import CURRENT
 from arena.compete.tournament import Stopped
+from arena.report.archive import records_in
 from league_util import ARENA, WAIT_S, check_whole, read_store, wait_for, write_settings
 
 runner = CliRunner()
@@ -38,7 +39,7 @@ def whole_pairs(league: Path) -> set[str]:
 
 
 def published(league: Path) -> set[str]:
-    return {p.stem for p in (league / "public" / CURRENT / "records").glob("*.jsonl")}
+    return {Path(r).stem for r in records_in(league / "public" / CURRENT)}  # loose or packed
 
 
 def records_end_with_their_result(league: Path) -> None:

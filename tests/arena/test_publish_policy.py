@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from arena.compete.league_config import load_league_config
-from arena.compete.league_publish import publish_league
-from arena.report.charts import CHARTS
+from arena.compete.league_publish import CHART, publish_league
+from arena.report.archive import located, records_in
+from arena.report.charts import CHARTS, SINGLE
 from arena.report.data import read_report_data
 from arena.report.prune import ReplayPolicy, upsets
 from arena.report.snapshot import read_snapshot
@@ -52,15 +53,18 @@ def test_a_league_build_renders_the_pages_of_its_policy_and_publishes_every_reco
     fill_league_with_records(league, 200, templates)
     build = build_of(league)
     stored = {m for (m,) in read_store(league, "SELECT match_id FROM matches")}
-    assert {p.stem for p in (build / "records").glob("*.jsonl")} == stored
+    assert {Path(r).stem for r in records_in(build)} == stored
     pages = {p.stem for p in (build / "replays").glob("*.html")}
     assert pages == expected_pages(league, ReplayPolicy())
     assert 50 <= len(pages) < len(stored) // 2
-    # Each bot's page links the replay pages there are, and every match's record.
+    # Each bot's page links the replay pages there are, and every match's record: the file that
+    # holds it, loose or the archive of its block.
     page = (build / "bots" / "random.html").read_text(encoding="utf-8")
     mine = {m for (m,) in read_store(league, "SELECT match_id FROM matches WHERE seat0 = "
                                              "'random' OR seat1 = 'random'")}
-    assert all(f'href="../records/{m}.jsonl"' in page for m in mine)
+    where = located(build)
+    assert all(f'href="../{where[f"records/{m}.jsonl"]}">{m}</a>' in page for m in mine)
+    assert any(where[f"records/{m}.jsonl"].endswith(".tar.gz") for m in mine)
     assert {m for m in mine if f"../replays/{m}.html" in page} == pages & mine
 
 
@@ -74,18 +78,19 @@ def test_a_republish_renders_what_is_new_and_links_the_rest(tmp_path, templates)
     def inode(path: Path) -> int:
         return os.stat(path).st_ino
 
-    # Records and replay pages of the first build are the same files in the second.
-    records = list((first / "records").glob("*.jsonl"))
+    # Records (loose and archives) and replay pages of the first build are the same files in
+    # the second.
+    records = [*(first / "records").glob("*.jsonl"), *(first / "records").glob("*.tar.gz")]
     assert records and all(inode(r) == inode(second / "records" / r.name) for r in records)
     kept = [p for p in (first / "replays").glob("*.html")
             if (second / "replays" / p.name).is_file()]
     assert kept and all(inode(p) == inode(second / "replays" / p.name) for p in kept)
     # Six more matches: every chart is drawn anew; with nothing new, none is.
-    assert all(inode(first / f"{c}.png") != inode(second / f"{c}.png") for c in CHARTS)
+    # (A league's build has each chart in one format: charts.SINGLE.)
+    charts = [f"{c}.{SINGLE[c]}" for c in CHARTS] + [f"{CHART}.svg"]
+    assert all(inode(first / c) != inode(second / c) for c in charts)
     third = build_of(league)
-    for chart in CHARTS:
-        for ext in ("png", "svg"):
-            assert inode(second / f"{chart}.{ext}") == inode(third / f"{chart}.{ext}")
+    assert all(inode(second / c) == inode(third / c) for c in charts)
 
 
 def test_a_long_rating_line_is_drawn_thinned_and_ends_where_the_bot_stands(tmp_path):

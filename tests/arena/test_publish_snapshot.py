@@ -30,6 +30,7 @@ from arena.compete.league_store import read_ladder
 from arena.compete.league import run_league
 from arena.compete.league_publish import PAGE, publish_league
 from arena.report import ReportError, publish
+from arena.report.archive import records_in
 from arena.report.public import waiting_for_partner
 from arena.results.store import DB_NAME, connect_read_only
 from arena.compete.tournament import load_config, run_tournament
@@ -109,7 +110,8 @@ def check_build(out: Path, later: dict[str, str], stored_before: int = 0,
     text = index.read_text(encoding="utf-8")
     found = _WAITING.search(text)
     waiting = int(found.group(1)) if found else 0
-    records = {p.stem for p in (out / "records").glob("*.jsonl")}
+    # Loose, or packed by closed blocks (a league's build: report/archive.py).
+    records = {Path(r).stem for r in records_in(out)}
     replays = {p.stem for p in (out / "replays").glob("*.html")}
     listed: set[str] = set()
     per_page = []
