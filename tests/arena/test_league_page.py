@@ -167,6 +167,23 @@ def test_league_status_prints_a_table_json_and_csv_with_the_same_fields(tmp_path
     assert "Traceback" not in wrong.output
 
 
+
+def test_league_status_says_a_damaged_store_in_one_line(tmp_path):
+    """Status does not scan every page first (most of its second on a large store): a damaged
+    page it reads is said as the scan says it, one line, exit 2, never a traceback."""
+    path = synthetic_league(tmp_path / "league", BOTS, pairs=400, open_pairs=0)
+    size = path.stat().st_size
+    with open(path, "r+b") as fh:  # every page after the first few: the tables' own pages
+        page = 4096
+        for offset in range(8 * page, size - page, page):
+            fh.seek(offset + 100)
+            fh.write(b"\xff" * 200)
+    data = ["--data", str(tmp_path / "data")]
+    result = runner.invoke(app, ["league", "status", str(tmp_path / "league"), *data])
+    assert result.exit_code == 2, result.output
+    assert "is damaged" in result.output and "restore it from a backup" in result.output
+    assert "Traceback" not in result.output
+
 def test_the_history_chart_draws_each_line_forward_one_point_per_pair(tmp_path):
     """Both matches of a pair were drawn at one x, a vertical stroke per pair: with the diagonals
     between pairs they read as lines running back and forth. Now one point per pair, x rising."""
