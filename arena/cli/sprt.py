@@ -10,7 +10,6 @@ pairs of NEW against BASE, stopped as soon as the test on the complete pairs acc
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
@@ -18,21 +17,19 @@ from typing import TYPE_CHECKING, Any, Optional
 import typer
 
 from arena import console as term
-from arena.arena_folders import MARKER, private_folder
 from arena.cli.bots import ISOLATION_HELP, LIMIT_HELP
 from arena.cli.options import DEFAULT_DATA, SEED_HELP, AffinityOption, DataOption
 from arena.match.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS
 
 if TYPE_CHECKING:
-    from arena.compete.sprt import Sprt, SprtState
-    from arena.results.stats import Pentanomial
+    from arena.compete.sprt import SprtState
+    from arena.compete.sprt_folder import StoreWatch
 
 # arena.compete.sprt and arena.results.stats (numpy, scipy, pandas: about a second) are imported where a command
 # runs, never when the CLI starts: `arena --help` and every other command would pay for them.
 
 console, err_console, safe = term.out, term.err, term.safe
 
-SETTINGS_NAME = "sprt.json"
 DEFAULT_MAX_PAIRS = 1000
 # A tenth of a tournament's limit: a bot that wins every pair still needs ~104 of them to pass
 # the default bounds (0 and 10 Elo), and the strong bot thinks 30% of the limit per decision.
@@ -108,6 +105,7 @@ def sprt(
     """Test a new version of a bot (HELP says how, and the exit statuses)."""
     from arena.cli.common import make_report, require_isolation
     from arena.compete.sprt import Sprt, SprtError, Verdict
+    from arena.compete.sprt_folder import StoreWatch, read_test, write_test
     from arena.compete.tournament import ConfigError, load_config
     from arena.isolation.levels import SandboxUnavailable
     from arena.isolation.limits import parse_limits
@@ -124,7 +122,7 @@ def sprt(
                                   f"settings; these would change it: {flags} (only --workers, "
                                   "--affinity, --cluster, --isolation and --data may be given "
                                   "with --resume)")
-            test, stored = _read_settings(resume)
+            test, stored = read_test(resume)
             config = load_config(None, {**stored, "output": str(resume), "workers": workers,
                                         "cluster": cluster, "data": str(data),
                                         "affinity": affinity})
@@ -157,10 +155,13 @@ def sprt(
                   f"H0 elo <= {test.elo0:g}, H1 elo >= {test.elo1:g} (logistic), alpha "
                   f"{test.alpha:g}, beta {test.beta:g}, at most {config.matches_per_pairing // 2} "
                   f"pairs; folder {safe(out, limit=None)}", soft_wrap=True)
-    watch = _Watch(test, out, new_name)
+    watch = StoreWatch(test, out, new_name)
     max_pairs = config.matches_per_pairing // 2
     if resume is None:
-        _write_settings(out, test)
+        try:
+            write_test(out, test)
+        except ConfigError as err:
+            raise term.fail(str(err)) from None
     else:
         state = watch.read()
         console.print(f"resuming: {state.pairs} complete pairs stored, LLR {state.llr:+.3f}",
@@ -231,93 +232,11 @@ def _bot_names(config: Any) -> tuple[str, str]:
     return specs[0].name, specs[1].name
 
 
-def _write_settings(out: Path, test: Sprt) -> None:
-    """The test's settings beside the store (written before the first match, so a run killed at
-    any point can be resumed). A folder that already holds a tournament is left alone."""
-    if (out / "results.sqlite").exists():
-        raise term.fail(f"{out} already holds a tournament; resume the test with --resume {out}, "
-                        "or choose another --output")
-    try:
-        private_folder(out, "tournament")
-        (out / SETTINGS_NAME).write_text(json.dumps(
-            {"elo0": test.elo0, "elo1": test.elo1, "alpha": test.alpha, "beta": test.beta},
-            indent=2) + "\n")
-    except OSError as err:
-        raise term.fail(f"cannot write {out / SETTINGS_NAME}: {err.strerror or err}") from None
-
-
-def _forget_settings(out: Path) -> None:
-    try:
-        (out / SETTINGS_NAME).unlink(missing_ok=True)
-        if {p.name for p in out.iterdir()} <= {MARKER}:  # the mark made with it goes with it
-            (out / MARKER).unlink(missing_ok=True)
-        out.rmdir()  # only when nothing else is in it
-    except OSError:
-        pass
-
-
-def _read_settings(folder: Path) -> tuple[Sprt, dict[str, Any]]:
-    """A stored test: its SPRT settings (sprt.json) and its tournament settings (the store)."""
-    from arena.compete.sprt import Sprt
-    from arena.compete.tournament import ConfigError
-    from arena.results.store import Store, connect_read_only
-
-    db = folder / "results.sqlite"
-    path = folder / SETTINGS_NAME
-    if not db.is_file() or not path.is_file():
-        raise ConfigError(f"{folder} holds no SPRT test (no {SETTINGS_NAME} and results.sqlite)")
-    try:
-        values = json.loads(path.read_text())
-        test = Sprt(**{key: float(values[key]) for key in ("elo0", "elo1", "alpha", "beta")})
-    except (OSError, ValueError, KeyError, TypeError) as err:
-        raise ConfigError(f"{path} is not an SPRT settings file this arena wrote: {err}") from None
-    reader = connect_read_only(db)  # checked, and never written: another run may own it
-    try:
-        stored = Store(reader, db).tournament_config()
-    finally:
-        reader.close()
-    if stored is None:
-        raise ConfigError(f"{db} holds no tournament settings")
-    return test, stored
-
-
-class _Watch:
-    """The test, fed the store's complete pairs in schedule order: after each stored match while
-    the run goes on, and once from a resumed folder."""
-
-    def __init__(self, test: Sprt, out: Path, new: str):
-        from arena.compete.sprt import SequentialTest
-
-        self.sequence, self.db, self.new = SequentialTest(test), out / "results.sqlite", new
-
-    @property
-    def test(self) -> Sprt:
-        return self.sequence.test
-
-    @property
-    def state(self) -> SprtState:
-        return self.sequence.current
-
-    @property
-    def penta(self) -> Pentanomial:
-        return self.sequence.penta
-
-    def read(self) -> SprtState:
-        from arena.compete.sprt import pair_results_from_store
-        from arena.results.store import connect_read_only
-
-        db = connect_read_only(self.db)
-        try:
-            results = pair_results_from_store(db, self.new)
-        finally:
-            db.close()
-        return self.sequence.feed(results)
-
-
-def _play(config: Any, watch: _Watch, resume: bool) -> None:
+def _play(config: Any, watch: StoreWatch, resume: bool) -> None:
     """Play pairs until the test concludes or the schedule ends; the live line shows the LLR
     between its bounds (on a terminal)."""
     from arena.compete.sprt import Verdict
+    from arena.compete.sprt_folder import forget_test
     from arena.compete.tournament import (
         ConfigError,
         Progress,
@@ -352,7 +271,7 @@ def _play(config: Any, watch: _Watch, resume: bool) -> None:
                        should_stop=lambda: watch.state.verdict is not Verdict.CONTINUE)
     except (ConfigError, StoreError) as err:
         if not (config.out_dir() / "results.sqlite").exists():
-            _forget_settings(config.out_dir())  # nothing was played: leave no half-made test
+            forget_test(config.out_dir())  # nothing was played: leave no half-made test
         raise term.fail(str(err)) from None
     except TournamentError as err:
         raise term.fail(str(err).replace("arena tournament --resume", "arena sprt --resume"),
@@ -372,7 +291,7 @@ def _play(config: Any, watch: _Watch, resume: bool) -> None:
     watch.read()
 
 
-def _print_verdict(watch: _Watch, new: str, base: str, config: Any) -> None:
+def _print_verdict(watch: StoreWatch, new: str, base: str, config: Any) -> None:
     from arena.compete.sprt import Verdict
     from arena.results.stats import elo_interval, score_interval
 
