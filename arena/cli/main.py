@@ -495,7 +495,7 @@ def tournament(
     from arena.isolation.levels import SandboxUnavailable
     from arena.isolation.limits import parse_limits
     from arena.isolation.probe import describe as describe_sandbox
-    from arena.results.store import Store, StoreError
+    from arena.results.store import StoreError
 
     if rounds is not None and matches_per_pairing is not None:
         raise _fail("give -n (matches per pairing) or --rounds (duplicate pairs per pairing), "
@@ -520,17 +520,10 @@ def tournament(
             if (resume / "sprt.json").is_file():  # its schedule is only a cap: the test stops it
                 raise ConfigError(f"{resume} holds an SPRT test; resume it with: arena sprt "
                                   f"--resume {resume}")
-            from arena.results.store import connect_read_only
+            from arena.results.store import stored_settings
 
-            reader = connect_read_only(db)  # checked, and never written: another run may own it
-            try:
-                stored = Store(reader, db).tournament_config()
-            finally:
-                reader.close()
-            if stored is None:
-                raise ConfigError(f"{db} holds no tournament settings")
             # A flag not given leaves the stored setting (None would drop it).
-            config = load_config(None, {**stored, "output": str(resume), "workers": workers,
+            config = load_config(None, {**stored_settings(db), "output": str(resume), "workers": workers,
                                         "cluster": cluster, "data": str(data),
                                         "affinity": affinity,
                                         "allow_self_partner": allow_self_partner or None})

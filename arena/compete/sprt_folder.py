@@ -14,7 +14,7 @@ from typing import Any
 from arena.arena_folders import MARKER, private_folder
 from arena.compete.sprt import SequentialTest, Sprt, SprtState, pair_results_from_store
 from arena.results.stats import Pentanomial
-from arena.results.store import Store, connect_read_only
+from arena.results.store import connect_read_only, stored_settings
 from arena.types import ConfigError
 
 SETTINGS_NAME = "sprt.json"
@@ -57,14 +57,7 @@ def read_test(folder: Path) -> tuple[Sprt, dict[str, Any]]:
         test = Sprt(**{key: float(values[key]) for key in ("elo0", "elo1", "alpha", "beta")})
     except (OSError, ValueError, KeyError, TypeError) as err:
         raise ConfigError(f"{path} is not an SPRT settings file this arena wrote: {err}") from None
-    reader = connect_read_only(db)  # checked, and never written: another run may own it
-    try:
-        stored = Store(reader, db).tournament_config()
-    finally:
-        reader.close()
-    if stored is None:
-        raise ConfigError(f"{db} holds no tournament settings")
-    return test, stored
+    return test, stored_settings(db)
 
 
 class StoreWatch:

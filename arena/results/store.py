@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable, Mapping, NamedTuple, Sequence
 from arena.arena_folders import private_file, private_subfolder, tighten
 from arena.game import DealResult, RulesError, load_rules
 from arena.match.deal_keys import check_key
-from arena.types import MatchResult, ScheduledMatch
+from arena.types import ConfigError, MatchResult, ScheduledMatch
 
 DB_NAME = "results.sqlite"  # in the tournament's folder
 # 3: matches of three and four players (matches.players, seats.declined, the sides and deal_sides
@@ -598,3 +598,17 @@ def store_players(db: sqlite3.Connection) -> int:
                           overrides=settings.get("rules") or {}).players
     except (RulesError, TypeError, ValueError):
         return 2
+
+
+def stored_settings(db: Path) -> dict[str, Any]:
+    """The settings a tournament stored in ``db`` when it started, to resume it with (``arena
+    tournament --resume``, ``arena sprt --resume``). Read only and checked: another run may own
+    the store."""
+    reader = connect_read_only(db)
+    try:
+        stored = Store(reader, db).tournament_config()
+    finally:
+        reader.close()
+    if stored is None:
+        raise ConfigError(f"{db} holds no tournament settings")
+    return stored
