@@ -669,9 +669,10 @@ def _die(status: int) -> None:
     # weight there is (cgroups.py): on a busy core its launcher, PID 1 and the bot each waited
     # up to a second for it. Given back first. (Only if this worker ran bots: the module is not
     # imported for it now, in a signal handler.)
-    groups = sys.modules.get("arena.isolation.cgroups")
-    if groups is not None:
-        groups.all_asked()
+    # A module still being imported (the signal came in the middle of it) has run no bot: skipped.
+    asked = getattr(sys.modules.get("arena.isolation.cgroups"), "all_asked", None)
+    if asked is not None:
+        asked()
     for child in _children():
         try:
             os.killpg(child, signal.SIGKILL)

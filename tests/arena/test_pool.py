@@ -263,3 +263,18 @@ def test_jobs_that_share_a_key_never_run_on_two_workers_at_once(ahead_s):
     assert sorted(key for key, *_ in done) == sorted(key for key, _ in jobs)
     assert _overlapping_keys(done) == set()
     assert len({pid for _, pid, _, _ in done}) == 2  # both workers played
+
+
+def test_a_stop_while_the_worker_imports_the_cgroups_ends_it_without_a_traceback():
+    """A worker's SIGTERM handler gives its bots' CPU back first (cgroups.all_asked) when the
+    worker imported the cgroups module. A SIGTERM in the middle of that import found the module
+    half made, without ``all_asked``: the handler raised, a traceback reached the terminal (a
+    fresh clone's Ctrl-C start-up test). A module being imported has run no bot: skipped."""
+    import subprocess
+    import sys
+
+    code = ("import sys, types; sys.modules['arena.isolation.cgroups'] = "
+            "types.ModuleType('arena.isolation.cgroups'); "
+            "from arena.compete.pool import _die; _die(143)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (proc.returncode, proc.stderr) == (143, "")

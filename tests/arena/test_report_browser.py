@@ -191,7 +191,7 @@ def test_league_page_in_a_real_browser(tmp_path):
     found = re.search(r'<pre id="browser-test">(.*?)</pre>', proc.stdout, re.S)
     assert found, "the page's load event never came (or the test script did not run)"
     seen = json.loads(html.unescape(found.group(1)))
-    assert [i["src"] for i in seen["images"]] == ["league_history.png"]
+    assert [i["src"] for i in seen["images"]] == ["league_history.svg"]  # one format (charts.SINGLE)
     assert all(i["complete"] and i["width"] > 0 for i in seen["images"])
     assert (seen["ladder"], seen["recent"], seen["versions"]) == (3, 20, len(bots))
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
