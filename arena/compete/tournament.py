@@ -204,6 +204,18 @@ def load_config(path: Path | None, overrides: Mapping[str, Any]) -> TournamentCo
     return config
 
 
+def stored_settings(db: Path) -> dict[str, Any]:
+    """The settings the store at ``db`` was started with; a ``ConfigError`` if it holds none."""
+    reader = connect_read_only(db)  # checked, and never written: another run may own it
+    try:
+        stored = Store(reader, db).tournament_config()
+    finally:
+        reader.close()
+    if stored is None:
+        raise ConfigError(f"{db} holds no tournament settings")
+    return stored
+
+
 def _deal_sets_for_nseat(config: TournamentConfig, data: Mapping[str, Any],
                          flags: Mapping[str, Any], where: str) -> TournamentConfig:
     """One ``-n`` for every profile: with two players it is ``matches_per_pairing``; with three or
