@@ -13,23 +13,19 @@ import typer
 
 from arena import __version__
 from arena import console as term
-from arena.arena_folders import private_folder
 from arena.cli.bots import ISOLATION_HELP, LIMIT_HELP, bots_app, submit
 from arena.cli.common import make_report, require_isolation
 from arena.cli.league import league_app
-from arena.cli.options import DEFAULT_DATA, SEED_HELP, AffinityOption, DataOption, not_a_folder
+from arena.cli.options import DEFAULT_DATA, SEED_HELP, AffinityOption, DataOption
 from arena.cli.sprt import HELP as SPRT_HELP
 from arena.cli.sprt import sprt
-from arena.entrants.bot_specs import BotSpecError, resolve_bot
-from arena.game import PROFILES, MatchState, Rules, RulesError, load_rules
+from arena.game import PROFILES, MatchState, RulesError, load_rules
 from arena.game.rules import FLAG_FIELDS, allowed_values, flag_section
 from arena.match.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
-from arena.match.deal_keys import SEED_WARNING, deal_secret, key_from_seed, new_key, new_match_id
+from arena.match.deal_keys import SEED_WARNING, deal_secret, key_from_seed, new_key
 from arena.match.narrate import deal_line, match_line, narrate_deal, narrate_outcome, side_names
 from arena.match.records import RecordError, read_record, replay_record
-from arena.match.referee import MatchConfig, run_match
-from arena.types import BotSpec, MatchEnding
-from bots import BUNDLED_PROFILES
+from arena.types import MatchEnding
 
 app = typer.Typer(help="Sixty-Six Arena: run bot matches and tournaments for Sixty-Six and Schnapsen.",
                   no_args_is_help=True, add_completion=False)
@@ -42,9 +38,6 @@ app.command(help=SPRT_HELP)(sprt)
 
 # Every line goes through arena.console, which escapes what bots wrote (names, lines, details).
 console, err_console, safe = term.out, term.err, term.safe
-PLAY_DEAL_SET = "play"  # the deal set of arena play's one match (deal_keys.py)
-# The profile arena play uses for a number of bots when --profile is not given (RULES.md §10).
-PLAY_PROFILES = {2: "sixty_six", 3: "three_player", 4: "four_player"}
 
 
 def _fail(message: str) -> typer.Exit:
@@ -232,67 +225,32 @@ def play(
     data: DataOption = DEFAULT_DATA,
 ) -> None:
     """Play one match between 2, 3 or 4 bot programs and print each deal's settlement."""
-    if not 2 <= len(bots) <= 4:
-        raise _fail(f"arena play needs 2, 3 or 4 bots (one per seat), not {len(bots)}")
-    if profile is None:
-        profile = PLAY_PROFILES[len(bots)]
-    rules = _rules_or_fail(profile, rules_file, target)
-    if rules.players != len(bots):
-        raise _fail(f"profile {rules.name} is for {rules.players} players, but {len(bots)} bots "
-                    f"were given (give {rules.players} bots, or leave out --profile)")
-    if first_dealer >= rules.players:
-        raise _fail(f"--first-dealer must be a seat from 0 to {rules.players - 1}, "
-                    f"not {first_dealer}")
-    require_isolation(isolation)
-    try:
-        specs = tuple(resolve_bot(bot, data=data) for bot in bots)
-    except BotSpecError as err:
-        raise _fail(str(err)) from None
-    for text in bots:
-        # A bundled bot that does not play the variant would only decline it at the greeting.
-        first = text.strip().split(" ")[0]
-        if first in BUNDLED_PROFILES and rules.name not in BUNDLED_PROFILES[first]:
-            raise _fail(f"{first} does not support {rules.name} (it plays "
-                        f"{', '.join(BUNDLED_PROFILES[first])})")
-    base = [spec.name for spec in specs]
-    if len(set(base)) < len(base):
-        # Seats told apart by their seat number; replace, not a new BotSpec: a registered bot
-        # keeps its folder and version.
-        specs = tuple(replace(spec, name=f"{spec.name}-{seat}") for seat, spec in enumerate(specs))
-    # Deals from a fresh secret key (deal_keys.py), or from --seed in a research run. The match id
-    # is random and unrelated to the key; with --seed it is fixed, because bots may seed themselves
-    # from it (the bundled random bot does) and the same command must then give the same match.
-    if seed is None:
-        key, match_id = new_key(), new_match_id("play")
-    else:
-        err_console.print(SEED_WARNING.format(seed=seed), soft_wrap=True)
-        key, match_id = key_from_seed(seed), "play-seeded"
-    if record is None:
-        private_folder(data, "data")  # the record holds every hand (arena_folders.py)
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        record = data / "play" / f"{stamp}-{'-vs-'.join(s.name for s in specs)}-{match_id}.jsonl"
-    elif os.path.lexists(record):
-        # A record is never written over: the path may be another match's, stored in a
-        # tournament's folder (nothing already stored is lost).
-        raise _fail(f"--record {record} already exists: give a new path (a record is never "
-                    "written over)")
-    logs = record.parent / "logs"
-    problem = not_a_folder(logs)
-    if problem:  # found before any bot runs
-        raise _fail(f"cannot write the record {record}: {problem}")
-    limits = Limits(decision_ms=decision_ms, startup_ms=startup_ms)
-    _check_bots(specs, limits, rules, hide=[record.parent])
-    config = MatchConfig(rules=rules, seed=deal_secret(key, PLAY_DEAL_SET),
-                         first_dealer=first_dealer, match_id=match_id, limits=limits)
-    from arena.isolation.levels import SandboxUnavailable
+    from arena.compete.single_match import (
+        PlayError,
+        check_bots,
+        match_key,
+        match_rules,
+        play_match,
+        record_path,
+        seat_bots,
+    )
 
     try:
-        logs.mkdir(parents=True, exist_ok=True)
-        result = run_match(specs, config, record_path=record, log_dir=logs)
-    except SandboxUnavailable as err:  # the record's folder inside what every bot sees, say
+        rules = match_rules(len(bots), profile, rules_file, target, first_dealer)
+    except PlayError as err:
         raise _fail(str(err)) from None
-    except OSError as err:  # the folder cannot be written (permissions, a full disk)
-        raise _fail(f"cannot write the record {record}: {err.strerror or err}") from None
+    require_isolation(isolation)
+    try:
+        specs, base = seat_bots(bots, rules, data)
+        if seed is not None:
+            err_console.print(SEED_WARNING.format(seed=seed), soft_wrap=True)
+        key, match_id = match_key(seed)
+        record = record_path(record, data, specs, match_id)
+        limits = Limits(decision_ms=decision_ms, startup_ms=startup_ms)
+        check_bots(specs, limits, rules, hide=[record.parent])
+        result = play_match(specs, rules, key, match_id, first_dealer, limits, record)
+    except PlayError as err:
+        raise _fail(str(err)) from None
     names = tuple(spec.name for spec in specs)
     if verbose:
         for item in read_record(record).messages:
@@ -322,21 +280,6 @@ def play(
     if result.reason == MatchEnding.DECLINED:
         # Nothing was played: a script running `arena play` must not read this as a result.
         raise typer.Exit(2)
-
-
-def _check_bots(specs: tuple[BotSpec, ...], limits: Limits, rules: Rules,
-                hide: list[Path]) -> None:
-    """Start every bot once before the match, as a tournament does (preflight.py): one that
-    cannot start is an error with its stderr's last lines, and nothing is played or stored (it
-    was a forfeit, exit 0). A bot that declines the variant is left to the match, which records
-    and says so."""
-    from arena.entrants.preflight import PreflightError, problems, raise_problems
-
-    try:
-        raise_problems([p for p in problems(specs, limits, [h for h in hide if h.is_dir()],
-                                            rules) if p[0] == 0])
-    except PreflightError as err:
-        raise _fail(f"not every bot can start, so nothing was played:\n{err}") from None
 
 
 @app.command()
