@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import os
-import random
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
@@ -19,10 +17,10 @@ from arena.cli.league import league_app
 from arena.cli.options import DEFAULT_DATA, SEED_HELP, AffinityOption, DataOption
 from arena.cli.sprt import HELP as SPRT_HELP
 from arena.cli.sprt import sprt
-from arena.game import PROFILES, MatchState, RulesError, load_rules
+from arena.game import PROFILES, RulesError, load_rules
 from arena.game.rules import FLAG_FIELDS, allowed_values, flag_section
 from arena.match.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
-from arena.match.deal_keys import SEED_WARNING, deal_secret, key_from_seed, new_key
+from arena.match.deal_keys import SEED_WARNING
 from arena.match.narrate import deal_line, match_line, narrate_deal, narrate_outcome, side_names
 from arena.match.records import RecordError, read_record, replay_record
 from arena.types import MatchEnding
@@ -97,12 +95,6 @@ def rules_show(
                       f"allowed: {allowed_values(name)}", soft_wrap=True)
 
 
-# The demo's round robin, which scripts/bench_tournament.py times too. The strong bot thinks 30% of
-# the decision limit by default; a small budget keeps the demo to a minute or two on two cores (it
-# is then weaker than in a real tournament). The C bot is left out where it cannot be built.
-DEMO_BOTS = ("random", "greedy", "first-legal", "strong --budget-ms 25", "c-counter")
-
-
 @app.command()
 def demo(
     seed: Optional[int] = typer.Option(None, help=SEED_HELP),
@@ -120,36 +112,22 @@ def demo(
     if one_match:
         _demo_match(seed, profile)
         return
-    import os
-
-    from arena.entrants.bot_specs import BotSpecError
-    from arena.entrants.bot_specs import resolve_bot as check
+    from arena.compete.demo import demo_bots, demo_folder, demo_level
     from arena.entrants.registry import data_dir
-    from arena.isolation.limits import PER_PROCESS_ENV
-    from arena.isolation.probe import best_level
 
-    # The demo's bots are the arena's own code: it runs them in the strongest sandbox this machine
-    # has, and says which (a tournament of untrusted bots asks for `isolated` unless told not to);
-    # where that caps memory per process only, that will do for them too (probe.check_memory).
-    level = best_level()
-    os.environ.setdefault(PER_PROCESS_ENV, "1")
+    level = demo_level()
     console.print(f"sandbox level for the demo: {level} (the strongest this machine gives; the "
                   "demo's bots are the arena's own, so the demo opts in to it)", soft_wrap=True)
-    from bots import BUNDLED_PROFILES
-
-    # Only the bots that declare the profile: one that declines it would stop the tournament.
-    bots = [b for b in DEMO_BOTS if profile in BUNDLED_PROFILES.get(b.split()[0], (profile,))]
-    try:
-        check("c-counter")
-    except BotSpecError as err:
-        if "c-counter" in bots:
-            bots.remove("c-counter")
-        err_console.print(f"note: the C bot is left out of the demo: {safe(err, limit=None)}",
+    bots, left_out = demo_bots(profile)
+    if left_out is not None:
+        err_console.print(f"note: the C bot is left out of the demo: {safe(left_out, limit=None)}",
                           soft_wrap=True)
-    # Each demo run has its own folder: a demo never overwrites earlier results.
-    output = Path("results") / f"demo-{time.strftime('%Y%m%d-%H%M%S')}"
+    output = demo_folder()
     deals = "a secret key" if seed is None else f"seed {seed}"
-    players = _rules_or_fail(profile, None, None).players
+    try:
+        players = load_rules(profile).players
+    except RulesError as err:
+        raise _fail(str(err)) from None
     if players == 2:
         matches = 20 if matches is None else matches
         plan = f"{matches} matches per pairing ({matches // 2} duplicate pairs)"
@@ -166,38 +144,23 @@ def demo(
 
 
 def _demo_match(seed: int | None, profile: str) -> None:
-    """One match between two random players in-process, printed deal by deal."""
+    """One match between random players in-process, printed deal by deal."""
+    from arena.compete.demo import random_match
+
     try:
         rules = load_rules(profile)
     except RulesError as err:
         raise _fail(str(err)) from None
-    names = tuple(f"random-{'abcd'[seat]}" for seat in range(rules.players))
-    # No bot process plays here, so nothing can eavesdrop; a seed still makes the run repeatable.
-    key = new_key() if seed is None else key_from_seed(seed)
-    rng = random.Random(deal_secret(key, "demo-players"))
-    state = MatchState.new(rules, seed=deal_secret(key, "demo"), first_dealer=0)
+    names, state = random_match(rules, seed)
     deals = "a secret key" if seed is None else f"seed {seed}"
     console.print(f"[bold]{' vs '.join(side_names(names))}[/], profile {rules.name}, deals from {deals}, "
                   f"first to {rules.match_target} game points\n")
-    printed = 0
-    while not state.is_over:
-        legal = state.legal_actions()
-        state = state.apply(legal[rng.randrange(len(legal))])
-        for result in state.results[printed:]:
-            for line in narrate_deal(result, names):
-                console.print(line)
-            console.print()
-        printed = len(state.results)
+    for result in state.results:
+        for line in narrate_deal(result, names):
+            console.print(line)
+        console.print()
     assert state.outcome is not None
     console.print(f"[bold]{narrate_outcome(state.outcome, names)}[/]")
-
-
-def _rules_or_fail(profile: str, rules_file: Optional[Path], target: Optional[int]):  # noqa: ANN202
-    try:
-        return load_rules(profile, rules_file,
-                          overrides={"match_target": target} if target is not None else None)
-    except RulesError as err:
-        raise _fail(str(err)) from None
 
 
 @app.command()
@@ -432,13 +395,15 @@ def tournament(
         Progress,
         Stopped,
         TournamentError,
-        load_config,
+        new_config,
+        resumed_config,
+        run_notes,
         run_tournament,
     )
     from arena.isolation.levels import SandboxUnavailable
     from arena.isolation.limits import parse_limits
     from arena.isolation.probe import describe as describe_sandbox
-    from arena.results.store import Store, StoreError
+    from arena.results.store import StoreError
 
     if rounds is not None and matches_per_pairing is not None:
         raise _fail("give -n (matches per pairing) or --rounds (duplicate pairs per pairing), "
@@ -457,55 +422,25 @@ def tournament(
                                   f"own settings; these would change it: {', '.join(changing)} "
                                   "(only --workers, --affinity, --allow-self-partner, --cluster, "
                                   "--isolation and --data may be given with --resume)")
-            db = resume / "results.sqlite"
-            if not db.is_file():
-                raise ConfigError(f"{resume} holds no tournament (no results.sqlite)")
-            if (resume / "sprt.json").is_file():  # its schedule is only a cap: the test stops it
-                raise ConfigError(f"{resume} holds an SPRT test; resume it with: arena sprt "
-                                  f"--resume {resume}")
-            from arena.results.store import connect_read_only
-
-            reader = connect_read_only(db)  # checked, and never written: another run may own it
-            try:
-                stored = Store(reader, db).tournament_config()
-            finally:
-                reader.close()
-            if stored is None:
-                raise ConfigError(f"{db} holds no tournament settings")
             # A flag not given leaves the stored setting (None would drop it).
-            config = load_config(None, {**stored, "output": str(resume), "workers": workers,
-                                        "cluster": cluster, "data": str(data),
-                                        "affinity": affinity,
-                                        "allow_self_partner": allow_self_partner or None})
+            config = resumed_config(resume, {"workers": workers, "cluster": cluster,
+                                             "data": str(data), "affinity": affinity,
+                                             "allow_self_partner": allow_self_partner or None})
         else:
-            config = load_config(config_file, {
+            config = new_config(config_file, {
                 "bots": bot, "name": name, "profile": profile,
-                "matches_per_pairing": 2 * rounds if rounds else matches_per_pairing,
+                "matches_per_pairing": matches_per_pairing,
                 "seed": seed, "workers": workers,
                 "decision_ms": decision_ms, "startup_ms": startup_ms,
                 "output": str(output) if output else None, "cluster": cluster,
                 "sandbox": parse_limits(limit) if limit else None, "data": str(data),
                 "affinity": affinity,
-                "allow_self_partner": allow_self_partner or None})
-            if rounds and config.deal_sets is not None:
-                # Three or four players: a round is one deal set per group (-n counts those).
-                config = replace(config, deal_sets=rounds)
+                "allow_self_partner": allow_self_partner or None}, rounds)
     except (ConfigError, StoreError, ValueError) as err:
         raise _fail(str(err)) from None
     require_isolation(isolation or config.isolation or None)
-    if config.cluster and workers is not None:
-        err_console.print(f"note: --workers {workers} does not apply on a cluster: each Dask worker "
-                          "runs as many matches at once as it has threads (dask worker --nthreads)",
-                          soft_wrap=True)
-    if config.affinity is True:
-        from arena.isolation.worker_cores import cores_for
-
-        if config.cluster:
-            err_console.print("note: --affinity does not apply on a cluster", soft_wrap=True)
-        elif not cores_for(config.worker_count(), True):
-            err_console.print(f"note: --affinity: {config.worker_count()} workers are not kept "
-                              "to cores (more workers than this process's cores would share "
-                              "them; or not Linux)", soft_wrap=True)
+    for note in run_notes(config, workers):
+        err_console.print(note, soft_wrap=True)
     if config.seed is not None:
         err_console.print(SEED_WARNING.format(seed=config.seed), soft_wrap=True)
     try:
@@ -590,60 +525,12 @@ def tournament(
         raise typer.Exit(code=stop.exit_code) from None
 
 
-def _read_leaderboard(db_path: Path):  # noqa: ANN202 - a pandas DataFrame
-    """The leaderboard rebuilt from a results database, opened read-only (a running tournament may
-    be writing it)."""
-    from arena.results.ratings import leaderboard as table_of
-    from arena.results.store import connect_read_only
-
-    db = connect_read_only(db_path)
-    try:
-        return table_of(db)
-    finally:
-        db.close()
-
-
 def _print_leaderboard(db_path: Path, fmt: str) -> None:
-    # TrueSkill's table with the statistics of issue 17 (arena/results/stats.py): W-D-L, score and Elo with
-    # 95% intervals (duplicate pairs as units), and which neighbours are not separated.
-    from arena.results.stats import LEGEND, display_table
-    from arena.results.stats import leaderboard as table_of
-    from arena.results.store import connect_read_only
+    from arena.results.tables import leaderboard_text
 
-    db = connect_read_only(db_path)
-    try:
-        table = table_of(db)
-    finally:
-        db.close()
-    shown = table.round({"mu": 2, "sigma": 2, "conservative": 2, "win_pct": 1, "score_pct": 1,
-                         "points_per_deal": 3, "score_low": 1, "score_high": 1, "elo": 1,
-                         "elo_low": 1, "elo_high": 1, "los_above": 1})
     # Bot names are data: arena.console shows them as written, never as markup.
-    if fmt == "csv":
-        term.data(shown.to_csv(index=False).removesuffix("\n"), limit=None)
-    elif fmt == "json":
-        term.data(shown.to_json(orient="records", indent=2), limit=None)
-    elif fmt == "markdown":
-        term.data(display_table(table).to_markdown(index=False), limit=None)
-    else:
-        term.data(display_table(table).to_string(index=False), limit=None)
-    if fmt in ("table", "markdown"):
-        term.data(LEGEND, limit=None)
-    if fmt in ("table", "markdown"):
-        # Four players (issue 16): each bot's results with each partner, below the ratings.
-        from arena.results.ratings import partner_table
-        from arena.results.store import connect_read_only
-
-        db = connect_read_only(db_path)
-        try:
-            partners = partner_table(db).round({"score_pct": 1})
-        finally:
-            db.close()
-        if len(partners):
-            term.data("\nwith each partner (score_pct: the side's share of the game points):",
-                      limit=None)
-            term.data(partners.to_markdown(index=False) if fmt == "markdown"
-                      else partners.to_string(index=False), limit=None)
+    for block in leaderboard_text(db_path, fmt):
+        term.data(block, limit=None)
 
 
 @app.command()

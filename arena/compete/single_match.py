@@ -25,7 +25,7 @@ from arena.types import BotSpec, MatchResult
 from bots import BUNDLED_PROFILES
 
 __all__ = ["PLAY_DEAL_SET", "PLAY_PROFILES", "PlayError", "check_bots", "match_key",
-           "match_rules", "play_match", "record_path", "rules_with_target", "seat_bots"]
+           "match_rules", "play_match", "record_path", "seat_bots"]
 
 PLAY_DEAL_SET = "play"  # the deal set of arena play's one match (deal_keys.py)
 # The profile arena play uses for a number of bots when --profile is not given (RULES.md §10).
@@ -36,7 +36,7 @@ class PlayError(ValueError):
     """Why the match cannot be played as asked (one line for the user)."""
 
 
-def rules_with_target(profile: str, rules_file: Path | None, target: int | None) -> Rules:
+def _rules_with_target(profile: str, rules_file: Path | None, target: int | None) -> Rules:
     """A profile with its overrides, and ``target`` game points to win the match if given."""
     try:
         return load_rules(profile, rules_file,
@@ -53,7 +53,7 @@ def match_rules(bots: int, profile: str | None, rules_file: Path | None, target:
         raise PlayError(f"arena play needs 2, 3 or 4 bots (one per seat), not {bots}")
     if profile is None:
         profile = PLAY_PROFILES[bots]
-    rules = rules_with_target(profile, rules_file, target)
+    rules = _rules_with_target(profile, rules_file, target)
     if rules.players != bots:
         raise PlayError(f"profile {rules.name} is for {rules.players} players, but {bots} bots "
                         f"were given (give {rules.players} bots, or leave out --profile)")
