@@ -4,6 +4,7 @@ behave alike everywhere: ``data: DataOption = DEFAULT_DATA`` in a command's para
 
 from __future__ import annotations
 
+from dataclasses import fields
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -11,11 +12,20 @@ import typer
 
 from arena.arena_folders import not_a_folder
 from arena.entrants.registry import DATA_ENV, DEFAULT_DATA
+from arena.isolation.limits import SandboxLimits
 
-__all__ = ["AffinityOption", "DEFAULT_DATA", "DataOption", "SEED_HELP"]
+__all__ = ["AffinityOption", "DEFAULT_DATA", "DataOption", "ISOLATION_HELP", "LIMIT_HELP",
+           "SEED_HELP"]
 
 DATA_HELP = ("The arena's data folder: the registry of submitted bots (DATA/registry), found by "
              "name by every command, and where results go by default.")
+
+# Every command that starts a bot (`play`, `tournament`, `sprt`, `submit`, `league`).
+ISOLATION_HELP = ("Sandbox level: isolated (default; needs root), namespaces or limits. Bots do "
+                  "not run if the machine cannot give it. Default: $ARENA_ISOLATION, else isolated.")
+LIMIT_HELP = ("A sandbox limit, KEY=NUMBER (repeat); 0 is unlimited. Default: "
+              + ", ".join(f"{f.name}={getattr(SandboxLimits(), f.name)}"
+                          for f in fields(SandboxLimits)) + ".")
 
 # `arena demo`, `play`, `tournament` and `sprt`: deals come from a fresh secret key unless a research
 # run asks for a seed (deal_keys.py).

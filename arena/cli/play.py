@@ -10,9 +10,8 @@ from typing import Optional
 import typer
 
 from arena import console as term
-from arena.cli.bots import ISOLATION_HELP
 from arena.cli.common import require_isolation
-from arena.cli.options import DEFAULT_DATA, SEED_HELP, DataOption
+from arena.cli.options import DEFAULT_DATA, ISOLATION_HELP, SEED_HELP, DataOption
 from arena.match.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
 from arena.match.deal_keys import SEED_WARNING
 from arena.match.narrate import deal_line, match_line, narrate_deal, narrate_outcome, side_names

@@ -11,8 +11,14 @@ from typing import TYPE_CHECKING, Optional
 import typer
 
 from arena import console as term
-from arena.cli.bots import ISOLATION_HELP, LIMIT_HELP
-from arena.cli.options import DEFAULT_DATA, SEED_HELP, AffinityOption, DataOption
+from arena.cli.options import (
+    DEFAULT_DATA,
+    ISOLATION_HELP,
+    LIMIT_HELP,
+    SEED_HELP,
+    AffinityOption,
+    DataOption,
+)
 from arena.match.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS
 
 if TYPE_CHECKING:

@@ -11,9 +11,15 @@ from typing import Optional
 import typer
 
 from arena import console as term
-from arena.cli.bots import ISOLATION_HELP, LIMIT_HELP
 from arena.cli.common import make_report, print_leaderboard, require_isolation
-from arena.cli.options import DEFAULT_DATA, SEED_HELP, AffinityOption, DataOption
+from arena.cli.options import (
+    DEFAULT_DATA,
+    ISOLATION_HELP,
+    LIMIT_HELP,
+    SEED_HELP,
+    AffinityOption,
+    DataOption,
+)
 from arena.game import RulesError, load_rules
 from arena.match.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS
 from arena.match.deal_keys import SEED_WARNING
