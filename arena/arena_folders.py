@@ -46,6 +46,19 @@ FOLDER_MODE = 0o700
 FILE_MODE = 0o600
 
 
+def not_a_folder(path: Path) -> str:
+    """Why ``path`` cannot be (or become) a folder: '' when it is one, or when the first part of
+    it that exists is one (the rest can be made); else which part is something else. Reads only:
+    a command checks before it starts a bot or writes anything."""
+    for place in (path, *path.parents):
+        if os.path.lexists(place):
+            if os.path.isdir(place):
+                return ""
+            return f"{place} is not a folder" if place == path else \
+                f"{place}, on the way to {path}, is not a folder"
+    return ""
+
+
 def private_folder(folder: Path, kind: str) -> Path:
     """Make ``folder`` (and any missing parent) mode 0700 and mark it as an arena folder of
     ``kind`` ("tournament", "data", ...); an existing one looser than 0700 is tightened, said

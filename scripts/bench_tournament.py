@@ -59,7 +59,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.match.bot_process import Limits  # noqa: E402
-from arena.cli.main import DEMO_BOTS  # noqa: E402
+from arena.compete.demo import DEMO_BOTS  # noqa: E402
 from arena.match.deal_keys import deal_secret, key_from_seed  # noqa: E402
 from arena.match.referee import MatchConfig, run_match  # noqa: E402
 from arena.compete.schedule import round_robin  # noqa: E402

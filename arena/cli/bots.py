@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import shlex
-from dataclasses import fields
 from pathlib import Path
 from typing import Optional
 
 import typer
 
 from arena import console as term
-from arena.cli.options import DEFAULT_DATA, DataOption
+from arena.cli.options import DEFAULT_DATA, ISOLATION_HELP, LIMIT_HELP, DataOption
 from arena.entrants.manifest import check_profiles
 from arena.entrants.qualify import QUALIFYING_MATCHES
 from arena.entrants.registry import RegisteredBot, Registry, RegistryError
@@ -22,11 +21,6 @@ bots_app = typer.Typer(help="The registry of submitted bots (see arena submit)."
 # Every line goes through arena.console: names, manifests, answers and stderr come from bots.
 console, safe = term.out, term.safe
 
-ISOLATION_HELP = ("Sandbox level: isolated (default; needs root), namespaces or limits. Bots do "
-                  "not run if the machine cannot give it. Default: $ARENA_ISOLATION, else isolated.")
-LIMIT_HELP = ("A sandbox limit, KEY=NUMBER (repeat); 0 is unlimited. Default: "
-              + ", ".join(f"{f.name}={getattr(SandboxLimits(), f.name)}"
-                          for f in fields(SandboxLimits)) + ".")
 
 
 def _fail(message: str) -> typer.Exit:

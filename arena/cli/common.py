@@ -1,4 +1,5 @@
-"""What several commands do alike: check the sandbox level before any bot runs, write a report.
+"""What several commands do alike: check the sandbox level before any bot runs, write a report,
+print a leaderboard.
 
 Shared here, below every command module, so that no command module imports another's private
 helpers (``arena.cli.main`` imports the others to register them).
@@ -42,3 +43,13 @@ def make_report(folder: Path, hint: bool = True) -> Path:
                        f"server: arena publish {shown} OUT (the page, charts and records, nothing "
                        "private)", soft_wrap=True)
     return page
+
+
+def print_leaderboard(db_path: Path, fmt: str) -> None:
+    """A store's leaderboard in a format of ``arena.results.tables`` (``arena leaderboard``, and
+    ``arena tournament`` at its end)."""
+    from arena.results.tables import leaderboard_text
+
+    # Bot names are data: arena.console shows them as written, never as markup.
+    for block in leaderboard_text(db_path, fmt):
+        term.data(block, limit=None)

@@ -10,8 +10,7 @@ import typer
 from typer.core import TyperGroup
 
 from arena import console as term
-from arena.cli.bots import ISOLATION_HELP, LIMIT_HELP
-from arena.cli.options import DEFAULT_DATA, DataOption
+from arena.cli.options import DEFAULT_DATA, ISOLATION_HELP, LIMIT_HELP, DataOption
 from arena.types import ConfigError
 
 console, safe = term.out, term.safe

@@ -4,18 +4,28 @@ behave alike everywhere: ``data: DataOption = DEFAULT_DATA`` in a command's para
 
 from __future__ import annotations
 
-import os
+from dataclasses import fields
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
+from arena.arena_folders import not_a_folder
 from arena.entrants.registry import DATA_ENV, DEFAULT_DATA
+from arena.isolation.limits import SandboxLimits
 
-__all__ = ["AffinityOption", "DEFAULT_DATA", "DataOption", "SEED_HELP", "not_a_folder"]
+__all__ = ["AffinityOption", "DEFAULT_DATA", "DataOption", "ISOLATION_HELP", "LIMIT_HELP",
+           "SEED_HELP"]
 
 DATA_HELP = ("The arena's data folder: the registry of submitted bots (DATA/registry), found by "
              "name by every command, and where results go by default.")
+
+# Every command that starts a bot (`play`, `tournament`, `sprt`, `submit`, `league`).
+ISOLATION_HELP = ("Sandbox level: isolated (default; needs root), namespaces or limits. Bots do "
+                  "not run if the machine cannot give it. Default: $ARENA_ISOLATION, else isolated.")
+LIMIT_HELP = ("A sandbox limit, KEY=NUMBER (repeat); 0 is unlimited. Default: "
+              + ", ".join(f"{f.name}={getattr(SandboxLimits(), f.name)}"
+                          for f in fields(SandboxLimits)) + ".")
 
 # `arena demo`, `play`, `tournament` and `sprt`: deals come from a fresh secret key unless a research
 # run asks for a seed (deal_keys.py).
@@ -25,19 +35,6 @@ SEED_HELP = ("Research runs only: deal from this public seed (default: a fresh s
 # `arena play`, `tournament`, `submit`, `bots ...` and `replay` take it, so that a bot submitted
 # into a data folder is found by name in all of them (issue 14). Typer reads $ARENA_DATA when the
 # flag is not given; an empty value counts as unset, as in ``registry.data_dir()``.
-def not_a_folder(path: Path) -> str:
-    """Why ``path`` cannot be (or become) a folder: '' when it is one, or when the first part of
-    it that exists is one (the rest can be made); else which part is something else. Reads only:
-    a command checks before it starts a bot or writes anything."""
-    for place in (path, *path.parents):
-        if os.path.lexists(place):
-            if os.path.isdir(place):
-                return ""
-            return f"{place} is not a folder" if place == path else \
-                f"{place}, on the way to {path}, is not a folder"
-    return ""
-
-
 def _data_folder(value: Path) -> Path:
     # Checked once here for every command: a file given as DATA was a traceback in whichever
     # step first made a folder in it (issue 28).

@@ -1,32 +1,34 @@
-"""``arena sprt NEW BASE``: is a new version of a bot stronger than its base? (arena/compete/sprt.py)
-
-A thin layer, as every command: the run is a two-bot tournament (``run_tournament``: the same
-store, deal key, pool, resume and stop on signals) whose schedule is ``--max-pairs`` duplicate
-pairs of NEW against BASE, stopped as soon as the test on the complete pairs accepts a hypothesis
-(``should_stop``). The test's own settings (Elo bounds, alpha, beta) are kept beside the store in
-``DIR/sprt.json``; the stored pairs, fed to the test in schedule order, are its whole state, so
-``--resume`` finds the same LLR and a concluded test the same verdict.
+"""``arena sprt NEW BASE``: is a new version of a bot stronger than its base? The command parses,
+prints and sets the exit status; the run is ``arena/compete/sprt_run.py`` (a two-bot tournament
+stopped by the test, resumable), the test itself ``arena/compete/sprt.py``.
 """
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
 from arena import console as term
-from arena.cli.bots import ISOLATION_HELP, LIMIT_HELP
-from arena.cli.options import DEFAULT_DATA, SEED_HELP, AffinityOption, DataOption
+from arena.cli.options import (
+    DEFAULT_DATA,
+    ISOLATION_HELP,
+    LIMIT_HELP,
+    SEED_HELP,
+    AffinityOption,
+    DataOption,
+)
 from arena.match.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS
 
 if TYPE_CHECKING:
     from arena.compete.sprt import SprtState
-    from arena.compete.sprt_folder import StoreWatch
+    from arena.compete.sprt_run import Watch
+    from arena.compete.tournament import Progress, TournamentConfig
 
-# arena.compete.sprt and arena.results.stats (numpy, scipy, pandas: about a second) are imported where a command
-# runs, never when the CLI starts: `arena --help` and every other command would pay for them.
+# arena.compete.sprt_run and arena.results.stats (numpy, scipy, pandas: about a second) are
+# imported where a command runs, never when the CLI starts: `arena --help` and every other command
+# would pay for them.
 
 console, err_console, safe = term.out, term.err, term.safe
 
@@ -34,7 +36,6 @@ DEFAULT_MAX_PAIRS = 1000
 # A tenth of a tournament's limit: a bot that wins every pair still needs ~104 of them to pass
 # the default bounds (0 and 10 Elo), and the strong bot thinks 30% of the limit per decision.
 SPRT_DECISION_MS = DEFAULT_DECISION_MS // 10
-NAME = "sprt"  # the tournament's name in the store (match ids derive from it: schedule.py)
 
 # Exit statuses (documented in the command's help and docs/authors/sprt.md).
 EXIT_VERDICT = 0      # H0 or H1 accepted: the verdict line says which
@@ -105,10 +106,9 @@ def sprt(
     """Test a new version of a bot (HELP says how, and the exit statuses)."""
     from arena.cli.common import make_report, require_isolation
     from arena.compete.sprt import Sprt, SprtError, Verdict
-    from arena.compete.sprt_folder import StoreWatch, read_test, write_test
-    from arena.compete.tournament import ConfigError, load_config
+    from arena.compete.sprt_run import Watch, bot_names, new_test, resumed_test, write_settings
+    from arena.compete.tournament import ConfigError
     from arena.isolation.levels import SandboxUnavailable
-    from arena.isolation.limits import parse_limits
     from arena.isolation.probe import describe as describe_sandbox
     from arena.results.store import StoreError
 
@@ -122,22 +122,16 @@ def sprt(
                                   f"settings; these would change it: {flags} (only --workers, "
                                   "--affinity, --cluster, --isolation and --data may be given "
                                   "with --resume)")
-            test, stored = read_test(resume)
-            config = load_config(None, {**stored, "output": str(resume), "workers": workers,
-                                        "cluster": cluster, "data": str(data),
-                                        "affinity": affinity})
+            test, config = resumed_test(resume, workers=workers, cluster=cluster, data=data,
+                                        affinity=affinity)
         else:
             if new is None or base is None:
                 raise ConfigError("give the two bots: arena sprt NEW BASE (or --resume DIR)")
             test = Sprt(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta)
-            _check_two_players(profile)
-            config = load_config(None, {
-                "name": NAME, "bots": [new, base], "profile": profile,
-                "matches_per_pairing": 2 * max_pairs, "seed": seed, "workers": workers,
-                "decision_ms": decision_ms, "startup_ms": startup_ms,
-                "output": str(output or _new_folder(data)), "cluster": cluster,
-                "sandbox": parse_limits(limit) if limit else None, "data": str(data),
-                "affinity": affinity})
+            config = new_test(new, base, profile=profile, max_pairs=max_pairs, seed=seed,
+                              workers=workers, decision_ms=decision_ms, startup_ms=startup_ms,
+                              output=output, cluster=cluster, limit=limit, data=data,
+                              affinity=affinity)
     except (ConfigError, SprtError, StoreError, ValueError) as err:
         raise term.fail(str(err)) from None
     require_isolation(isolation or config.isolation or None)
@@ -150,16 +144,19 @@ def sprt(
     except SandboxUnavailable as err:
         raise term.fail(str(err)) from None
     out = config.out_dir()
-    new_name, base_name = _bot_names(config)
+    try:
+        new_name, base_name = bot_names(config)
+    except ConfigError as err:
+        raise term.fail(str(err)) from None
     console.print(f"[bold]sprt[/]: {safe(new_name)} (NEW) against {safe(base_name)} (BASE), "
                   f"H0 elo <= {test.elo0:g}, H1 elo >= {test.elo1:g} (logistic), alpha "
                   f"{test.alpha:g}, beta {test.beta:g}, at most {config.matches_per_pairing // 2} "
                   f"pairs; folder {safe(out, limit=None)}", soft_wrap=True)
-    watch = StoreWatch(test, out, new_name)
+    watch = Watch(test, out, new_name)
     max_pairs = config.matches_per_pairing // 2
     if resume is None:
         try:
-            write_test(out, test)
+            write_settings(out, test)
         except ConfigError as err:
             raise term.fail(str(err)) from None
     else:
@@ -196,54 +193,11 @@ def _from_command_line(ctx: typer.Context, name: str) -> bool:
     return source is not None and source.name == "COMMANDLINE"
 
 
-def _new_folder(data: Path) -> Path:
-    """DATA/sprt-DATE-TIME: every test its own folder (``arena sprt`` twice in one second gets a
-    suffix), so a second test never meets the first one's store."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    folder = data / f"sprt-{stamp}"
-    count = 1
-    while folder.exists():
-        count += 1
-        folder = data / f"sprt-{stamp}-{count}"
-    return folder
-
-
-def _check_two_players(profile: str) -> None:
-    from arena.compete.tournament import ConfigError
-    from arena.game import RulesError, load_rules
-
-    try:
-        players = load_rules(profile).players
-    except RulesError as err:
-        raise ConfigError(str(err)) from None
-    if players != 2:
-        raise ConfigError(f"arena sprt plays duplicate pairs of two bots: profile {profile} is "
-                          f"for {players} players")
-
-
-def _bot_names(config: Any) -> tuple[str, str]:
-    """The names the store gives NEW and BASE (BASE gets a suffix when both are the same bot)."""
-    from arena.compete.tournament import ConfigError, resolve_bots
-
-    try:
-        specs = resolve_bots(config)
-    except ConfigError as err:
-        raise term.fail(str(err)) from None
-    return specs[0].name, specs[1].name
-
-
-def _play(config: Any, watch: StoreWatch, resume: bool) -> None:
-    """Play pairs until the test concludes or the schedule ends; the live line shows the LLR
-    between its bounds (on a terminal)."""
-    from arena.compete.sprt import Verdict
-    from arena.compete.sprt_folder import forget_test
-    from arena.compete.tournament import (
-        ConfigError,
-        Progress,
-        Stopped,
-        TournamentError,
-        run_tournament,
-    )
+def _play(config: TournamentConfig, watch: Watch, resume: bool) -> None:
+    """Play pairs until the test concludes or the schedule ends (``play_test``); the live line
+    shows the LLR between its bounds (on a terminal)."""
+    from arena.compete.sprt_run import play_test
+    from arena.compete.tournament import ConfigError, Stopped, TournamentError
     from arena.results.store import StoreError
 
     bar = None
@@ -259,23 +213,18 @@ def _play(config: Any, watch: StoreWatch, resume: bool) -> None:
         bar.update(task, completed=-lower)  # (add_task's completed is typed int)
         bar.start()
 
-    def report(p: Progress) -> None:
-        state = watch.read()
+    def report(p: Progress, state: SprtState) -> None:
         if bar is not None:
             bar.update(task, completed=min(max(state.llr, lower), upper) - lower,
                        llr=f"LLR {state.llr:+.2f}, {state.pairs} of at most {max_pairs} pairs "
                            f"({p.done} matches)")
 
     try:
-        run_tournament(config, resume=resume, on_progress=report,
-                       should_stop=lambda: watch.state.verdict is not Verdict.CONTINUE)
+        play_test(config, watch, resume, on_progress=report)
     except (ConfigError, StoreError) as err:
-        if not (config.out_dir() / "results.sqlite").exists():
-            forget_test(config.out_dir())  # nothing was played: leave no half-made test
         raise term.fail(str(err)) from None
     except TournamentError as err:
-        raise term.fail(str(err).replace("arena tournament --resume", "arena sprt --resume"),
-                        code=EXIT_CUT_SHORT) from None
+        raise term.fail(str(err), code=EXIT_CUT_SHORT) from None
     except Stopped as stop:
         out = config.out_dir()
         if (out / "results.sqlite").exists():
@@ -288,10 +237,9 @@ def _play(config: Any, watch: StoreWatch, resume: bool) -> None:
     finally:
         if bar is not None:
             bar.stop()
-    watch.read()
 
 
-def _print_verdict(watch: StoreWatch, new: str, base: str, config: Any) -> None:
+def _print_verdict(watch: Watch, new: str, base: str, config: TournamentConfig) -> None:
     from arena.compete.sprt import Verdict
     from arena.results.stats import elo_interval, score_interval
 

@@ -48,6 +48,7 @@ from arena.isolation.worker_cores import (
     AFFINITY_WORDS,
     AUTO,
     Affinity,
+    cores_for,
     default_workers,
     for_run,
     is_affinity,
@@ -63,6 +64,7 @@ from arena.results.store import (
     connect_read_only,
     is_disk_full,
     match_rows,
+    stored_settings,
 )
 from arena.types import BotSpec, ConfigError, MatchResult, ScheduledMatch
 
@@ -202,6 +204,49 @@ def load_config(path: Path | None, overrides: Mapping[str, Any]) -> TournamentCo
     except ConfigError as err:
         raise ConfigError(f"{where}{err}") from None
     return config
+
+
+def new_config(path: Path | None, overrides: Mapping[str, Any],
+               rounds: int | None = None) -> TournamentConfig:
+    """A new tournament's settings (``load_config``). ``rounds``, as cutechess's and fastchess's
+    -rounds with -games 2 -repeat: duplicate pairs per pairing (``matches_per_pairing`` twice as
+    many), or with three or four players deal sets per group."""
+    config = load_config(path, {**overrides, "matches_per_pairing": 2 * rounds if rounds else
+                                overrides.get("matches_per_pairing")})
+    if rounds and config.deal_sets is not None:
+        # Three or four players: a round is one deal set per group (-n counts those).
+        config = replace(config, deal_sets=rounds)
+    return config
+
+
+def resumed_config(folder: Path, overrides: Mapping[str, Any]) -> TournamentConfig:
+    """The tournament stored in ``folder``: its stored settings define it, ``overrides`` say where
+    and how fast it now runs (a None leaves the stored setting)."""
+    db = folder / DB_NAME
+    if not db.is_file():
+        raise ConfigError(f"{folder} holds no tournament (no results.sqlite)")
+    # An SPRT test's schedule is only a cap: the test stops it (sprt_run.py keeps sprt.json).
+    if (folder / "sprt.json").is_file():
+        raise ConfigError(f"{folder} holds an SPRT test; resume it with: arena sprt "
+                          f"--resume {folder}")
+    return load_config(None, {**stored_settings(db), "output": str(folder), **overrides})
+
+
+def run_notes(config: TournamentConfig, workers: int | None) -> list[str]:
+    """What a run will not do as asked (``workers``: the number given, if any), said before it
+    starts: no error, as the run goes on without it."""
+    notes = []
+    if config.cluster and workers is not None:
+        notes.append(f"note: --workers {workers} does not apply on a cluster: each Dask worker "
+                     "runs as many matches at once as it has threads (dask worker --nthreads)")
+    if config.affinity is True:
+        if config.cluster:
+            notes.append("note: --affinity does not apply on a cluster")
+        elif not cores_for(config.worker_count(), True):
+            notes.append(f"note: --affinity: {config.worker_count()} workers are not kept to "
+                         "cores (more workers than this process's cores would share them; or "
+                         "not Linux)")
+    return notes
 
 
 def _deal_sets_for_nseat(config: TournamentConfig, data: Mapping[str, Any],
