@@ -15,6 +15,7 @@ from arena import __version__
 from arena import console as term
 from arena.arena_folders import private_folder
 from arena.cli.bots import ISOLATION_HELP, LIMIT_HELP, bots_app, submit
+from arena.cli.check import check
 from arena.cli.common import make_report, require_isolation
 from arena.cli.league import league_app
 from arena.cli.options import DEFAULT_DATA, SEED_HELP, AffinityOption, DataOption, not_a_folder
@@ -39,6 +40,7 @@ app.add_typer(bots_app, name="bots")
 app.add_typer(league_app, name="league")
 app.command()(submit)
 app.command(help=SPRT_HELP)(sprt)
+app.command()(check)
 
 # Every line goes through arena.console, which escapes what bots wrote (names, lines, details).
 console, err_console, safe = term.out, term.err, term.safe
