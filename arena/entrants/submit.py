@@ -135,7 +135,8 @@ def _submit_folder(registry: Registry, folder: Path, name: str | None, limits: L
                               "(after the build)", manifest.name, version, build_output=build_output)
         spec = BotSpec(manifest.name, manifest.argv(), folder=str(staging),
                        workdir=manifest.workdir, version=version)
-        report = qualify(spec, limits, matches=matches, profiles=manifest.profiles)
+        report = qualify(spec, limits, matches=matches, profiles=manifest.profiles,
+                         conformance=True)
         if not report.passed:
             return _rejected(manifest.name, version, report, build_output)
         final = registry.folder_for(manifest.name, version)
@@ -193,7 +194,7 @@ def _submit_command(registry: Registry, command: str, name: str | None, limits: 
         return Submission("unchanged", f"{name} version {version} is already registered (same "
                           "command and files)", name, version, bot=registry.find(name, version))
     spec = BotSpec(name, spec.argv, version=version)
-    report = qualify(spec, limits, matches=matches, profiles=profiles)
+    report = qualify(spec, limits, matches=matches, profiles=profiles, conformance=True)
     if not report.passed:
         return _rejected(name, version, report, "")
     bot = registry.add(name, version, spec.argv, ".", None,
