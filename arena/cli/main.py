@@ -18,6 +18,7 @@ from arena.cli.bots import ISOLATION_HELP, LIMIT_HELP, bots_app, submit
 from arena.cli.check import check
 from arena.cli.common import make_report, require_isolation
 from arena.cli.league import league_app
+from arena.cli.new import new
 from arena.cli.options import DEFAULT_DATA, SEED_HELP, AffinityOption, DataOption, not_a_folder
 from arena.cli.sprt import HELP as SPRT_HELP
 from arena.cli.sprt import sprt
@@ -41,6 +42,7 @@ app.add_typer(league_app, name="league")
 app.command()(submit)
 app.command(help=SPRT_HELP)(sprt)
 app.command()(check)
+app.command()(new)
 
 # Every line goes through arena.console, which escapes what bots wrote (names, lines, details).
 console, err_console, safe = term.out, term.err, term.safe
