@@ -440,10 +440,13 @@ def _fault_finding(situation: Situation, result: MatchResult, watched: WatchedBo
         rule = "greeting"
     elif fault == Fault.MALFORMED and "UTF-8" in result.detail:
         rule = "utf8"
+    sent, detail = watched.last_sent, result.detail
     if situation.unknown_lines and not _failed_without_unknown_lines(report):
-        rule = "unknown_line"  # the same deal without those lines went well
-    return _finding(fault, result.detail, sent=watched.last_sent, received=result.line,
-                    rule=rule)
+        # The same deal without those lines went well: they are what it tripped on.
+        rule, sent = "unknown_line", UNKNOWN_LINES[0]
+        detail = (f"after lines of a first word it cannot know ({' / '.join(UNKNOWN_LINES)}): "
+                  f"{detail}")
+    return _finding(fault, detail, sent=sent, received=result.line, rule=rule)
 
 
 def _failed_without_unknown_lines(report: CheckReport) -> bool:
