@@ -121,7 +121,7 @@ class SituationResult:
     decisions: int = 0
     median_ms: float | None = None
     max_ms: float | None = None
-    sent: list[str] = field(default_factory=list)   # the message kinds the bot was sent
+    kinds_sent: list[str] = field(default_factory=list)  # the kinds of message it was sent
     stderr_tail: list[str] = field(default_factory=list)
 
 
@@ -148,7 +148,7 @@ class CheckReport:
         return not self.failures and any(s.status == "passed" for s in self.situations)
 
     def covered(self) -> list[str]:
-        seen = {kind for s in self.situations for kind in s.sent}
+        seen = {kind for s in self.situations for kind in s.kinds_sent}
         return [kind for kind in MESSAGE_KINDS if kind in seen]
 
     def to_dict(self) -> dict[str, Any]:
@@ -379,8 +379,8 @@ def _play(situation: Situation, bot: BotSpec, limits: Limits, folder: Path,
     result = run_match(specs, config, record_path=record, log_dir=logs, processes=processes)
     out.startup_ms = watched.startup_ms
     me = "me" if situation.rules.players == 2 else str(situation.seat)
-    out.sent = sorted({_kind(line, me) for line in watched.sent} & set(MESSAGE_KINDS),
-                      key=MESSAGE_KINDS.index)
+    out.kinds_sent = sorted({_kind(line, me) for line in watched.sent} & set(MESSAGE_KINDS),
+                            key=MESSAGE_KINDS.index)
     stats = result.seats[situation.seat]
     timing = stats.timing()
     out.decisions = int(timing["decisions"])
