@@ -6,26 +6,28 @@ player (an SDK bot run in-process, ``conformance.ScriptedSeat``), the first deal
 chosen so that the situation arises whatever the checked bot decides. What cannot be forced (the
 bot's own exchanges, marriages and closes) is offered, and whatever the bot answers is judged.
 
-How the claim windows are forced, the two tools:
+How a claim window is made to come, the two tools:
 
 - **Ducking and feeding.** A scripted player that follows throws the card worth most among those
   that do not win the trick. In the first phase nothing obliges it to follow suit (RULES.md §5.2),
-  and it holds no card of the suit the bot can lead that it must play: so the bot, leading first,
-  wins every trick of the first phase whatever it plays, and its count climbs by the aces and tens
-  thrown on it until it reaches the claim target in one of its windows.
+  so the bot, leading first, wins trick after trick whatever it plays, and its count climbs by the
+  aces and tens thrown on it. In ``four_player`` the hands make this sure: the side's count reaches
+  101 in the first phase in every line of play. In ``feed``, ``schnapsen`` and ``three_player``
+  some lines of play still miss it (a bot that closes early, or spends its cheapest cards until
+  an opponent holds a trump), and most reach the target.
 - **The follow rules after a close** (RULES.md §6): in ``close_last_trick`` the opponent closes at
   once and holds only jacks and nines of the suits where the bot holds ace and ten. The bot must
   follow suit and win every trick; each trick is worth 10 to 13, all six 69: its count is below 66
   after five tricks in any order and 69 after the sixth, so its only correct claim is at the
   ``after_trick?`` that follows the last trick.
 
-``tests/arena/test_check.py`` plays every situation in-process against bots that choose at random
-and checks that each forced claim window arises.
+``Situation.forced_claim`` names the window where it is sure; ``tests/arena/test_check.py``
+searches every line of play of those with the engine alone and finds the window in each.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Mapping
 
 from arena.game import (CLAIM, CLOSE, EXCHANGE, PASS, Action, ActionKind, Card, Rules, Suit,
@@ -140,7 +142,6 @@ class Situation:
     # Flags changed from the named profile: the bot may refuse them by exiting (PROTOCOL.md §3).
     overridden: bool = False
     forced_claim: str = ""        # the claim window it forces, in words ("" when none)
-    seed: str = field(default="", compare=False)
 
     @property
     def profile(self) -> str:
