@@ -187,6 +187,10 @@ def test_submit_rejects_a_bot_that_only_the_battery_catches(tmp_path):
     good = submit(flawed("fine"), name="fine", data=tmp_path / "data", matches=2)
     assert good.status == "registered", good.reason
     assert good.report.conformance["passed"] == len(situations(PROFILES_TWO)) > 0
+    # A registered bot is checked by its name, in the profiles it declared (two-player ones).
+    registered = check_bot("fine", data=tmp_path / "data")
+    assert registered.passed and registered.bot == "fine"
+    assert [s.name for s in registered.situations] == [s.name for s in situations(PROFILES_TWO)]
 
 
 PROFILES_TWO = tuple(name for name, rules in PROFILES.items() if rules.players == 2)
