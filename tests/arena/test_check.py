@@ -128,6 +128,28 @@ def test_the_flawless_twin_passes():
     assert report.passed, "\n".join(report.lines())
 
 
+def test_what_a_bot_may_refuse_is_skipped_and_said(tmp_path):
+    """PROTOCOL.md §3: a bot may refuse overridden rules by exiting; §9.1: a bot that does not
+    play a variant declines it. Neither fails a command's check; a variant its manifest declares
+    is another matter."""
+    refusing = check_bot(flawed("no_overrides"), profiles=("sixty_six",))
+    assert refusing.passed, "\n".join(refusing.lines())
+    skipped = {s.name: s.note for s in refusing.situations if s.status == "skipped"}
+    assert list(skipped) == ["between_tricks"] and "PROTOCOL.md §3" in skipped["between_tricks"]
+
+    two = check_bot(flawed("two_players"), profiles=("sixty_six", "three_player"))
+    assert two.passed, "\n".join(two.lines())
+    assert {s.name for s in two.situations if s.status == "skipped"} == \
+        {s.name for s in situations(("three_player",))}
+    folder = tmp_path / "two"
+    folder.mkdir()
+    (folder / "bot.toml").write_text(f'name = "two"\ncommand = "python3 {FLAWED} two_players"\n'
+                                     'profiles = ["sixty_six", "three_player"]\n')
+    declared = check_bot(str(folder))
+    assert {f.kind for f in declared.failures} == {"declined"}
+    assert all(f.section == "PROTOCOL.md §9.1" for f in declared.failures)
+
+
 def test_no_such_bot_is_a_check_error():
     with pytest.raises(CheckError, match="unknown bot"):
         check_bot("no-such-bot-anywhere")
