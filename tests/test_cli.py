@@ -271,7 +271,7 @@ def _option_rows(path) -> dict[str, str]:
     output = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "1000"}).output
     rows = {}
     for line in output.splitlines():
-        words = line.strip("│ ").split()
+        words = line.strip("│ *").split()  # "*": Typer's mark of a required option
         if words and words[0].startswith("--"):
             rows[words[0].split(",")[0]] = line
     return rows
@@ -293,6 +293,8 @@ def test_every_commands_help_shows_each_options_default():
                 continue
             if param.is_flag and param.default is False and not param.secondary_opts:
                 continue  # a bare flag is off unless given: there is no value to show
+            if param.required:
+                continue  # given every time (arena new --lang): there is no default to show
             row = rows[param.opts[0]]
             if param.default is not None:
                 shown = "[default: " in row  # Typer renders a real default value itself

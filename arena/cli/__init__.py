@@ -2,7 +2,8 @@
 
 ``main`` holds the app and the ``rules`` commands and registers the others: ``play`` (``play``,
 ``replay``), ``tournament`` (``tournament``, ``demo``), ``report`` (``leaderboard``, ``report``,
-``publish``), ``bots`` (``submit``, ``bots``), ``league`` and ``sprt``; ``options`` the options
+``publish``), ``bots`` (``submit``, ``bots``), ``league``, ``sprt``, and a bot author's
+``check`` (``arena check``) and ``new`` (``arena new``); ``options`` the options
 several commands share; ``common`` what several commands do alike (the isolation check, writing a
 report, printing a leaderboard). The work is below: a command parses, calls it and prints.
 

@@ -11,7 +11,9 @@ import typer
 from arena import __version__
 from arena import console as term
 from arena.cli.bots import bots_app, submit
+from arena.cli.check import check
 from arena.cli.league import league_app
+from arena.cli.new import new
 from arena.cli.play import play, replay
 from arena.cli.report import leaderboard, publish, report
 from arena.cli.sprt import HELP as SPRT_HELP
@@ -98,6 +100,9 @@ app.command()(tournament)
 app.command()(leaderboard)
 app.command()(report)
 app.command()(publish)
+# A bot author's: a new bot from a kit, and its conformance check.
+app.command()(new)
+app.command()(check)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,9 +1,10 @@
 """Turning what a user types ("greedy", "./mybot", "node bot.js") into a bot to run.
 
 A bundled bot is named; then a bot registered with ``arena submit`` (``NAME`` or ``NAME@VERSION``);
-anything else is a command line, split like a shell would (but never run through one), where
-``python``/``python3`` is the arena's own Python. Bundled bots in C are compiled on first use with
-the machine's ``make`` and ``gcc``.
+then a bot folder holding a ``bot.toml`` with nothing to build (run as a registered bot is, from a
+copy of the folder for each match); anything else is a command line, split like a shell would (but
+never run through one), where ``python``/``python3`` is the arena's own Python. Bundled bots in C
+are compiled on first use with the machine's ``make`` and ``gcc``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Sequence
 
 import bots
+from arena.entrants.manifest import MANIFEST_NAME, ManifestError, load_manifest
 from arena.entrants.registry import find_registered
 from arena.types import BotSpec
 from bots import BUNDLED_PYTHON, python_bot_command
@@ -70,6 +72,8 @@ def resolve_bot(text: str, name: str | None = None, data: Path | None = None) ->
     if registered is not None:
         check_arena_paths(registered, data)  # registered by an older version, which let it by
         return replace(registered, name=name) if name else registered
+    if (Path(text) / MANIFEST_NAME).is_file():
+        return _bot_folder(Path(text), name, data)
     try:
         argv = shlex.split(text)
     except ValueError as err:
@@ -97,6 +101,24 @@ def resolve_bot(text: str, name: str | None = None, data: Path | None = None) ->
         raise BotSpecError(f"unknown bot {program!r}: not a bundled bot "
                            f"({', '.join(bundled_names())}) nor a program on PATH")
     return BotSpec(name or _default_name(argv), tuple(argv))
+
+
+def _bot_folder(folder: Path, name: str | None, data: Path | None) -> BotSpec:
+    """A bot folder (``arena new`` makes one): its manifest's command, run in a copy of the folder
+    as a registered bot is. One with a build step needs ``arena submit`` (or ``arena check``),
+    which build it in the sandbox."""
+    try:
+        manifest = load_manifest(folder)
+    except ManifestError as err:
+        raise BotSpecError(str(err)) from None
+    if manifest.build:
+        raise BotSpecError(f"{folder} has a build step ({shlex.join(manifest.build)}) in its "
+                           f"{MANIFEST_NAME}: arena check and arena submit build it; submit it, "
+                           "then give its name")
+    spec = BotSpec(name or manifest.name, manifest.argv(), folder=str(folder.resolve()),
+                   workdir=manifest.workdir)
+    check_arena_paths(spec, data)
+    return spec
 
 
 def check_bot_paths(spec: BotSpec, private: Sequence[Path | str],

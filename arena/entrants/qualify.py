@@ -12,6 +12,12 @@ unsolicited or overlong line, no early exit), and if it ends cleanly after each 
 within the grace period of PROTOCOL.md §4.4 and leaves no process of its own running. A failure
 comes back as a report a bot author can act on: the rule broken, the lines exchanged just before,
 the offending line and the end of the bot's stderr.
+
+With ``conformance`` (``arena submit`` asks for it), a bot that passed its matches then plays
+the scripted situations of ``arena check`` (``arena.match.conformance``) in the profiles it
+declares, under the same limits: every message kind of PROTOCOL.md, which a few matches against
+the random bot may never bring. Its faults fail qualification as a match's do; its claims are not
+judged (a bot that claims badly only loses points, as in a match), and are counted as warnings.
 """
 
 from __future__ import annotations
@@ -23,9 +29,11 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from arena.entrants.bot_specs import resolve_bot
+from arena.entrants.manifest import TWO_PLAYER_PROFILES
 from arena.game import Rules, profile
 from arena.isolation.probe import describe, support
 from arena.match.bot_process import Limits, stderr_tail
+from arena.match.conformance import Severity, check
 from arena.match.deal_keys import deal_secret, deal_set_label, new_key
 from arena.match.records import RecordError, read_record
 from arena.match.referee import MatchConfig, run_match
@@ -84,6 +92,8 @@ class QualificationReport:
     matches: list[dict[str, Any]] = field(default_factory=list)
     failure: Failure | None = None
     warnings: list[str] = field(default_factory=list)
+    # The conformance check's outcome: situations played, passed, skipped (None: not run).
+    conformance: dict[str, int] | None = None
 
     @property
     def passed(self) -> bool:
@@ -102,6 +112,10 @@ class QualificationReport:
             variant = f"{m['profile']}, " if m.get("profile") else ""
             out.append(f"  match {m['match']} ({variant}seat {m['seat']}, deals {m['deals']}): "
                        f"{m['outcome']}")
+        if self.conformance is not None:
+            c = self.conformance
+            out.append(f"  conformance check (arena check): {c['passed']} of {c['situations']} "
+                       f"situations passed, {c['skipped']} skipped")
         f = self.failure
         if f is not None:
             variant = f"{f.profile}, " if f.profile else ""
@@ -122,11 +136,13 @@ class QualificationReport:
 
 def qualify(bot: BotSpec, limits: Limits = Limits(), rules: Rules | None = None,
             matches: int = QUALIFYING_MATCHES, work: Path | None = None,
-            profiles: Sequence[str] = (), opponent: BotSpec | None = None) -> QualificationReport:
+            profiles: Sequence[str] = (), opponent: BotSpec | None = None,
+            conformance: bool = False) -> QualificationReport:
     """Play ``matches`` matches against the random bot, alternating seats, then the matches of
     each three- or four-player profile in ``profiles`` (the manifest's; two-player names there
-    add nothing); stop at the first failure. Records and logs go to ``work`` (a temporary folder
-    if None). ``opponent`` replaces the random bot (tests)."""
+    add nothing), then with ``conformance`` the situations of ``arena check`` in those profiles
+    (every two-player one if none is given); stop at the first failure. Records and logs go to
+    ``work`` (a temporary folder if None). ``opponent`` replaces the random bot (tests)."""
     report = QualificationReport(bot.name, describe())
     rules = rules or profile("sixty_six")
     opponent = opponent or resolve_bot("random", name="random")
@@ -157,7 +173,41 @@ def qualify(bot: BotSpec, limits: Limits = Limits(), rules: Rules | None = None,
                                        "stderr; the rest was discarded")
         if report.failure is None:
             _qualify_nseat(bot, opponent, limits, folder, key, profiles, report)
+        if report.failure is None and conformance:
+            _conformance(bot, limits, folder / "check", profiles, report)
     return report
+
+
+def _conformance(bot: BotSpec, limits: Limits, folder: Path, profiles: Sequence[str],
+                 report: QualificationReport) -> None:
+    """The situations of ``arena check`` (see the module's text); the first failure fails."""
+    declared = tuple(profiles) or TWO_PLAYER_PROFILES
+    result = check(bot, limits, profiles=declared, declared=declared, ignore_claims=True,
+                   work=folder)
+    statuses = [s.status for s in result.situations]
+    report.conformance = {"situations": len(statuses), "passed": statuses.count("passed"),
+                          "skipped": statuses.count("skipped")}
+    warned = len(result.warnings)
+    if warned:
+        report.warnings.append(f"conformance check: {warned} warning(s) (wrong or missed claims, "
+                               f"slow answers); arena check {bot.name} shows them")
+    for situation in result.situations:
+        finding = next((f for f in situation.findings if f.severity == Severity.FAILURE), None)
+        if finding is None:
+            continue
+        fault: Fault | ExitFault = Fault(finding.kind) if finding.kind in _FAULTS \
+            else ExitFault(finding.kind)
+        transcript = ((f"> {_clip(finding.sent)}",) if finding.sent is not None else ()) + \
+            ((f"< {_clip(finding.received)}",) if finding.received is not None else ())
+        report.failure = Failure(
+            len(report.matches) + 1, situation.seat, 1, fault,
+            f"conformance check, situation {situation.name} ({situation.title}): "
+            f"{finding.detail}", f"{finding.section}: {finding.rule}", finding.received,
+            transcript, tuple(situation.stderr_tail), situation.profile)
+        return
+
+
+_FAULTS = {str(fault) for fault in Fault}
 
 
 def _qualify_nseat(bot: BotSpec, opponent: BotSpec, limits: Limits, folder: Path,

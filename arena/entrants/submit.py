@@ -123,8 +123,8 @@ def _submit_folder(registry: Registry, folder: Path, name: str | None, limits: L
     try:
         build_output = ""
         if manifest.build:
-            failed, build_output = _build(manifest, folder, staging,
-                                         limits.sandbox.memory_per_process)
+            failed, build_output = build(manifest, folder, staging,
+                                        limits.sandbox.memory_per_process)
             if failed:
                 return Submission("rejected", failed, manifest.name, version,
                                   build_output=build_output)
@@ -135,7 +135,8 @@ def _submit_folder(registry: Registry, folder: Path, name: str | None, limits: L
                               "(after the build)", manifest.name, version, build_output=build_output)
         spec = BotSpec(manifest.name, manifest.argv(), folder=str(staging),
                        workdir=manifest.workdir, version=version)
-        report = qualify(spec, limits, matches=matches, profiles=manifest.profiles)
+        report = qualify(spec, limits, matches=matches, profiles=manifest.profiles,
+                         conformance=True)
         if not report.passed:
             return _rejected(manifest.name, version, report, build_output)
         final = registry.folder_for(manifest.name, version)
@@ -150,9 +151,11 @@ def _submit_folder(registry: Registry, folder: Path, name: str | None, limits: L
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _build(manifest: Manifest, folder: Path, staging: Path, memory_per_process: int = 0
-           ) -> tuple[str, str]:
-    """Build in the sandbox (no network: vendor what the build needs). A reason when it failed.
+def build(manifest: Manifest, folder: Path, staging: Path, memory_per_process: int = 0
+          ) -> tuple[str, str]:
+    """Build ``folder`` into ``staging`` in the sandbox (no network: vendor what the build
+    needs): a reason when it failed ("" when not), and the build's output. ``arena check``
+    builds a bot folder this way too.
     ``memory_per_process``: the submission's opt-in (``probe.check_memory``) holds for it too."""
     limits = replace(BUILD_LIMITS, memory_per_process=memory_per_process)
     source = staging.parent / (staging.name + ".src")
@@ -191,7 +194,7 @@ def _submit_command(registry: Registry, command: str, name: str | None, limits: 
         return Submission("unchanged", f"{name} version {version} is already registered (same "
                           "command and files)", name, version, bot=registry.find(name, version))
     spec = BotSpec(name, spec.argv, version=version)
-    report = qualify(spec, limits, matches=matches, profiles=profiles)
+    report = qualify(spec, limits, matches=matches, profiles=profiles, conformance=True)
     if not report.passed:
         return _rejected(name, version, report, "")
     bot = registry.add(name, version, spec.argv, ".", None,

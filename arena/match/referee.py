@@ -17,9 +17,9 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
-from arena.game import CLAIM, Action, DealResult, DealState, MatchEnd, MatchState, Rules
+from arena.game import CLAIM, Action, Card, DealResult, DealState, MatchEnd, MatchState, Rules
 from arena.match.bot_process import EXIT_GRACE_S, BotFault, BotProcess, Limits
 from arena.match.deal_keys import deal_secret, new_key
 from arena.match.records import RECORD_FORMAT, RECORD_VERSION, RecordWriter
@@ -44,13 +44,17 @@ class MatchConfig:
     max_deals: int = 200  # see MatchState.stop_at_deal_limit: a match between bots that never
                           # claim would otherwise never end
     private: tuple[Path, ...] = ()  # folders hidden from the bots (besides the record's and logs')
+    # Each deal's pack order, instead of dealing from ``seed``: a scripted situation of the
+    # conformance check (conformance.py), never a match of a tournament. One order per deal the
+    # match may reach (``max_deals``).
+    orders: tuple[tuple[Card, ...], ...] | None = None
 
 
 class _Match:
     """One match in progress. ``run()`` returns the result and always ends both processes."""
 
     def __init__(self, bots: Sequence[BotSpec], config: MatchConfig, record_path: Path | None,
-                 log_dir: Path | None):
+                 log_dir: Path | None, processes: Mapping[int, BotProcess] | None = None):
         players = config.rules.players
         if len(bots) != players:
             raise ValueError(f"profile {config.rules.name} is for {players} players, "
@@ -63,7 +67,9 @@ class _Match:
         self._decision_s = self.limits.decision_ms / 1000
         self.writer = RecordWriter(record_path) if record_path else None
         self.record_path = record_path
+        given = processes or {}
         self.procs = tuple(
+            given[seat] if seat in given else
             BotProcess(b.argv, self.limits,
                        stderr_log=(log_dir / f"{self.match_id}.seat{seat}.stderr.log")
                        if log_dir else None,
@@ -120,7 +126,7 @@ class _Match:
                              "max_line_bytes": self.limits.max_line_bytes},
                      started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
         # The match exists from the start, so a fault in the handshake is a forfeit of it.
-        self.state = MatchState.new(config.rules, config.seed, config.first_dealer)
+        self.state = MatchState.new(config.rules, config.seed, config.first_dealer, config.orders)
         try:
             failed = self._start_and_greet()
             if failed is not None:
@@ -459,7 +465,9 @@ def _result_fields(result: MatchResult) -> dict[str, object]:
 
 
 def run_match(bots: Sequence[BotSpec], config: MatchConfig, record_path: Path | None = None,
-              log_dir: Path | None = None) -> MatchResult:
+              log_dir: Path | None = None,
+              processes: Mapping[int, BotProcess] | None = None) -> MatchResult:
     """Play one match between ``bots`` (seat 0, 1, ...: as many as the profile's players). Never
-    raises for anything a bot does."""
-    return _Match(bots, config, record_path, log_dir).run()
+    raises for anything a bot does. ``processes``: a seat's process made by the caller instead of
+    from its ``BotSpec`` (the conformance check's scripted seats and its watched bot)."""
+    return _Match(bots, config, record_path, log_dir, processes).run()
