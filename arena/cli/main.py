@@ -17,13 +17,21 @@ from arena.arena_folders import private_folder
 from arena.cli.bots import ISOLATION_HELP, LIMIT_HELP, bots_app, submit
 from arena.cli.common import make_report, require_isolation
 from arena.cli.league import league_app
-from arena.cli.options import DEFAULT_DATA, SEED_HELP, AffinityOption, DataOption, not_a_folder
+from arena.cli.options import (
+    BANK_HELP,
+    DEFAULT_DATA,
+    FIRST_DECISION_HELP,
+    SEED_HELP,
+    AffinityOption,
+    DataOption,
+    not_a_folder,
+)
 from arena.cli.sprt import HELP as SPRT_HELP
 from arena.cli.sprt import sprt
 from arena.entrants.bot_specs import BotSpecError, resolve_bot
 from arena.game import PROFILES, MatchState, Rules, RulesError, load_rules
 from arena.game.rules import FLAG_FIELDS, allowed_values, flag_section
-from arena.match.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
+from arena.match.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits, clock_problem
 from arena.match.deal_keys import SEED_WARNING, deal_secret, key_from_seed, new_key, new_match_id
 from arena.match.narrate import deal_line, match_line, narrate_deal, narrate_outcome, side_names
 from arena.match.records import RecordError, read_record, replay_record
@@ -167,7 +175,8 @@ def demo(
                   f"deals from {deals}", soft_wrap=True)
     tournament(config_file=None, bot=bots, name="demo", profile=profile,
                matches_per_pairing=matches, rounds=None, seed=seed, workers=None, affinity=None,
-               allow_self_partner=False, decision_ms=None, startup_ms=None, output=output,
+               allow_self_partner=False, decision_ms=None, startup_ms=None, bank_ms=None,
+               first_decision_ms=None, output=output,
                resume=None, limit=None, cluster=None, isolation=level, data=data_dir(),
                write_report=True)
 
@@ -225,6 +234,8 @@ def play(
     first_dealer: int = typer.Option(0, min=0, max=3, help="Seat of the first dealer."),
     decision_ms: int = typer.Option(DEFAULT_DECISION_MS, min=1, help="Time limit per decision (ms)."),
     startup_ms: int = typer.Option(DEFAULT_STARTUP_MS, min=1, help="Time limit to start (ms)."),
+    bank_ms: int = typer.Option(0, min=0, help=BANK_HELP),
+    first_decision_ms: int = typer.Option(0, min=0, help=FIRST_DECISION_HELP),
     record: Optional[Path] = typer.Option(None, help="Where to write the match record (JSON Lines; "
                                           "default: in DATA/play)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Print the protocol transcript."),
@@ -243,6 +254,9 @@ def play(
     if first_dealer >= rules.players:
         raise _fail(f"--first-dealer must be a seat from 0 to {rules.players - 1}, "
                     f"not {first_dealer}")
+    clock = clock_problem(decision_ms, first_decision_ms)
+    if clock:
+        raise _fail(clock)
     require_isolation(isolation)
     try:
         specs = tuple(resolve_bot(bot, data=data) for bot in bots)
@@ -280,7 +294,8 @@ def play(
     problem = not_a_folder(logs)
     if problem:  # found before any bot runs
         raise _fail(f"cannot write the record {record}: {problem}")
-    limits = Limits(decision_ms=decision_ms, startup_ms=startup_ms)
+    limits = Limits(decision_ms=decision_ms, startup_ms=startup_ms, bank_ms=bank_ms,
+                    first_decision_ms=first_decision_ms)
     _check_bots(specs, limits, rules, hide=[record.parent])
     config = MatchConfig(rules=rules, seed=deal_secret(key, PLAY_DEAL_SET),
                          first_dealer=first_dealer, match_id=match_id, limits=limits)
@@ -467,6 +482,8 @@ def tournament(
                                               f"{DEFAULT_DECISION_MS})."),
     startup_ms: Optional[int] = typer.Option(None, help="Time limit to start (ms; default: "
                                              f"{DEFAULT_STARTUP_MS})."),
+    bank_ms: Optional[int] = typer.Option(None, min=0, help=BANK_HELP),
+    first_decision_ms: Optional[int] = typer.Option(None, min=0, help=FIRST_DECISION_HELP),
     output: Optional[Path] = typer.Option(None, "--output", "-o",
                                           help="Output folder (default: DATA/<name>)."),
     resume: Optional[Path] = typer.Option(None, "--resume", help="Finish the tournament in DIR: "
@@ -506,7 +523,8 @@ def tournament(
             # rather than silently ignored. Where and how fast it runs may change.
             given = {"CONFIG.toml": config_file, "--bot": bot, "--name": name, "--profile": profile,
                      "--matches": matches_per_pairing, "--rounds": rounds, "--seed": seed,
-                     "--decision-ms": decision_ms,
+                     "--decision-ms": decision_ms, "--bank-ms": bank_ms,
+                     "--first-decision-ms": first_decision_ms,
                      "--startup-ms": startup_ms, "--output": output, "--limit": limit}
             changing = [flag for flag, value in given.items() if value not in (None, [], ())]
             if changing:
@@ -539,7 +557,8 @@ def tournament(
                 "bots": bot, "name": name, "profile": profile,
                 "matches_per_pairing": 2 * rounds if rounds else matches_per_pairing,
                 "seed": seed, "workers": workers,
-                "decision_ms": decision_ms, "startup_ms": startup_ms,
+                "decision_ms": decision_ms, "startup_ms": startup_ms, "bank_ms": bank_ms,
+                "first_decision_ms": first_decision_ms,
                 "output": str(output) if output else None, "cluster": cluster,
                 "sandbox": parse_limits(limit) if limit else None, "data": str(data),
                 "affinity": affinity,

@@ -87,6 +87,15 @@ class Limits:
         return bool(self.bank_ms or self.first_decision_ms)
 
 
+def clock_problem(decision_ms: int, first_decision_ms: int) -> str | None:
+    """What is wrong with a first decision's limit beside ``decision_ms``, in words; None when
+    nothing is. It lengthens the first decision: a shorter one is a mistake, not a setting."""
+    if first_decision_ms and first_decision_ms < decision_ms:
+        return (f"first_decision_ms ({first_decision_ms}) must be 0 (the first decision has "
+                f"decision_ms) or at least decision_ms ({decision_ms})")
+    return None
+
+
 class BotProcess:
     """A running bot. Use ``start()``, then ``send``/``read_line``, and always ``close()``."""
 

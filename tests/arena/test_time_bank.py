@@ -7,17 +7,27 @@ so that a loaded machine does not decide the outcome.
 
 from __future__ import annotations
 
+import json
+import sqlite3
 import sys
 from pathlib import Path
 
+import pytest
+from typer.testing import CliRunner
+
+from arena.cli.main import app
+from arena.compete.league_config import CONFIG_NAME, init_league, load_league_config
+from arena.compete.tournament import load_config
 from arena.entrants.bot_specs import resolve_bot
 from arena.game import profile
+from arena.isolation.limits import SandboxLimits
 from arena.match.bot_process import Limits
 from arena.match.records import read_record, replay_record
 from arena.match.referee import BotSpec, MatchConfig, run_match
-from arena.types import MatchResult
+from arena.types import ConfigError, MatchResult
 
 FIXTURES = Path(__file__).parent / "fixtures"
+runner = CliRunner()
 
 
 def clock_bot(mode: str, ms: int) -> BotSpec:
@@ -93,3 +103,70 @@ def test_first_decision_ms_lets_a_slow_first_decision_pass(tmp_path):
     assert (result.offender, result.fault) == (0, "timeout")
     assert "no answer within 700 ms (the first decision's limit, first_decision_ms)" in \
         result.detail
+
+
+# -- the settings: a tournament's, a league's, the command line's ---------------------------------
+
+
+def test_a_tournaments_bank_and_first_decision_reach_every_match(tmp_path):
+    out = tmp_path / "t"
+    result = runner.invoke(app, ["tournament", "--no-report", "-b", "first-legal", "-b", "random",
+                                 "-n", "2", "--seed", "3", "-w", "1", "--bank-ms", "1500",
+                                 "--first-decision-ms", "2500", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    records = sorted((out / "records").glob("*.jsonl"))
+    assert len(records) == 2
+    for path in records:
+        rec = read_record(path)
+        assert rec.header["limits"]["bank_ms"] == 1500
+        assert rec.header["limits"]["first_decision_ms"] == 2500
+        assert {m["line"] for m in rec.messages if m["line"].startswith("clock ")} == \
+            {"clock first_decision_ms 2500 bank_ms 1500"}
+        assert all(a["bank_ms"] <= 1500 for a in rec.actions)
+    # They define the tournament: stored with it, and a resume may not change them.
+    with sqlite3.connect(out / "results.sqlite") as db:
+        stored = json.loads(db.execute("SELECT config FROM tournament").fetchone()[0])
+    assert (stored["bank_ms"], stored["first_decision_ms"]) == (1500, 2500)
+    again = runner.invoke(app, ["tournament", "--resume", str(out), "--bank-ms", "10"])
+    assert again.exit_code == 2 and "--bank-ms" in again.output
+
+
+def test_without_a_bank_the_settings_are_stored_as_before(tmp_path):
+    plain = load_config(None, {"bots": ["random", "greedy"], "output": str(tmp_path / "x")})
+    assert "bank_ms" not in plain.to_dict() and "first_decision_ms" not in plain.to_dict()
+    assert plain.limits(SandboxLimits()) == Limits(sandbox=SandboxLimits())
+    banked = load_config(None, {"bots": ["random", "greedy"], "bank_ms": 900,
+                                "first_decision_ms": 3000, "output": str(tmp_path / "x")})
+    assert banked.to_dict()["bank_ms"] == 900 and banked.to_dict()["first_decision_ms"] == 3000
+    league = tmp_path / "league"
+    init_league(league)
+    assert "bank_ms" not in load_league_config(league).settings()
+    (league / CONFIG_NAME).write_text("bank_ms = 700\nfirst_decision_ms = 4000\n")
+    config = load_league_config(league)
+    assert config.settings()["bank_ms"] == 700 and config.settings()["first_decision_ms"] == 4000
+    limits = config.limits(SandboxLimits())
+    assert (limits.bank_ms, limits.first_limit_ms, limits.decision_ms) == (700, 4000, 1000)
+
+
+FIRST_TOO_SHORT = r"first_decision_ms \(500\) must be 0 .* or at least decision_ms \(1000\)"
+
+
+@pytest.mark.parametrize("settings,message,in_league", [
+    ({"bank_ms": -1}, "bank_ms must be a whole number >= 0", "bank_ms must be 0 or more"),
+    ({"first_decision_ms": 500}, FIRST_TOO_SHORT, FIRST_TOO_SHORT),
+    ({"bank_ms": "lots"}, "'bank_ms' must be a whole number of milliseconds",
+     "'bank_ms' must be a whole number of milliseconds"),
+])
+def test_bad_clock_settings_are_one_clear_error(tmp_path, settings, message, in_league):
+    with pytest.raises(ConfigError, match=message):
+        load_config(None, {"bots": ["random", "greedy"], "output": str(tmp_path / "x"), **settings})
+    league = tmp_path / "league"
+    init_league(league)
+    (league / CONFIG_NAME).write_text("".join(f"{k} = {json.dumps(v)}\n"
+                                              for k, v in settings.items()))
+    with pytest.raises(ConfigError, match=in_league):
+        load_league_config(league)
+    played = runner.invoke(app, ["play", "random", "greedy", "--decision-ms", "900",
+                                 "--first-decision-ms", "500", "--data", str(tmp_path / "data")])
+    assert played.exit_code == 2 and "first_decision_ms (500) must be" in played.output
+    assert "Traceback" not in played.output and not (tmp_path / "data").exists()
