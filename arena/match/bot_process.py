@@ -326,7 +326,7 @@ class BotProcess:
             if remaining <= 0 and looked:
                 partial = f" ({len(self._buffer)} bytes of an unfinished line)" if self._buffer else ""
                 raise BotFault(Fault.TIMEOUT,
-                               f"no answer within {timeout_s * 1000:.0f} ms{limit}{partial}",
+                               f"no answer within {timeout_s * 1000:.0f} ms{partial}{limit}",
                                bytes(self._buffer[:200]) or None)
             # One wait per look: it returns at once when the answer is there (no separate look
             # without waiting first: each is a system call, and the referee reads one per decision).

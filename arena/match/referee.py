@@ -343,13 +343,13 @@ class _Match:
         """Which limit a timeout of ``seat``'s decision would have run out (PROTOCOL.md §6), for
         its detail; a constant without a bank or a first decision's limit (once a decision)."""
         if not self.limits.clocked:
-            return " (the decision limit)"
+            return ": the decision limit ran out"
         first = not self._decided[seat] and self.limits.first_decision_ms
         own = "the first decision's limit" if first else "the decision limit"
         if not self.limits.bank_ms:
-            return f" ({own}{', first_decision_ms' if first else ''})"
-        return f" ({own} of {own_s * 1000:.0f} ms, then the {bank_s * 1000:.0f} ms left of its " \
-               "time bank: bank exhausted)"
+            return f": {own}{' (first_decision_ms)' if first else ''} ran out"
+        return f": {own} of {own_s * 1000:.0f} ms and then the {bank_s * 1000:.0f} ms left of its " \
+               "time bank ran out (bank exhausted)"
 
     # -- the bots' debug lines ---------------------------------------------------------------
 

@@ -68,7 +68,7 @@ def test_a_slow_decision_within_the_bank_is_no_forfeit_and_the_bank_shrinks(tmp_
     # The same bot without a bank forfeits at that decision, on the decision limit.
     result, record = play(slow, tmp_path)
     assert (result.reason, result.offender, result.fault) == ("forfeit", 0, "timeout")
-    assert "(the decision limit)" in result.detail
+    assert "the decision limit ran out" in result.detail
     rec = read_record(record)
     assert "bank_ms" not in rec.header["limits"]
     assert not [m for m in rec.messages if m["line"].startswith("clock ")]
@@ -97,11 +97,11 @@ def test_first_decision_ms_lets_a_slow_first_decision_pass(tmp_path):
     # The same bot with the plain limit forfeits its first decision...
     result, _ = play(slow, tmp_path)
     assert (result.offender, result.fault) == (0, "timeout")
-    assert "(the decision limit)" in result.detail
+    assert "the decision limit ran out" in result.detail
     # ...and with a first decision's limit shorter than its warm-up, the forfeit names that limit.
     result, _ = play(slow, tmp_path, first_decision_ms=700)
     assert (result.offender, result.fault) == (0, "timeout")
-    assert "no answer within 700 ms (the first decision's limit, first_decision_ms)" in \
+    assert "no answer within 700 ms: the first decision's limit (first_decision_ms) ran out" in \
         result.detail
 
 
