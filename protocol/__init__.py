@@ -7,7 +7,8 @@ referee sends, from ``arena.game``) ; ``view`` (what a bot has seen) ; ``sdk`` (
 
 from protocol.codec import (MAX_LINE_BYTES, PROTOCOL_NAME, PROTOCOL_VERSION, ProtocolError,
                             decode_from_bot, decode_from_referee, encode)
-from protocol.messages import (REQUEST_DECISIONS, ActionReply, BotMessage, Claim, Close, DealStart,
+from protocol.messages import (REQUEST_DECISIONS, ActionReply, BotMessage, Claim, Clock, Close,
+                               DealStart,
                                Decline, Draw, Event, Exchange, Fault, Hello, Marriage, MatchEnd,
                                MatchStart, Message, Played, Player, Ready, RefereeMessage, Request,
                                RulesLine, Settle, Trick, Unknown, Who, wire_name)
@@ -16,7 +17,7 @@ from protocol.view import BotView, ShownMarriage, StockState
 
 __all__ = [
     "MAX_LINE_BYTES", "PROTOCOL_NAME", "PROTOCOL_VERSION", "REQUEST_DECISIONS", "ActionReply",
-    "Bot", "BotMessage", "BotSession", "BotView", "Claim", "Close", "DealStart", "Decline", "Draw",
+    "Bot", "BotMessage", "BotSession", "BotView", "Claim", "Clock", "Close", "DealStart", "Decline", "Draw",
     "Event",
     "Exchange", "Fault", "Hello", "Marriage", "MatchEnd", "MatchStart", "Message", "Played", "Player",
     "ProtocolError", "Ready", "RefereeMessage", "Request", "RulesLine", "Settle", "ShownMarriage",

@@ -16,7 +16,7 @@ from typing import Callable, Literal, overload
 
 from arena.game import CARDS, Action, Card, Suit
 from arena.game.actions import CLAIM, CLOSE, EXCHANGE, MARRY_ACTIONS, PASS, PLAY_ACTIONS
-from protocol.messages import (MAX_PLAYERS, NAME_RE, ActionReply, BotMessage, Claim, Close,
+from protocol.messages import (MAX_PLAYERS, NAME_RE, ActionReply, BotMessage, Claim, Clock, Close,
                                DealStart, Decline, Draw, Exchange, Fault, Hello, Marriage, MatchEnd,
                                MatchStart, Message, Played, Player, Ready, RefereeMessage, Request,
                                RulesLine, Settle, Trick, Unknown, Who)
@@ -66,6 +66,8 @@ def _encode(msg: Message) -> str:
                         f"opponent {opponent} decision_ms {decision_ms}")
             return (f"match {match_id} profile {profile} target {target} players {players} "
                     f"seat {seat} names {' '.join(names)} decision_ms {decision_ms}")
+        case Clock(first_decision_ms, bank_ms):
+            return f"clock first_decision_ms {first_decision_ms} bank_ms {bank_ms}"
         case RulesLine(flags):
             return " ".join(["rules", *(f"{name}={value}" for name, value in flags)])
         case DealStart(deal_no, dealer, upcard, stock, hand, score, pot):
@@ -322,6 +324,13 @@ def _match(w: _Words) -> MatchStart:
     return MatchStart(match_id, profile, target, seat, opponent, w.count("decision_ms"))
 
 
+def _clock(w: _Words) -> Clock:
+    w.keyword("first_decision_ms")
+    first = w.count("first_decision_ms")
+    w.keyword("bank_ms")
+    return Clock(first, w.count("bank_ms"))
+
+
 def _rules(w: _Words) -> RulesLine:
     flags = []
     while w.more():
@@ -454,7 +463,7 @@ def _match_end(w: _Words) -> MatchEnd:
 
 
 _PARSERS: dict[str, Callable[[_Words], RefereeMessage]] = {
-    PROTOCOL_NAME: _hello, "match": _match, "rules": _rules, "deal": _deal, "played": _played,
+    PROTOCOL_NAME: _hello, "match": _match, "clock": _clock, "rules": _rules, "deal": _deal, "played": _played,
     "trick": _trick, "marriage": _marriage, "exchange": _exchange, "close": _close, "draw": _draw,
     "claim": _claim, "settle": _settle, "match_end": _match_end,
     "lead?": _request, "follow?": _request, "after_trick?": _request, "close_exchange?": _request,

@@ -264,6 +264,21 @@ class MatchStart:
 
 
 @dataclass(frozen=True, slots=True)
+class Clock:
+    """``clock first_decision_ms <ms> bank_ms <ms>`` (PROTOCOL.md §6): the limit of the bot's first
+    decision and its time bank for the match. Sent after ``match`` only when either differs from
+    the plain limit (a first decision of ``decision_ms``, no bank); a bot that ignores it, as every
+    bot ignores a line it does not know, still plays within ``decision_ms`` each decision."""
+
+    first_decision_ms: int
+    bank_ms: int
+
+    def __post_init__(self) -> None:
+        _check_count(self.first_decision_ms, "first_decision_ms", 1)
+        _check_count(self.bank_ms, "bank_ms", 0)
+
+
+@dataclass(frozen=True, slots=True)
 class RulesLine:
     """``rules <flag>=<value> ...``: every flag in force, in RULES.md §11 names (PROTOCOL.md §3)."""
 
@@ -643,12 +658,12 @@ EVENT_TYPES = (Played, Trick, Marriage, Exchange, Close, Draw, Claim)
 Event = Union[Played, Trick, Marriage, Exchange, Close, Draw, Claim]
 """The events of a deal (PROTOCOL.md §4.2)."""
 
-RefereeMessage = Union[Hello, MatchStart, RulesLine, DealStart, Request, Played, Trick, Marriage,
+RefereeMessage = Union[Hello, MatchStart, Clock, RulesLine, DealStart, Request, Played, Trick, Marriage,
                        Exchange, Close, Draw, Claim, Settle, MatchEnd, Unknown]
 BotMessage = Union[Ready, Decline, ActionReply]
 Message = Union[RefereeMessage, BotMessage]
 
 KNOWN_REFEREE_WORDS: frozenset[str] = frozenset(
-    {"sixtysix", "match", "rules", "deal", "played", "trick", "marriage", "exchange", "close",
+    {"sixtysix", "match", "clock", "rules", "deal", "played", "trick", "marriage", "exchange", "close",
      "draw", "claim", "settle", "match_end"} | {f"{d}?" for d in REQUEST_DECISIONS})
 """First words of the referee's lines in version 1; any other first word is an ``Unknown`` line."""

@@ -21,6 +21,12 @@ A bot plays two-player matches unless it says more: set ``player_counts = (2, 3,
 ``profiles``) or override ``supports``. To a three- or four-player greeting it cannot play, the SDK
 answers ``decline does not support <profile>`` (PROTOCOL.md §9) instead of ``ready``.
 
+The limits of a match are in the view: ``view.decision_ms``, and from the ``clock`` line, when
+the match has one, ``view.first_decision_ms`` (the first request's limit; otherwise
+``decision_ms``) and ``view.bank_ms`` (the bot's time bank for the match; otherwise 0):
+PROTOCOL.md §6. What a bot logs to stderr is shown to its author beside each decision in the
+replay (§6.1).
+
 The SDK never corrects a bot: an action that the request did not list is logged and sent as it is,
 and the referee judges it (by default the bot forfeits: PROTOCOL.md §5). Logging goes to stderr,
 which the referee keeps; stdout carries only the protocol.

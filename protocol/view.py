@@ -15,7 +15,7 @@ from typing import Any, Callable, Mapping
 
 from arena.game import PROFILES, Action, Card, Rank, Rules, RulesError, Suit
 from arena.game.rules import FLAG_FIELDS, MarriageCredit
-from protocol.messages import (Claim, Close, DealStart, Draw, Exchange, Hello, Marriage, MatchEnd,
+from protocol.messages import (Claim, Clock, Close, DealStart, Draw, Exchange, Hello, Marriage, MatchEnd,
                                MatchStart, Played, RefereeMessage, Request, RulesLine, Settle,
                                Trick, Unknown, Who)
 from protocol.messages import Player
@@ -133,6 +133,10 @@ class BotView:
         self.names: tuple[str, ...] = ()       # every seat's name in seat order (§9 only)
         self.opponent: str | None = None       # two players only
         self.decision_ms = 0
+        # PROTOCOL.md §6: the first decision's limit and the match's time bank (the clock line;
+        # without one, the first decision has decision_ms and there is no bank).
+        self.first_decision_ms = 0
+        self.bank_ms = 0
         self.rules: Rules = DEFAULT_RULES
         self.rules_warnings: tuple[str, ...] = ()
         self._rule_flags: dict[str, str] = {}
@@ -308,11 +312,15 @@ class BotView:
         self._reset_match()  # a new match forgets the old one
         self.match_id, self.profile, self.target = msg.match_id, msg.profile, msg.target
         self.seat, self.opponent, self.decision_ms = msg.seat, msg.opponent, msg.decision_ms
+        self.first_decision_ms = msg.decision_ms
         self.players, self.names = msg.players, msg.names
         self.score = (0,) * self.sides
         # The profile's flags until the rules line (which lists them all) says otherwise.
         self.rules = PROFILES.get(msg.profile, DEFAULT_RULES)
         self._reset_deal()
+
+    def _clock(self, msg: Clock) -> None:
+        self.first_decision_ms, self.bank_ms = msg.first_decision_ms, msg.bank_ms
 
     def _rules_line(self, msg: RulesLine) -> None:
         # Several rules lines may come (PROTOCOL.md §3); their flags add up.
@@ -557,6 +565,7 @@ _FOLD: dict[type, Callable[[BotView, Any], None]] = {
     DealStart: BotView._start_deal,
     Settle: BotView._settle,
     MatchStart: BotView._match_start,
+    Clock: BotView._clock,
     RulesLine: BotView._rules_line,
     MatchEnd: BotView._match_end,
     Hello: _ignore,

@@ -156,7 +156,8 @@ def add(
         except ValueError as err:
             raise term.fail(str(err)) from None
         limits = Limits(decision_ms=decision_ms or config.decision_ms,
-                        startup_ms=config.startup_ms, sandbox=sandbox)
+                        startup_ms=config.startup_ms, bank_ms=config.bank_ms,
+                        first_decision_ms=config.first_decision_ms, sandbox=sandbox)
         console.print(f"submitting {safe(text, limit=None)}", soft_wrap=True)
         try:
             outcome = submit(text, name=name, data=data, limits=limits)

@@ -14,8 +14,8 @@ from arena.arena_folders import not_a_folder
 from arena.entrants.registry import DATA_ENV, DEFAULT_DATA
 from arena.isolation.limits import SandboxLimits
 
-__all__ = ["AffinityOption", "DEFAULT_DATA", "DataOption", "ISOLATION_HELP", "LIMIT_HELP",
-           "SEED_HELP"]
+__all__ = ["AffinityOption", "BANK_HELP", "DEFAULT_DATA", "DataOption", "FIRST_DECISION_HELP",
+           "ISOLATION_HELP", "LIMIT_HELP", "SEED_HELP"]
 
 DATA_HELP = ("The arena's data folder: the registry of submitted bots (DATA/registry), found by "
              "name by every command, and where results go by default.")
@@ -31,6 +31,12 @@ LIMIT_HELP = ("A sandbox limit, KEY=NUMBER (repeat); 0 is unlimited. Default: "
 # run asks for a seed (deal_keys.py).
 SEED_HELP = ("Research runs only: deal from this public seed (default: a fresh secret key; bots "
              "could derive the deals from a seed).")
+
+# `arena play` and `tournament`: the time bank and the first decision's limit (PROTOCOL.md §6).
+BANK_HELP = ("A time bank per bot and match (ms), drawn on by a decision once its own limit is "
+             "spent (default 0: none).")
+FIRST_DECISION_HELP = ("The limit of each bot's first decision (ms), for a runtime that warms up "
+                       "(default 0: the decision limit).")
 
 # `arena play`, `tournament`, `submit`, `bots ...` and `replay` take it, so that a bot submitted
 # into a data folder is found by name in all of them (issue 14). Typer reads $ARENA_DATA when the

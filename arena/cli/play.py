@@ -11,8 +11,15 @@ import typer
 
 from arena import console as term
 from arena.cli.common import require_isolation
-from arena.cli.options import DEFAULT_DATA, ISOLATION_HELP, SEED_HELP, DataOption
-from arena.match.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
+from arena.cli.options import (
+    BANK_HELP,
+    DEFAULT_DATA,
+    FIRST_DECISION_HELP,
+    ISOLATION_HELP,
+    SEED_HELP,
+    DataOption,
+)
+from arena.match.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits, clock_problem
 from arena.match.deal_keys import SEED_WARNING
 from arena.match.narrate import deal_line, match_line, narrate_deal, narrate_outcome, side_names
 from arena.match.records import RecordError, read_record, replay_record
@@ -39,6 +46,8 @@ def play(
     first_dealer: int = typer.Option(0, min=0, max=3, help="Seat of the first dealer."),
     decision_ms: int = typer.Option(DEFAULT_DECISION_MS, min=1, help="Time limit per decision (ms)."),
     startup_ms: int = typer.Option(DEFAULT_STARTUP_MS, min=1, help="Time limit to start (ms)."),
+    bank_ms: int = typer.Option(0, min=0, help=BANK_HELP),
+    first_decision_ms: int = typer.Option(0, min=0, help=FIRST_DECISION_HELP),
     record: Optional[Path] = typer.Option(None, help="Where to write the match record (JSON Lines; "
                                           "default: in DATA/play)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Print the protocol transcript."),
@@ -60,6 +69,9 @@ def play(
         rules = match_rules(len(bots), profile, rules_file, target, first_dealer)
     except PlayError as err:
         raise term.fail(str(err)) from None
+    clock = clock_problem(decision_ms, first_decision_ms)
+    if clock:
+        raise term.fail(clock)
     require_isolation(isolation)
     try:
         specs, base = seat_bots(bots, rules, data)
@@ -67,7 +79,8 @@ def play(
             err_console.print(SEED_WARNING.format(seed=seed), soft_wrap=True)
         key, match_id = match_key(seed)
         record = record_path(record, data, specs, match_id)
-        limits = Limits(decision_ms=decision_ms, startup_ms=startup_ms)
+        limits = Limits(decision_ms=decision_ms, startup_ms=startup_ms, bank_ms=bank_ms,
+                        first_decision_ms=first_decision_ms)
         check_bots(specs, limits, rules, hide=[record.parent])
         result = play_match(specs, rules, key, match_id, first_dealer, limits, record)
     except PlayError as err:

@@ -13,7 +13,9 @@ import typer
 from arena import console as term
 from arena.cli.common import make_report, print_leaderboard, require_isolation
 from arena.cli.options import (
+    BANK_HELP,
     DEFAULT_DATA,
+    FIRST_DECISION_HELP,
     ISOLATION_HELP,
     LIMIT_HELP,
     SEED_HELP,
@@ -71,7 +73,8 @@ def demo(
                   f"deals from {deals}", soft_wrap=True)
     tournament(config_file=None, bot=bots, name="demo", profile=profile,
                matches_per_pairing=matches, rounds=None, seed=seed, workers=None, affinity=None,
-               allow_self_partner=False, decision_ms=None, startup_ms=None, output=output,
+               allow_self_partner=False, decision_ms=None, startup_ms=None, bank_ms=None,
+               first_decision_ms=None, output=output,
                resume=None, limit=None, cluster=None, isolation=level, data=data_dir(),
                write_report=True)
 
@@ -131,6 +134,8 @@ def tournament(
                                               f"{DEFAULT_DECISION_MS})."),
     startup_ms: Optional[int] = typer.Option(None, help="Time limit to start (ms; default: "
                                              f"{DEFAULT_STARTUP_MS})."),
+    bank_ms: Optional[int] = typer.Option(None, min=0, help=BANK_HELP),
+    first_decision_ms: Optional[int] = typer.Option(None, min=0, help=FIRST_DECISION_HELP),
     output: Optional[Path] = typer.Option(None, "--output", "-o",
                                           help="Output folder (default: DATA/<name>)."),
     resume: Optional[Path] = typer.Option(None, "--resume", help="Finish the tournament in DIR: "
@@ -172,7 +177,8 @@ def tournament(
             # rather than silently ignored. Where and how fast it runs may change.
             given = {"CONFIG.toml": config_file, "--bot": bot, "--name": name, "--profile": profile,
                      "--matches": matches_per_pairing, "--rounds": rounds, "--seed": seed,
-                     "--decision-ms": decision_ms,
+                     "--decision-ms": decision_ms, "--bank-ms": bank_ms,
+                     "--first-decision-ms": first_decision_ms,
                      "--startup-ms": startup_ms, "--output": output, "--limit": limit}
             changing = [flag for flag, value in given.items() if value not in (None, [], ())]
             if changing:
@@ -189,7 +195,8 @@ def tournament(
                 "bots": bot, "name": name, "profile": profile,
                 "matches_per_pairing": matches_per_pairing,
                 "seed": seed, "workers": workers,
-                "decision_ms": decision_ms, "startup_ms": startup_ms,
+                "decision_ms": decision_ms, "startup_ms": startup_ms, "bank_ms": bank_ms,
+                "first_decision_ms": first_decision_ms,
                 "output": str(output) if output else None, "cluster": cluster,
                 "sandbox": parse_limits(limit) if limit else None, "data": str(data),
                 "affinity": affinity,

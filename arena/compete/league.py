@@ -237,8 +237,7 @@ def run_league(folder: Path, overrides: Mapping[str, Any] | None = None,
     config = load_league_config(folder, overrides)
     data = data or data_dir()
     rules = rules_of(config)
-    limits = Limits(decision_ms=config.decision_ms, startup_ms=config.startup_ms,
-                    sandbox=sandbox_limits(config))
+    limits = config.limits(sandbox_limits(config))
     try:
         check_memory(limits.sandbox)  # before any bot: a memory_mb this level cannot hold whole
     except SandboxUnavailable as err:

@@ -19,7 +19,7 @@ from arena.isolation.worker_cores import (
     default_workers,
     is_affinity,
 )
-from arena.match.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS
+from arena.match.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits, clock_problem
 from arena.types import ConfigError
 
 CONFIG_NAME = "league.toml"
@@ -43,6 +43,8 @@ profile = "sixty_six"           # sixty_six, schnapsen, vu_compat (pairs of bots
                                 # group's deals in six seatings; four players in partnerships)
 decision_ms = 1000              # time limit per decision
 startup_ms = 5000               # time limit to start
+# bank_ms = 10000               # a time bank per bot and match, drawn on beyond decision_ms
+# first_decision_ms = 5000      # a bot's first decision's limit (a JIT warming up)
 max_deals = 200                 # deals per match at most
 # [rules]                       # flag overrides of the profile (arena rules show --toml)
 # match_target = 11
@@ -74,6 +76,8 @@ class LeagueConfig:
     rules: Mapping[str, Any] = field(default_factory=dict)
     decision_ms: int = DEFAULT_DECISION_MS
     startup_ms: int = DEFAULT_STARTUP_MS
+    bank_ms: int = 0                 # PROTOCOL.md §6; 0: none
+    first_decision_ms: int = 0       # 0: decision_ms
     max_deals: int = 200
     sandbox: Mapping[str, Any] = field(default_factory=dict)
     isolation: str = ""
@@ -86,11 +90,18 @@ class LeagueConfig:
     def settings(self) -> dict[str, Any]:
         """What defines the league's results (stored; a continued league must keep them)."""
         data = {k: v for k, v in asdict(self).items()
-                if k in ("profile", "decision_ms", "startup_ms", "max_deals")}
+                if k in ("profile", "decision_ms", "startup_ms", "max_deals")
+                or k in ("bank_ms", "first_decision_ms") and v}  # 0: stored as before a bank
         data["rules"] = dict(self.rules)
         data["sandbox"] = dict(self.sandbox)
         data["league"] = True
         return data
+
+    def limits(self, sandbox: SandboxLimits) -> Limits:
+        """The limits of its matches (bot_process.Limits)."""
+        return Limits(decision_ms=self.decision_ms, startup_ms=self.startup_ms,
+                      bank_ms=self.bank_ms, first_decision_ms=self.first_decision_ms,
+                      sandbox=sandbox)
 
     def publish_dir(self, folder: Path) -> Path:
         """Where builds go: ``publish`` (relative to the league's folder), else ``DIR/public``."""
@@ -108,6 +119,8 @@ _TYPES: dict[str, tuple[Any, str]] = {
     "rules": (Mapping, "a table of flag = value"),
     "decision_ms": (int, "a whole number of milliseconds"),
     "startup_ms": (int, "a whole number of milliseconds"),
+    "bank_ms": (int, "a whole number of milliseconds"),
+    "first_decision_ms": (int, "a whole number of milliseconds"),
     "max_deals": (int, "a whole number"),
     "sandbox": (Mapping, "a table of limit = number"),
     "isolation": (str, "a sandbox level: isolated, namespaces or limits (a string)"),
@@ -181,6 +194,12 @@ def _check(config: LeagueConfig) -> None:
     for key in ("decision_ms", "startup_ms", "max_deals"):
         if getattr(config, key) <= 0:
             raise ConfigError(f"{key} must be positive, not {getattr(config, key)}")
+    for key in ("bank_ms", "first_decision_ms"):
+        if getattr(config, key) < 0:
+            raise ConfigError(f"{key} must be 0 or more, not {getattr(config, key)}")
+    problem = clock_problem(config.decision_ms, config.first_decision_ms)
+    if problem:
+        raise ConfigError(problem)
     if config.workers < 0 or config.publish_every < 0:
         raise ConfigError("workers and publish_every must be >= 0")
     rules_of(config)

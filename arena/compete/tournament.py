@@ -53,7 +53,12 @@ from arena.isolation.worker_cores import (
     for_run,
     is_affinity,
 )
-from arena.match.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
+from arena.match.bot_process import (
+    DEFAULT_DECISION_MS,
+    DEFAULT_STARTUP_MS,
+    Limits,
+    clock_problem,
+)
 from arena.match.deal_keys import deal_secret, key_from_seed, new_key
 from arena.results.store import (
     DB_NAME,
@@ -116,6 +121,8 @@ class TournamentConfig:
     workers: int = 0                           # 0: all cores
     decision_ms: int = DEFAULT_DECISION_MS
     startup_ms: int = DEFAULT_STARTUP_MS
+    bank_ms: int = 0                           # PROTOCOL.md §6: a time bank per bot and match
+    first_decision_ms: int = 0                 # a bot's first decision's limit; 0: decision_ms
     max_deals: int = 200
     output: str = ""                           # default: results/<name>
     sandbox: Mapping[str, Any] = field(default_factory=dict)  # limit overrides (limits.py)
@@ -150,7 +157,16 @@ class TournamentConfig:
         data["sandbox"] = dict(self.sandbox)
         if not self.sandbox:
             del data["sandbox"]  # as stored before limits could be set: such runs still resume
+        for key in ("bank_ms", "first_decision_ms"):
+            if not data[key]:
+                del data[key]  # as stored before there was a bank: such runs still resume
         return data
+
+    def limits(self, sandbox: SandboxLimits) -> Limits:
+        """The limits of its matches (bot_process.Limits)."""
+        return Limits(decision_ms=self.decision_ms, startup_ms=self.startup_ms,
+                      bank_ms=self.bank_ms, first_decision_ms=self.first_decision_ms,
+                      sandbox=sandbox)
 
 
 # The data folder is the arena's (arena ... --data), not one tournament's setting.
@@ -170,6 +186,8 @@ _TYPES: dict[str, tuple[Any, str]] = {
     "workers": (int, "a whole number"),
     "decision_ms": (int, "a whole number of milliseconds"),
     "startup_ms": (int, "a whole number of milliseconds"),
+    "bank_ms": (int, "a whole number of milliseconds"),
+    "first_decision_ms": (int, "a whole number of milliseconds"),
     "max_deals": (int, "a whole number"),
     "output": (str, "a folder path (a string)"),
     "sandbox": (Mapping, "a table of limit = number"),
@@ -318,7 +336,8 @@ def _check(config: TournamentConfig) -> None:
     need(len(config.bots) >= 2, "a tournament needs at least two bots (bots = [...] or --bot)")
     need(all(isinstance(b, str) and b.strip() for b in config.bots), "each bot must be a non-empty "
          "name or command")
-    for key in ("seed", "workers", "decision_ms", "startup_ms", "max_deals"):
+    for key in ("seed", "workers", "decision_ms", "startup_ms", "bank_ms", "first_decision_ms",
+                "max_deals"):
         value = getattr(config, key)
         if key == "seed" and value is None:
             continue
@@ -335,6 +354,8 @@ def _check(config: TournamentConfig) -> None:
          f"not {config.deal_sets!r}")
     need(config.decision_ms > 0 and config.startup_ms > 0 and config.max_deals > 0,
          "decision_ms, startup_ms and max_deals must be positive")
+    problem = clock_problem(config.decision_ms, config.first_decision_ms)
+    need(problem is None, problem or "")
     need(isinstance(config.rules, Mapping), "rules must be a table of flag = value")
     need(isinstance(config.cluster, str), f"cluster must be an address like tcp://HOST:8786, "
          f"not {config.cluster!r}")
@@ -451,8 +472,7 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
     specs = resolve_bots(config)
     by_name = {s.name: s for s in specs}
     schedule = schedule_of(config, rules, [s.name for s in specs])
-    limits = Limits(decision_ms=config.decision_ms, startup_ms=config.startup_ms,
-                    sandbox=sandbox_limits(config))
+    limits = config.limits(sandbox_limits(config))
     found = None if config.cluster else _sandbox_found()  # a cluster's workers: theirs
     if found is not None:
         try:

@@ -7,7 +7,9 @@ the referee, so every pipe is non-blocking and every wait has a deadline:
   UTF-8 are seen as such (``line_too_long``, ``malformed``) instead of blocking a ``readline``;
 - stdin is written without blocking: a bot that stops reading its input eventually fills the pipe,
   and the write then times out instead of blocking the referee forever;
-- stderr is drained whenever we wait, into a log file capped at ``stderr_cap`` bytes;
+- stderr is drained whenever we wait, into a log file capped at ``stderr_cap`` bytes, and into
+  the lines of the decision under way (``take_debug``: at most ``debug_decision_bytes`` a decision
+  and ``debug_match_bytes`` a match, the rest counted), which the referee stores in the record;
 - the bot runs in its own session (process group) in a fresh temporary folder, inside the sandbox
   of ``sandbox.py`` (resource limits, no network, its own user id where the machine allows);
   ``close()`` ends the whole group and reaps the child, so no process outlives the match.
@@ -39,6 +41,10 @@ DEFAULT_STARTUP_MS = 10_000
 MAX_LINE_BYTES = 1024          # PROTOCOL.md §1, without the "\n"
 STDERR_CAP_BYTES = 1 << 20     # PROTOCOL.md §1: the first 1 MiB of stderr is kept
 EXIT_GRACE_S = 1.0             # PROTOCOL.md §4.4: after match_end the bot has 1 s to exit
+# A bot's stderr kept in the record beside its decisions, for its author to read in the replay
+# (issue 33): enough for a few lines of reasoning a decision, and a record stays a record, not a log.
+DEBUG_DECISION_BYTES = 4096
+DEBUG_MATCH_BYTES = 256 * 1024
 _READ_CHUNK = 65536
 _STDOUT_KEPT = 1 << 16         # bytes of unread stdout kept: far more than an answer ever needs
 
@@ -55,11 +61,39 @@ class BotFault(Exception):
 
 @dataclass(frozen=True)
 class Limits:
+    """A bot's limits in one match (PROTOCOL.md §6). ``bank_ms``: a time bank per bot and match
+    that a decision draws on once its own limit is spent (0: none, every decision has exactly its
+    limit); ``first_decision_ms``: the limit of a bot's first decision, longer for a runtime that
+    compiles as it warms up (0: ``decision_ms``)."""
+
     decision_ms: int = DEFAULT_DECISION_MS
     startup_ms: int = DEFAULT_STARTUP_MS
     max_line_bytes: int = MAX_LINE_BYTES
     stderr_cap: int = STDERR_CAP_BYTES
     sandbox: SandboxLimits = field(default_factory=SandboxLimits)
+    bank_ms: int = 0
+    first_decision_ms: int = 0
+    debug_decision_bytes: int = DEBUG_DECISION_BYTES
+    debug_match_bytes: int = DEBUG_MATCH_BYTES
+
+    @property
+    def first_limit_ms(self) -> int:
+        """The limit of a bot's first decision."""
+        return self.first_decision_ms or self.decision_ms
+
+    @property
+    def clocked(self) -> bool:
+        """Whether a bank or a first decision's limit is in force (the ``clock`` line says so)."""
+        return bool(self.bank_ms or self.first_decision_ms)
+
+
+def clock_problem(decision_ms: int, first_decision_ms: int) -> str | None:
+    """What is wrong with a first decision's limit beside ``decision_ms``, in words; None when
+    nothing is. It lengthens the first decision: a shorter one is a mistake, not a setting."""
+    if first_decision_ms and first_decision_ms < decision_ms:
+        return (f"first_decision_ms ({first_decision_ms}) must be 0 (the first decision has "
+                f"decision_ms) or at least decision_ms ({decision_ms})")
+    return None
 
 
 class BotProcess:
@@ -85,6 +119,9 @@ class BotProcess:
         self._stderr_file: BinaryIO | None = None
         self._stderr_written = 0
         self.stderr_dropped = 0
+        self._debug = bytearray()  # stderr since the last take_debug(), within its caps
+        self._debug_dropped = 0    # bytes of it beyond the caps
+        self._debug_room = limits.debug_match_bytes  # what the match's cap has left
         self.started_at = 0.0
         # One epoll set for the bot's life, on raw fds: the referee waits on it twice a decision,
         # and selectors' per-call bookkeeping cost more than the system call itself.
@@ -272,10 +309,11 @@ class BotProcess:
         self._pump(0)
         return bytes(self._buffer[:200]) if self._buffer else b""
 
-    def read_line(self, timeout_s: float) -> bytes:
+    def read_line(self, timeout_s: float, limit: str = "") -> bytes:
         """The next line without its ``\\n``, within ``timeout_s``.
 
-        Raises ``BotFault`` for ``timeout``, ``line_too_long`` or ``exit``."""
+        Raises ``BotFault`` for ``timeout`` (its detail names ``limit``, the limit that ran out,
+        when given), ``line_too_long`` or ``exit``."""
         deadline = time.monotonic() + timeout_s
         looked = False  # an answer already in the pipe is on time, however late we look at it
         while True:
@@ -287,7 +325,8 @@ class BotProcess:
             remaining = deadline - time.monotonic()
             if remaining <= 0 and looked:
                 partial = f" ({len(self._buffer)} bytes of an unfinished line)" if self._buffer else ""
-                raise BotFault(Fault.TIMEOUT, f"no answer within {timeout_s * 1000:.0f} ms{partial}",
+                raise BotFault(Fault.TIMEOUT,
+                               f"no answer within {timeout_s * 1000:.0f} ms{partial}{limit}",
                                bytes(self._buffer[:200]) or None)
             # One wait per look: it returns at once when the answer is there (no separate look
             # without waiting first: each is a system call, and the referee reads one per decision).
@@ -385,6 +424,25 @@ class BotProcess:
         kept = min(max(room, 0), len(chunk))
         self._stderr_written += kept
         self.stderr_dropped += len(chunk) - kept
+        room = min(self.limits.debug_decision_bytes - len(self._debug), self._debug_room)
+        kept = min(max(room, 0), len(chunk))
+        if kept:
+            self._debug += chunk[:kept]
+            self._debug_room -= kept
+        self._debug_dropped += len(chunk) - kept
+
+    def take_debug(self) -> tuple[list[str], int] | None:
+        """The stderr the referee has read since the last call, as lines (a line cut by a cap, or
+        still being written, is there as far as it came), and how many bytes beyond the caps were
+        not kept; None when there was none. The referee calls it when a decision's answer is in,
+        so what a bot writes before its answer goes with that decision."""
+        if not self._debug and not self._debug_dropped:
+            return None
+        lines = self._debug.decode("utf-8", "replace").splitlines()
+        dropped = self._debug_dropped
+        self._debug.clear()
+        self._debug_dropped = 0
+        return lines, dropped
 
     def _exit_detail(self, what: str) -> str:
         proc = self._proc

@@ -266,7 +266,7 @@ class ScriptedSeat(BotProcess):
     def flush(self, timeout_s: float | None = None) -> None:
         pass
 
-    def read_line(self, timeout_s: float) -> bytes:
+    def read_line(self, timeout_s: float, limit: str = "") -> bytes:
         if not self._answers:
             raise BotFault(Fault.TIMEOUT, "the scripted seat had no answer")
         return self._answers.popleft()

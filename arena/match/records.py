@@ -3,18 +3,26 @@
 A record is written line by line while the match runs (a crash keeps everything up to the last
 time the referee waited for a bot). Types:
 
-- ``header``: format version, match id, first dealer, the full rules, both bots, the limits (never
-  the seed or key the deals came from: records are published, and the key must stay secret while
-  its tournament runs; version 1 records held a seed);
+- ``header``: format version, match id, first dealer, the full rules, both bots, the limits (with
+  ``first_decision_ms`` and ``bank_ms`` when a match has either: PROTOCOL.md §6); never the seed or
+  key the deals came from: records are published, and the key must stay secret while its
+  tournament runs (version 1 records held a seed);
 - ``msg``: one protocol line, ``dir`` "out" (referee to bot) or "in" (bot to referee), with ``t``, the
   milliseconds since the match started, and the ``seat``;
-- ``action``: an action accepted by the referee, with the bot's thinking time;
+- ``action``: an action accepted by the referee, with the bot's thinking time (and ``bank_ms``,
+  what is left of its time bank after it, when the match has one);
 - ``fault``: a protocol fault, its word (PROTOCOL.md §5), detail and offending line;
 - ``decline``: a seat that declined the N-seat variant, with its text (PROTOCOL.md §9);
 - ``deal_start``: a deal's number, dealer and pack order (so it replays without any seed or key);
 - ``deal``: a settled deal and its settlement (figures per side; with three or four players also
   ``awards``, each side's game points, since several sides may score: RULES.md §10.2);
-- ``result``: the outcome, claim statistics and decision-time figures.
+- ``result``: the outcome, claim statistics and decision-time figures;
+- ``debug``: what a bot wrote to its stderr, as ``lines``, since its previous answer up to its
+  answer to the decision numbered ``decision`` (an index into the record's actions and deal
+  forfeits, in order; a decision that ended in a fault, or what came after the bot's last answer,
+  has the number of actions then recorded), at most ``bot_process.DEBUG_DECISION_BYTES`` a
+  decision and ``DEBUG_MATCH_BYTES`` a match, ``dropped`` the bytes beyond. They are for the
+  bot's author: a published record leaves them out (``arena.report.public``).
 
 ``replay_record`` rebuilds the match with the engine from the header and the actions, and checks
 that every deal settles exactly as recorded. Records of 3 and 4 players are the same lines with one
@@ -34,8 +42,8 @@ from arena.arena_folders import open_private, private_subfolder
 from arena.game import Action, Card, MatchState, Rules
 
 RECORD_FORMAT = "sixtysix-record"
-RECORD_VERSION = 2           # 2: no seed in the header
-READABLE_VERSIONS = (1, 2)
+RECORD_VERSION = 3           # 2: no seed in the header; 3: debug lines, a bank in the limits
+READABLE_VERSIONS = (1, 2, 3)
 
 
 class RecordError(ValueError):
@@ -96,6 +104,7 @@ class Record:
     deals: list[dict[str, Any]] = field(default_factory=list)
     faults: list[dict[str, Any]] = field(default_factory=list)
     declines: list[dict[str, Any]] = field(default_factory=list)
+    debug: list[dict[str, Any]] = field(default_factory=list)  # the bots' stderr, per decision
     result: dict[str, Any] | None = None
 
     @property
@@ -151,6 +160,8 @@ def read_record(path: Path) -> Record:
             record.faults.append(item)
         elif kind == "decline":
             record.declines.append(item)
+        elif kind == "debug":
+            record.debug.append(item)
         elif kind == "result":
             record.result = item
     return record

@@ -65,6 +65,10 @@ class _Match:
         self.match_id = config.match_id or uuid.uuid4().hex[:12]
         self.limits = config.limits
         self._decision_s = self.limits.decision_ms / 1000
+        # PROTOCOL.md §6: each bot's time bank left (seconds), and whether it has decided yet.
+        self._bank_s = [self.limits.bank_ms / 1000] * players
+        self._decided = [False] * players
+        self._decisions = 0  # the record's actions so far (action and forfeit_deal lines)
         self.writer = RecordWriter(record_path) if record_path else None
         self.record_path = record_path
         given = processes or {}
@@ -123,7 +127,9 @@ class _Match:
                            for s, b in enumerate(self.bots)],
                      limits={"decision_ms": self.limits.decision_ms,
                              "startup_ms": self.limits.startup_ms,
-                             "max_line_bytes": self.limits.max_line_bytes},
+                             "max_line_bytes": self.limits.max_line_bytes,
+                             **({"first_decision_ms": self.limits.first_limit_ms,
+                                 "bank_ms": self.limits.bank_ms} if self.limits.clocked else {})},
                      started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
         # The match exists from the start, so a fault in the handshake is a forfeit of it.
         self.state = MatchState.new(config.rules, config.seed, config.first_dealer, config.orders)
@@ -146,6 +152,7 @@ class _Match:
                 # A bot that broke a rule is not waited for: a hung one would only cost time.
                 proc.close(grace_s=0.0 if seat == self._offender else EXIT_GRACE_S)
                 self.seats[seat].sandbox = proc.report
+                self._record_debug(seat)  # what it wrote after its last decision
             if self.writer is not None:
                 self.writer.close()
 
@@ -205,6 +212,8 @@ class _Match:
             try:
                 self._send(seat, from_engine.match_start(self.match_id, self.config.rules, seat,
                                                          names, self.limits.decision_ms))
+                if self.limits.clocked:  # only then: a match without either reads as before
+                    self._send(seat, m.Clock(self.limits.first_limit_ms, self.limits.bank_ms))
                 for rules_line in from_engine.rules_lines(self.config.rules):
                     self._send(seat, rules_line)
                 self.procs[seat].flush()
@@ -234,6 +243,7 @@ class _Match:
             action = self._ask(seat, deal, legal)
             if action is None:  # an illegal action that only costs the deal (forfeit_deal)
                 self._record("forfeit_deal", seat=seat, detail="illegal action")
+                self._decided_debug(seat)
                 before = len(state.results)
                 after = state.forfeit(seat, "illegal action", illegal_action=True)
             else:
@@ -298,9 +308,16 @@ class _Match:
             if writer is not None:
                 writer.flush()
             asked = time.monotonic()
-            line = proc.read_line(self._decision_s)
+            own_s = self._decision_s if self._decided[seat] else self.limits.first_limit_ms / 1000
+            bank_s = self._bank_s[seat]
+            line = proc.read_line(own_s + bank_s, self._limit_text(seat, own_s, bank_s))
             proc.asked(False)
             elapsed = (time.monotonic() - asked) * 1000
+            self._decided[seat] = True
+            # Beyond its own limit, a decision draws on the bank. An answer already waiting when
+            # the referee looks is on time however late it looks (read_line): the bank then
+            # ends at 0, not below.
+            self._bank_s[seat] = max(0.0, bank_s - max(0.0, elapsed / 1000 - own_s))
             if writer is not None:
                 writer.msg(self._ms(), seat, "in", _text(line) or "")
             try:
@@ -322,8 +339,43 @@ class _Match:
             raise _SeatFault(seat, fault)
         if self.writer is not None:
             self._record("action", deal=self.state.deal_no if self.state else 0, seat=seat,
-                         action=str(action), ms=round(elapsed, 3))
+                         action=str(action), ms=round(elapsed, 3),
+                         **({"bank_ms": round(self._bank_s[seat] * 1000, 3)}
+                            if self.limits.bank_ms else {}))
+            self._decided_debug(seat)
         return action
+
+    def _limit_text(self, seat: int, own_s: float, bank_s: float) -> str:
+        """Which limit a timeout of ``seat``'s decision would have run out (PROTOCOL.md §6), for
+        its detail; a constant without a bank or a first decision's limit (once a decision)."""
+        if not self.limits.clocked:
+            return ": the decision limit ran out"
+        first = not self._decided[seat] and self.limits.first_decision_ms
+        own = "the first decision's limit" if first else "the decision limit"
+        if not self.limits.bank_ms:
+            return f": {own}{' (first_decision_ms)' if first else ''} ran out"
+        return f": {own} of {own_s * 1000:.0f} ms and then the {bank_s * 1000:.0f} ms left of its " \
+               "time bank ran out (bank exhausted)"
+
+    # -- the bots' debug lines ---------------------------------------------------------------
+
+    def _decided_debug(self, seat: int) -> None:
+        """After a decision's action (or forfeit_deal) line: the stderr ``seat`` wrote since its
+        previous answer goes with this decision, and the record's decision count moves on."""
+        self._record_debug(seat)
+        self._decisions += 1
+
+    def _record_debug(self, seat: int) -> None:
+        """A ``debug`` line (records.py) with what ``seat`` wrote to stderr since the last one,
+        if anything: ``decision`` is the index of the decision among the record's actions (the
+        one being made, or, once the match is over, one past the last)."""
+        if self.writer is None:
+            return
+        taken = self.procs[seat].take_debug()
+        if taken is not None:
+            lines, dropped = taken
+            self._record("debug", seat=seat, decision=self._decisions, lines=lines,
+                         dropped=dropped)
 
     def _deal_over(self, result: DealResult) -> None:
         s = result.settlement
@@ -363,6 +415,7 @@ class _Match:
             fault = BotFault(fault.fault, f"{fault.detail}; {exceeded}", fault.line)
         self._record("fault", seat=seat, fault=fault.fault, detail=fault.detail,
                      line=_text(fault.line))
+        self._record_debug(seat)  # what it wrote before its fault
         state = self.state
         if state is not None and not state.is_over:
             self.state = state = state.forfeit(seat, f"{fault.fault}: {fault.detail}")

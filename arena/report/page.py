@@ -60,6 +60,7 @@ SETTING_NAMES = {
     "profile": "rules profile", "rules": "rule overrides", "matches_per_pairing":
     "matches per pairing", "deal_sets": "deal sets per group (each in six seatings)", "decision_ms": "time per decision (ms)",
     "startup_ms": "start-up time (ms)", "max_deals": "deal limit per match",
+    "first_decision_ms": "first decision's limit (ms)", "bank_ms": "time bank per bot and match (ms)",
 }
 
 _ENV = jinja2.Environment(loader=jinja2.PackageLoader("arena.report", "templates"),
@@ -116,7 +117,7 @@ def _seeded(config: dict[str, Any]) -> bool:
 def _settings(config: dict[str, Any]) -> list[tuple[str, str]]:
     rows = []
     for key in ("profile", "rules", "matches_per_pairing", "deal_sets", "seed", "decision_ms", "startup_ms",
-                "max_deals"):
+                "first_decision_ms", "bank_ms", "max_deals"):
         if key == "seed":  # deal_keys.py: a tournament without --seed deals from a secret key
             rows.append(("deals", f"from research seed {config['seed']} (bots that know it can "
                          "derive every deal)") if _seeded(config) else

@@ -160,15 +160,20 @@ def public_record_line(line: str) -> str:
     """One line of a match record as published: the header's bot commands made public and every
     other text the arena wrote (fault details, and whatever a later version adds) scrubbed of
     paths. What a bot wrote (``line``: the lines it exchanged, its offending line) is the bot's
-    own and stays, as do the deals and actions, so ``arena replay`` gives the same match."""
+    own and stays, as do the deals and actions, so ``arena replay`` gives the same match. What it
+    wrote to stderr (the ``debug`` lines) is for its author only and is not published: "" here."""
     if line.startswith(_AS_THEY_ARE):
         # Most of a record's lines, as records.RecordWriter writes them (type first): nothing to
         # scrub, and parsing each was most of a publish's time for its records.
         return line
+    if line.startswith('{"type":"debug",'):
+        return ""
     try:
         item: Any = json.loads(line)
     except ValueError:
         return line  # not JSON: kept, as ``arena replay`` would report it
+    if isinstance(item, dict) and item.get("type") == "debug":
+        return ""  # however it is written
     if not isinstance(item, dict) or item.get("type") in ("msg", "action", "deal_start", "deal"):
         return line  # nothing but the bots' words, cards and numbers
     if item.get("type") == "header" and isinstance(item.get("bots"), list):

@@ -20,9 +20,12 @@ What the page holds, per deal (``page_data``):
   knows exactly what a bot could know. The page's "as seat K saw it" view renders only that: the
   other hands are never put into the page's DOM, and no total appears before the settle line
   (RULES.md §3, the mental count).
+- per seat, what that seat's bot wrote to its stderr (the record's ``debug`` lines), at the frame
+  of the decision it wrote them for: in that seat's view and, every seat's, in "everything". A
+  published record has none (``public.py``): they are for the bot's author.
 
 Everything that came from a bot (names, decline texts, fault details and offending lines, the lines
-it was sent, which quote names) is data: the script sets it as text, never as markup, and the JSON
+it was sent, which quote names, its stderr) is data: the script sets it as text, never as markup, and the JSON
 block escapes ``<``, ``>`` and ``&`` so no text can end the block.
 """
 
@@ -51,6 +54,7 @@ from arena.match.narrate import (
     SUIT_SYMBOLS,
     side_names,
 )
+from arena.match.bot_process import DEBUG_DECISION_BYTES, DEBUG_MATCH_BYTES
 from arena.match.records import Record, RecordError, check_settlements, read_record
 from arena.report.rules_page import link_citations
 from arena.types import DealEnding, MatchEnding
@@ -353,9 +357,12 @@ def page_data(record: Record) -> dict[str, Any]:
     # The record's actions replayed as records.replay_record does (and checked as it checks
     # them), each step shown to the frames being built.
     outcome = ""
+    # Where each action is shown: (deal, frame), the frame its builder is building at the time.
+    places: list[tuple[int, int]] = []
     for item in record.actions:
         if state.is_over or builder is None:
             raise RecordError("record has actions after the end of the match")
+        places.append((len(deals), len(builder.frames)))
         seat = int(item["seat"])
         deal = state.deal
         if item["type"] != "forfeit_deal" and state.to_act != seat:
@@ -396,6 +403,7 @@ def page_data(record: Record) -> dict[str, Any]:
     seen = _seat_views(record, counts)
     for index, deal_out in enumerate(deals):
         deal_out["seen"] = [seen[seat][index] for seat in range(len(names))]
+    unplaced = _place_debug(record, deals, places)
     return {
         "format": 1,
         "match": str(record.header.get("match_id", "")),
@@ -412,7 +420,45 @@ def page_data(record: Record) -> dict[str, Any]:
                     "detail": str(f.get("detail", "")), "line": f.get("line")}
                    for f in record.faults],
         "deals": deals,
+        **({"debug": unplaced} if unplaced else {}),
+        "debug_caps": [DEBUG_DECISION_BYTES, DEBUG_MATCH_BYTES],
     }
+
+
+def _place_debug(record: Record, deals: list[dict[str, Any]],
+                 places: Sequence[tuple[int, int]]) -> list[dict[str, Any]]:
+    """Each of the record's ``debug`` lines into the seat's view of the frame its decision is
+    shown in (``seen[seat][frame]["debug"]``, a list of {"at", "lines", "dropped"}); a decision
+    past the last action (a fault, what came after the last answer) goes to the last frame.
+    Returns those with no frame to go to (a match that dealt nothing), each with its seat."""
+    unplaced: list[dict[str, Any]] = []
+    players = len(record.header["bots"])
+    offender = (record.result or {}).get("offender")
+    for item in record.debug:
+        seat, decision = item.get("seat"), item.get("decision")
+        lines = item.get("lines")
+        if not isinstance(seat, int) or not 0 <= seat < players or not isinstance(decision, int) \
+                or not isinstance(lines, list):
+            continue  # not as the referee writes them: left out, as the page leaves out nothing else
+        dropped = item.get("dropped")
+        if decision < len(record.actions):
+            action = record.actions[decision]
+            at = f"before it answered {action['action']}" if action["type"] == "action" else \
+                "before its illegal action"
+        else:
+            at = "before its fault" if seat == offender else "after its last answer"
+        entry = {"at": at, "lines": [str(line) for line in lines],
+                 "dropped": dropped if isinstance(dropped, int) else 0}
+        if 0 <= decision < len(places):
+            deal_index, frame = places[decision]
+        elif deals:
+            deal_index, frame = len(deals) - 1, len(deals[-1]["frames"]) - 1
+        else:
+            unplaced.append({"seat": seat, **entry})
+            continue
+        slots = deals[deal_index]["seen"][seat]
+        slots[min(frame, len(slots) - 1)].setdefault("debug", []).append(entry)
+    return unplaced
 
 
 @functools.cache

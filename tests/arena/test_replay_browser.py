@@ -13,6 +13,7 @@ import html
 import json
 import re
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,7 @@ from arena.match.bot_process import Limits
 from arena.entrants.bot_specs import resolve_bot
 from arena.game import profile
 from arena.match.records import read_record
-from arena.match.referee import MatchConfig, run_match
+from arena.match.referee import BotSpec, MatchConfig, run_match
 from arena.report.replay import page_data, write_replay_page
 from test_report_browser import ARTIFACTS, chromium
 
@@ -131,3 +132,81 @@ def test_replay_screenshots(pages, tmp_path, case, seat):
     with Image.open(shot) as image:
         assert image.size == (1280, 800)
         assert len(image.convert("RGB").getcolors(1 << 20) or []) > 100  # a page, not a blank
+
+
+# -- a bot's stderr beside its decisions (issue 33 point 4) -------------------------------------
+
+DEBUG_PROBE = """
+<script>
+window.addEventListener("load", () => {
+  const press = (key) => document.dispatchEvent(new KeyboardEvent("keydown", {key, bubbles: true}));
+  const blocks = () => [...document.querySelectorAll("#side div.debug")].map(b => ({
+    seat: +b.dataset.seat, label: b.querySelector("p.facts").textContent,
+    at: [...b.querySelectorAll(".debug-at")].map(p => p.textContent),
+    text: [...b.querySelectorAll("pre.debug-lines")].map(p => p.textContent)}));
+  const sent = () => (document.querySelector("#side pre.lines:not(.debug-lines)") || {}).textContent;
+  // A bot's text that looks like markup must stay text: no element of it anywhere.
+  const injected = () => document.querySelectorAll("#injected, #side b, #side script").length;
+  const seen = {where: document.getElementById("where").textContent, seat0: blocks(),
+                sent0: sent(), injected0: injected()};
+  press("a");
+  Object.assign(seen, {all: blocks(), injected_all: injected()});
+  press("1");
+  Object.assign(seen, {seat1: blocks(), sent1: sent(), where1: document.getElementById("where").textContent});
+  press("ArrowLeft");
+  seen.before1 = blocks();
+  const out = document.createElement("pre");
+  out.id = "browser-test";
+  out.textContent = JSON.stringify(seen);
+  document.body.appendChild(out);
+});
+</script>
+"""
+
+
+def test_a_bots_stderr_is_shown_beside_the_step_it_was_written_at(tmp_path):
+    """The issue's acceptance: a replay page of a match where the bots wrote to stderr shows their
+    lines at the right step, in each seat's own view and, every seat's, in "everything"."""
+    fixture = Path(__file__).parent / "fixtures" / "clock_bot.py"
+    bots = [BotSpec(f"debug-{seat}", (sys.executable, str(fixture), "debug")) for seat in (0, 1)]
+    record = tmp_path / "debug.jsonl"
+    run_match(bots, MatchConfig(rules=profile("sixty_six"), seed=5, match_id="debug",
+                                limits=Limits(decision_ms=400, startup_ms=3000)),
+              record_path=record, log_dir=tmp_path / "logs")
+    data = page_data(read_record(record))
+    # The first step at which both bots decided: there each wrote its first request's lines.
+    deal, step = next((d, f) for d in data["deals"] for f in range(len(d["frames"]))
+                      if all(d["seen"][seat][f].get("debug") for seat in (0, 1)))
+    expect = [["\n".join(e["lines"]) for e in deal["seen"][seat][step]["debug"]] for seat in (0, 1)]
+    page = tmp_path / "debug.html"
+    write_replay_page(read_record(record), page)
+    page.write_text(page.read_text(encoding="utf-8").replace("</body>", DEBUG_PROBE + "</body>"),
+                    encoding="utf-8")
+    dom = chromium(tmp_path, "--virtual-time-budget=5000", "--dump-dom",
+                   f"{page.as_uri()}#deal={deal['no']}&step={step}&seat=0")
+    found = re.search(r'<pre id="browser-test">(.*?)</pre>', dom, re.S)
+    assert found, "the page's load event never came (or the test script did not run)"
+    seen = json.loads(html.unescape(found.group(1)))
+    frame = deal["frames"][step]
+    assert seen["where"].endswith("end of the deal" if frame["k"] == "end" else
+                                  f"trick {frame['n'] + 1}")
+    assert seen["where"].startswith(f"deal {deal['no']} of ") and seen["where1"] == seen["where"]
+    # Seat 0's view: its own lines only, as written, at this step.
+    assert [b["seat"] for b in seen["seat0"]] == [0]
+    assert seen["seat0"][0]["text"] == expect[0]
+    assert seen["seat0"][0]["label"] == "What debug-0 (seat 0) wrote to its stderr:"
+    # The right step: each line it wrote quotes the request it was answering, and that request is
+    # among the lines the referee sent it at this very step.
+    for seat, view, sent in ((0, seen["seat0"], seen["sent0"]), (1, seen["seat1"], seen["sent1"])):
+        quoted = [line.split(": ", 1)[1] for text in view[0]["text"] for line in text.split("\n")
+                  if line.startswith("decision ")]
+        assert quoted and all(f"> {request}" in sent.split("\n") for request in quoted), \
+            (seat, quoted, sent)
+    assert '<b id="injected">not bold</b> & <script>alert(1)</script>' in \
+        "\n".join(seen["seat0"][0]["text"])
+    assert seen["injected0"] == 0 and seen["injected_all"] == 0
+    # Everything: every seat's block, each with its own lines.
+    assert [(b["seat"], b["text"]) for b in seen["all"]] == [(0, expect[0]), (1, expect[1])]
+    # Seat 1's view: its lines, never seat 0's; a step earlier, not these lines.
+    assert [(b["seat"], b["text"]) for b in seen["seat1"]] == [(1, expect[1])]
+    assert all(b["text"] != expect[1] for b in seen["before1"])

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from arena.game import CARDS, Card, Suit
 from arena.game.actions import CLAIM, CLOSE, EXCHANGE, MARRY_ACTIONS, PASS, PLAY_ACTIONS
 from protocol.messages import (KNOWN_REFEREE_WORDS, REQUEST_DECISIONS, SETTLE_REASONS, ActionReply,
-                               Claim, Close, DealStart, Decline, Draw, Exchange, Fault, Hello,
+                               Claim, Clock, Close, DealStart, Decline, Draw, Exchange, Fault, Hello,
                                Marriage, MatchEnd, MatchStart, Played, Ready, Request, RulesLine,
                                Settle, Trick, Unknown, Who)
 
@@ -156,6 +156,7 @@ referee_messages = st.one_of(
     st.integers(1, 1000).map(Hello),
     st.builds(MatchStart, words, words, st.integers(1, 1000), st.sampled_from([0, 1]), names,
               st.integers(1, 10**6)),
+    st.builds(Clock, st.integers(1, 10**7), counts),
     rules_lines,
     deal_starts(),
     st.builds(Request, st.sampled_from(REQUEST_DECISIONS),

@@ -7,7 +7,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from arena.game import Action, Card, Suit
-from protocol import (MAX_LINE_BYTES, ActionReply, Claim, Close, DealStart, Draw, Exchange, Fault,
+from protocol import (MAX_LINE_BYTES, ActionReply, Claim, Clock, Close, DealStart, Draw, Exchange, Fault,
                       Hello, Marriage, MatchEnd, MatchStart, Message, Played, ProtocolError, Ready,
                       Request, RulesLine, Settle, Trick, Unknown, Who, decode_from_bot,
                       decode_from_referee, encode)
@@ -22,6 +22,7 @@ LINES: list[tuple[Message, str]] = [
     (Hello(), "sixtysix 1"),
     (MatchStart("m-7", "sixty_six", 7, 1, "greedy", 1000),
      "match m-7 profile sixty_six target 7 seat 1 opponent greedy decision_ms 1000"),
+    (Clock(5000, 30000), "clock first_decision_ms 5000 bank_ms 30000"),
     (RulesLine((("deck_size", "24"), ("exchange_who", "leader_or_follower"),
                 ("claim_after_meld", "true"))),
      "rules deck_size=24 exchange_who=leader_or_follower claim_after_meld=true"),
@@ -76,7 +77,7 @@ def test_bot_message_lines(msg: BotMessage, line: str, expect: str) -> None:
 
 def test_every_message_type_has_a_line() -> None:
     covered = {type(m) for m, _ in LINES} | {type(m) for m, _, _ in BOT_LINES}
-    assert covered == {Hello, MatchStart, RulesLine, DealStart, Request, Played, Trick, Marriage,
+    assert covered == {Hello, MatchStart, Clock, RulesLine, DealStart, Request, Played, Trick, Marriage,
                        Exchange, Close, Draw, Claim, Settle, MatchEnd, Unknown, Ready, ActionReply}
 
 

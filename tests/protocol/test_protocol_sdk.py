@@ -120,6 +120,26 @@ def test_unknown_lines_are_ignored() -> None:
     assert out.getvalue() == "ready first\n"
 
 
+def test_the_clock_line_gives_the_first_decision_and_the_bank() -> None:
+    # PROTOCOL.md §6: a match with a time bank or a longer first decision says so after `match`.
+    seen: list[tuple[int, int, int]] = []
+
+    class Timed(FirstLegal):
+        def decide(self, view: BotView, legal: tuple[Action, ...]) -> Action:
+            seen.append((view.decision_ms, view.first_decision_ms, view.bank_ms))
+            return legal[0]
+
+    out = io.StringIO()
+    run(Timed(), script(DIALOGUE[:2] + ["clock first_decision_ms 5000 bank_ms 30000"] +
+                        DIALOGUE[2:]), out)
+    assert out.getvalue().splitlines() == ["ready first", "close", "claim", "claim"]
+    assert seen[0] == (1000, 5000, 30000)
+    # Without the line (every match without either), the first decision has decision_ms, no bank.
+    seen.clear()
+    run(Timed(), script(DIALOGUE), io.StringIO())
+    assert seen[0] == (1000, 1000, 0)
+
+
 def test_another_version_is_refused_by_exiting(caplog: pytest.LogCaptureFixture) -> None:
     out = io.StringIO()
     with caplog.at_level(logging.ERROR, "protocol.sdk"):

@@ -1,8 +1,8 @@
 // The replay page's script (arena/report/replay.py puts it inline). It reads the match from the
 // JSON block and builds the table with DOM calls only: every text from the record is set with
 // textContent, never parsed as markup (names, fault lines and protocol lines come from bots).
-// In a seat's view only that seat's data ("seen": what the referee sent it) is rendered, so the
-// other hands are absent from the DOM, not hidden by style.
+// In a seat's view only that seat's data ("seen": what the referee sent it, and what its bot
+// wrote to stderr) is rendered, so the other hands are absent from the DOM, not hidden by style.
 "use strict";
 (function () {
   const M = JSON.parse(document.getElementById("match-data").textContent);
@@ -172,6 +172,24 @@
     side.appendChild(list);
   }
 
+  // What a seat's bot wrote to its stderr for its decisions shown at this step (the record's
+  // debug lines, for the bot's author): text from a bot, so set as text like everything else.
+  function renderDebug(parent, seat, entries) {
+    if (!entries || !entries.length) return;
+    const box = el("div", "debug");
+    box.dataset.seat = seat;
+    box.appendChild(el("p", "facts", "What " + M.names[seat] + " (seat " + seat + ") wrote to its stderr:"));
+    for (const entry of entries) {
+      box.appendChild(el("p", "debug-at", entry.at));
+      box.appendChild(el("pre", "lines debug-lines", (entry.lines || []).join("\n")));
+      if (entry.dropped) {
+        box.appendChild(el("p", "note debug-dropped", "and " + entry.dropped + " more bytes, not kept (a record keeps " +
+          M.debug_caps[0] + " bytes a decision and " + M.debug_caps[1] + " a match)"));
+      }
+    }
+    parent.appendChild(box);
+  }
+
   function renderSide(fr, seen) {
     const d = deal(), side = document.getElementById("side");
     side.replaceChildren();
@@ -186,11 +204,13 @@
         t.title = "card points + credited marriages + last-trick bonus (RULES.md §7.1); no bot is told these during a deal";
         side.appendChild(t);
       }
+      for (let seat = 0; seat < M.players; seat++) renderDebug(side, seat, deal().seen[seat][state.f].debug);
     } else {
       side.appendChild(el("p", "facts", "What the referee sent " + M.names[state.seat] + " (seat " + state.seat + ")" +
         (state.f === 0 ? " up to the deal" : " during this step") + ":"));
       const pre = el("pre", "lines", (seen.lines || []).map(l => "> " + l).join("\n") || "(nothing)");
       side.appendChild(pre);
+      renderDebug(side, state.seat, seen.debug);
     }
     renderHistory(side);
   }
@@ -260,6 +280,9 @@
     empty.hidden = false;
     cited(empty, "No deal was played. " + M.declines.map(x => M.names[x.seat] + " declined: " + x.text).join("; ") +
       " " + M.faults.map(x => "fault by " + M.names[x.seat] + ": " + x.fault + " (" + x.detail + ")").join("; "));
+    const early = el("div", "");
+    empty.after(early);
+    for (const entry of M.debug || []) renderDebug(early, entry.seat, [entry]);
   }
   document.addEventListener("keydown", (e) => {
     if (e.altKey || e.ctrlKey || e.metaKey) return;
