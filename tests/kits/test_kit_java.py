@@ -25,8 +25,18 @@ from arena.entrants.bot_specs import resolve_bot
 from arena.entrants.manifest import load_manifest
 from arena.entrants.registry import Registry
 from arena.game import profile
+from arena.isolation import levels, probe
+from arena.isolation.limits import PER_PROCESS_ENV
 from arena.match.referee import MatchConfig, run_match
 from arena.types import BotSpec
+
+# As tests/arena/conftest.py does (kept here so that this file runs alone): the arena refuses to
+# run bots below the level asked for (isolated, which needs root), so the kit runs at the strongest
+# level this machine gives; as a normal user without a cgroup per bot, memory_mb then caps each
+# process's address space (issue 29), the limit the runtime's flags are there for.
+if not os.environ.get(levels.ISOLATION_ENV) and not os.environ.get("ARENA_SANDBOX"):
+    os.environ[levels.ISOLATION_ENV] = probe.best_level()
+os.environ.setdefault(PER_PROCESS_ENV, "1")
 
 KIT = Path(__file__).resolve().parents[2] / "kits" / "java"
 MATCHES = 20  # per profile: the issue's acceptance figure
