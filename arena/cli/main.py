@@ -19,6 +19,7 @@ from arena.cli.common import make_report, require_isolation
 from arena.cli.league import league_app
 from arena.cli.options import DEFAULT_DATA, SEED_HELP, AffinityOption, DataOption, not_a_folder
 from arena.cli.sprt import HELP as SPRT_HELP
+from arena.cli.serve import serve
 from arena.cli.sprt import sprt
 from arena.entrants.bot_specs import BotSpecError, resolve_bot
 from arena.game import PROFILES, MatchState, Rules, RulesError, load_rules
@@ -39,6 +40,7 @@ app.add_typer(bots_app, name="bots")
 app.add_typer(league_app, name="league")
 app.command()(submit)
 app.command(help=SPRT_HELP)(sprt)
+app.command()(serve)
 
 # Every line goes through arena.console, which escapes what bots wrote (names, lines, details).
 console, err_console, safe = term.out, term.err, term.safe
