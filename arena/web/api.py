@@ -32,7 +32,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from arena.arena_folders import private_folder
+from arena.arena_folders import private_folder, private_subfolder
 from arena.entrants.bot_specs import bundled_names
 from arena.entrants.manifest import ManifestError, check_name, load_manifest
 from arena.entrants.registry import Registry, RegistryError, content_hash
@@ -69,7 +69,7 @@ def create_app(settings: Settings) -> Starlette:
     """The site of the competition in ``settings.folder`` (its settings loaded). The upload queue
     runs while the application does (its lifespan)."""
     private_folder(settings.folder, "competition")
-    private_folder(settings.uploads_dir, "uploads")
+    private_subfolder(settings.uploads_dir)
     store = SiteStore(settings.folder)
     site = Site(settings, store, UploadQueue(settings, store),
                 uploads=RateLimit(settings.uploads_per_hour, 3600.0),
@@ -249,7 +249,7 @@ def _accept(site: Site, author: str, name: str, file: UploadFile) -> Upload:
     owner = store.owner_of(name)
     if owner is None and _registered_elsewhere(settings, name):
         raise fail(403, f"the bot name {name!r} is taken (registered by the organiser)")
-    if owner not in (None, author) or not store.claim(name, author):
+    if owner not in (None, author):
         raise fail(403, f"the bot name {name!r} belongs to another author")
     staging = settings.uploads_dir / f".incoming-{secrets.token_hex(8)}"
     staging.mkdir(mode=0o700)
@@ -265,6 +265,9 @@ def _accept(site: Site, author: str, name: str, file: UploadFile) -> Upload:
                 message = message.replace(path, "the archive")
             raise fail(400, public_text(message, settings)) from None
         version = content_hash(manifest_folder)
+        # The name becomes the author's with an upload that is queued, not with a refused one.
+        if not store.claim(name, author):
+            raise fail(403, f"the bot name {name!r} belongs to another author")
         file.file.seek(0)
         with open(staging / "archive", "wb") as kept:  # for its author to download, later
             shutil.copyfileobj(file.file, kept)

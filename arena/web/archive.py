@@ -180,9 +180,9 @@ class _Counted(io.RawIOBase):
     header may announce gigabytes, which tarfile reads into memory) are counted here as well as
     the members' bytes."""
 
-    def __init__(self, inner: gzip.GzipFile, limit: int):
+    def __init__(self, inner: gzip.GzipFile, limit: int, shown: int):
         super().__init__()
-        self.inner, self.limit, self.read_bytes = inner, limit, 0
+        self.inner, self.limit, self.shown, self.read_bytes = inner, limit, shown, 0
 
     def readable(self) -> bool:
         return True
@@ -194,14 +194,14 @@ class _Counted(io.RawIOBase):
         block = self.inner.read(size)
         self.read_bytes += len(block)
         if self.read_bytes > self.limit:
-            raise ArchiveError(f"the archive unpacks to more than {self.limit >> 20} MiB")
+            raise ArchiveError(f"the archive unpacks to more than {self.shown >> 20} MiB")
         return block
 
 
 def _unpack_tar(archive: BinaryIO, target: Path, max_files: int, max_bytes: int) -> Unpacked:
     budget = _Budget(max_files, max_bytes)
     stream = _Counted(gzip.GzipFile(fileobj=archive, mode="rb"),
-                      max_bytes + (max_files + 2) * _TAR_OVERHEAD)
+                      max_bytes + (max_files + 2) * _TAR_OVERHEAD, max_bytes)
     try:
         # "r|": a stream, read once from the start; members come in order, nothing seeks back.
         with tarfile.open(fileobj=stream, mode="r|") as tf:
