@@ -1,13 +1,13 @@
 """``arena serve DIR``: the site under uvicorn and the competition's league beside it, started and
 stopped together.
 
-The league is ``arena league DIR/league`` in a child process: it installs its own signal handling
+The league runs in a child process (``league_child``): it installs its own signal handling
 (compete/tournament.stop_on_signals) and its worker pool, which belong to a process's main thread,
 and uvicorn holds this one's. SIGINT or SIGTERM to this process stops the site (uvicorn's graceful
 shutdown, ``SITE_STOP_S``), ends the upload under way (it waits again for the next start), and
-passes SIGTERM to the league, which stores what it finished, publishes once more and stops within
-its own bound (compete/league.STOP_PUBLISH_S): both are down well within ten seconds, the bound
-``docker stop`` and systemd give. A league that ends by itself (an error) stops the site too:
+passes SIGTERM to the league, which stores what it finished and stops: both are down within ten
+seconds, the bound ``docker stop`` and systemd give (a league that publishes static pages may take
+its last publish's bound, compete/league.STOP_PUBLISH_S, first). A league that ends by itself (an error) stops the site too:
 a competition whose league does not play is not served as if it did."""
 
 from __future__ import annotations
@@ -99,9 +99,8 @@ def run_site(settings: Settings, sock: socket.socket,
     write_league_settings(settings)
     handler = site_log(settings)
     app = create_app(settings)
-    league = subprocess.Popen(
-        [sys.executable, "-m", "arena", "league", "run", str(settings.league_dir),
-         "--data", str(settings.data_dir)], stdin=subprocess.DEVNULL)
+    league = subprocess.Popen([sys.executable, "-m", "arena.web.league_child",
+                               str(settings.folder)], stdin=subprocess.DEVNULL)
     outcome = Outcome()
     told = threading.Event()
 

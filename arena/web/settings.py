@@ -53,7 +53,8 @@ logins_per_minute = 10          # accounts made and tokens asked for, per client
 # Where the league plays (may change between starts).
 isolation = ""                  # "", isolated, namespaces or limits ("": $ARENA_ISOLATION)
 workers = 0                     # local worker processes; 0: all cores
-publish_every = 300             # seconds between the league's static publishes; 0: on stop only
+publish_every = 0               # seconds between static publishes of the league's report
+                                # (league/public/current); 0: never (the site reads the store)
 """
 
 
@@ -75,7 +76,7 @@ class Settings:
     logins_per_minute: int = 10
     isolation: str = ""
     workers: int = 0
-    publish_every: float = 300
+    publish_every: float = 0
     folder: Path = field(default=Path("."), compare=False)
 
     @property
