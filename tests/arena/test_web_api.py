@@ -184,7 +184,19 @@ def test_a_bot_name_belongs_to_its_first_uploader(site):
     assert upload(site, alice, archives.zip_folder()).status_code == 202
     message = assert_plain_error(upload(site, bob, archives.zip_folder()), 403)
     assert "another author" in message
+    # Refused before the archive is even unpacked (this one would be a 400 then).
+    assert_plain_error(upload(site, bob, b"not an archive"), 403)
     assert len(site.get("/api/bots/mybot").json()["uploads"]) == 1
+
+
+def test_two_authors_claiming_a_new_name_get_one_owner(tmp_path):
+    # The check before unpacking leaves a window while the first upload unpacks; the claim
+    # itself is one statement, so the second author loses it.
+    store = SiteStore(tmp_path)
+    for name in ("alice", "bob"):
+        store.add_account(name, "x")
+    assert store.claim("mybot", "alice") and store.claim("mybot", "alice")
+    assert not store.claim("mybot", "bob") and store.owner_of("mybot") == "alice"
 
 
 def test_bundled_and_bad_bot_names_are_refused(site):
