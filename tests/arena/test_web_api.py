@@ -327,3 +327,30 @@ def test_a_server_failure_says_one_line_and_logs_the_rest(tmp_path):
     with TestClient(app, raise_server_exceptions=False) as client:
         message = assert_plain_error(client.get("/api/leaderboard"), 500)
     assert "log" in message
+
+
+def test_a_match_waits_for_its_duplicate_partner_before_it_is_listed(tmp_path):
+    # Its partner is dealt the same cards: listing it would tell its deals to the bots still to
+    # play them (report/public.py waiting_for_partner).
+    from synthetic_store import fill_league, play_templates
+
+    settings = load_settings(competition(tmp_path / "comp"))
+    fill_league(settings.league_dir, 3, play_templates(tmp_path, 2), bots=["greedy", "random"],
+                name="competition")
+    db = sqlite3.connect(settings.league_dir / "results.sqlite")
+    ids = [m for (m,) in db.execute("SELECT match_id FROM matches ORDER BY sched_order")]
+    assert len(ids) == 6
+    with db:  # the last pair half played
+        for table in ("deals", "seats", "matches"):
+            db.execute(f"DELETE FROM {table} WHERE match_id = ?", (ids[-1],))
+    db.close()
+    with TestClient(create_app(settings)) as client:
+        shown = [m["match_id"] for m in client.get("/api/matches").json()["matches"]]
+        assert shown == ids[3::-1]
+        greedy = client.get("/api/matches", params={"bot": "greedy", "limit": 2}).json()
+        assert [m["match_id"] for m in greedy["matches"]] == ids[3:1:-1]
+        assert all("greedy" in m["bots"] and m["winner_bot"] in m["bots"]
+                   for m in greedy["matches"])
+        assert client.get("/api/matches", params={"bot": "nobody"}).json()["matches"] == []
+        board = client.get("/api/leaderboard").json()
+        assert board["matches"] == 5 and {r["bot"] for r in board["rows"]} == {"random", "greedy"}
