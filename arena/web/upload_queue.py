@@ -22,7 +22,15 @@ from pathlib import Path
 from arena.entrants.manifest import ManifestError, load_manifest
 from arena.web.archive import ArchiveError, bot_folder
 from arena.web.settings import Settings
-from arena.web.site_store import ACTIVE, BUILDING, QUALIFYING, REJECTED, SiteStore, Upload
+from arena.web.site_store import (
+    ACTIVE,
+    BUILDING,
+    QUALIFYING,
+    QUEUED,
+    REJECTED,
+    SiteStore,
+    Upload,
+)
 
 log = logging.getLogger("arena.web")
 
@@ -108,6 +116,7 @@ class UploadQueue:
             finally:
                 self._child = None
         if status is None:  # stopped: the upload waits for the next start, its files kept
+            self.store.set_status(upload.id, QUEUED)
             return
         text = output_path.read_bytes()[-MAX_LOG:].decode("utf-8", "replace")
         text = public_text(text, self.settings)

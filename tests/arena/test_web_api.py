@@ -354,3 +354,26 @@ def test_a_match_waits_for_its_duplicate_partner_before_it_is_listed(tmp_path):
         assert client.get("/api/matches", params={"bot": "nobody"}).json()["matches"] == []
         board = client.get("/api/leaderboard").json()
         assert board["matches"] == 5 and {r["bot"] for r in board["rows"]} == {"random", "greedy"}
+
+
+@pytest.mark.slow
+def test_a_stop_during_qualification_leaves_the_upload_queued_for_the_next_start(tmp_path):
+    folder = competition(tmp_path / "comp")
+    settings = load_settings(folder)
+    with TestClient(create_app(settings)) as client:
+        alice = register(client)
+        assert upload(client, alice, archives.zip_folder()).status_code == 202
+        deadline = time.monotonic() + 60
+        while client.get("/api/bots/mybot").json()["status"] == "queued":
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        started = time.monotonic()
+    # The application stopped (its lifespan ended) while arena submit ran: ended at once.
+    assert time.monotonic() - started < 8
+    (stopped,) = SiteStore(folder).uploads_of("mybot")
+    if stopped.status != "active":  # (unless the submission won the race and finished)
+        assert stopped.status == "queued" and stopped.log == ""
+        assert list((folder / "uploads").glob("*/unpacked"))
+    with TestClient(create_app(settings)) as client:
+        bot = wait_for(client, "mybot")
+    assert bot["status"] == "active" and len(bot["uploads"]) == 1
