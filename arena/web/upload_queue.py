@@ -13,6 +13,7 @@ import logging
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -20,6 +21,7 @@ import time
 from pathlib import Path
 
 from arena.entrants.manifest import ManifestError, load_manifest
+from arena.entrants.registry import Registry, RegistryError
 from arena.web.archive import ArchiveError, bot_folder
 from arena.web.settings import Settings
 from arena.web.site_store import (
@@ -123,7 +125,7 @@ class UploadQueue:
         lines = [line for line in text.splitlines() if line.strip()]
         last = lines[-1].strip() if lines else ""
         if status == 0:
-            self.store.set_status(upload.id, ACTIVE, last, text)
+            self.store.set_status(upload.id, ACTIVE, last + self._plays(upload), text)
         elif status == -1:
             self.store.set_status(upload.id, REJECTED, f"the submission took more than "
                                   f"{SUBMIT_TIMEOUT_S:.0f} s", text)
@@ -132,6 +134,20 @@ class UploadQueue:
                                   f"the submission failed (status {status})", text)
         # The registry keeps the bot as it was built; the archive stays for its author.
         shutil.rmtree(here / UNPACKED, ignore_errors=True)
+
+    def _plays(self, upload: Upload) -> str:
+        """What to add to an active upload's reason when the league will not play it: its
+        manifest does not declare the competition's profile (league_members.current_members
+        takes only the bots that do)."""
+        try:
+            with Registry.open(self.settings.data_dir, create=False) as registry:
+                bot = registry.find(upload.bot, upload.version)
+        except (RegistryError, sqlite3.Error):
+            return ""
+        if bot is None or self.settings.profile in bot.profiles:
+            return ""
+        return (f"; but it does not declare {self.settings.profile} (its profiles: "
+                f"{', '.join(bot.profiles)}), so the league does not play it")
 
     def _wait(self, child: subprocess.Popen[bytes]) -> int | None:
         """The child's exit status; -1 when it took too long (ended), None when the queue was

@@ -377,3 +377,14 @@ def test_a_stop_during_qualification_leaves_the_upload_queued_for_the_next_start
     with TestClient(create_app(settings)) as client:
         bot = wait_for(client, "mybot")
     assert bot["status"] == "active" and len(bot["uploads"]) == 1
+
+
+@pytest.mark.slow
+def test_an_active_bot_that_does_not_play_the_competitions_profile_is_told_so(tmp_path):
+    folder = competition(tmp_path / "comp", profile="three_player")
+    with TestClient(create_app(load_settings(folder))) as client:
+        alice = register(client)
+        assert upload(client, alice, archives.zip_folder()).status_code == 202
+        bot = wait_for(client, "mybot")
+    assert bot["status"] == "active"
+    assert "does not declare three_player" in bot["reason"], bot
