@@ -120,6 +120,9 @@ class UploadQueue:
         if status is None:  # stopped: the upload waits for the next start, its files kept
             self.store.set_status(upload.id, QUEUED)
             return
+        # The registry keeps the bot as it was built; the archive stays for its author. Removed
+        # before the status is final, so that whoever sees it final sees the folder gone.
+        shutil.rmtree(here / UNPACKED, ignore_errors=True)
         text = output_path.read_bytes()[-MAX_LOG:].decode("utf-8", "replace")
         text = public_text(text, self.settings)
         lines = [line for line in text.splitlines() if line.strip()]
@@ -132,8 +135,6 @@ class UploadQueue:
         else:
             self.store.set_status(upload.id, REJECTED, last.removeprefix("error: ") or
                                   f"the submission failed (status {status})", text)
-        # The registry keeps the bot as it was built; the archive stays for its author.
-        shutil.rmtree(here / UNPACKED, ignore_errors=True)
 
     def _plays(self, upload: Upload) -> str:
         """What to add to an active upload's reason when the league will not play it: its
