@@ -10,6 +10,7 @@ The packages, each a job, lowest layer first (a package imports only those below
 - ``entrants``: who may play (bot specs, manifests, the registry, submitting, qualifying);
 - ``report``: the report's charts and static pages, and publishing them;
 - ``compete``: tournaments, leagues and SPRT runs, their schedules, workers and clusters;
+- ``web``: the competition's website and JSON API (``arena serve``);
 - ``cli``: the ``arena`` command line.
 
 Beside them, modules every layer may use:

@@ -17,6 +17,7 @@ from arena.cli.new import new
 from arena.cli.play import play, replay
 from arena.cli.report import leaderboard, publish, report
 from arena.cli.sprt import HELP as SPRT_HELP
+from arena.cli.serve import serve
 from arena.cli.sprt import sprt
 from arena.cli.tournament import demo, tournament
 from arena.game import PROFILES, RulesError, load_rules
@@ -30,6 +31,7 @@ app.add_typer(bots_app, name="bots")
 app.add_typer(league_app, name="league")
 app.command()(submit)
 app.command(help=SPRT_HELP)(sprt)
+app.command()(serve)
 
 # Every line goes through arena.console, which escapes what bots wrote (names, lines, details).
 console, safe = term.out, term.safe

@@ -1,0 +1,62 @@
+"""``arena serve DIR``: a competition's website and JSON API, and its league, in one command
+(arena/web/). Parses, checks and delegates to ``arena.web.server``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from arena import console as term
+from arena.types import ConfigError
+
+console, safe = term.out, term.safe
+
+
+def serve(
+    folder: Path = typer.Argument(..., metavar="DIR", help="The competition's folder "
+                                  "(competition.toml; a commented one is written if missing)."),
+    host: str = typer.Option("127.0.0.1", help="The address to listen on (put a reverse proxy "
+                             "with HTTPS in front for anything but this machine)."),
+    port: int = typer.Option(8066, min=0, max=65535, help="The port (0: any free port)."),
+) -> None:
+    """Serve a competition: authors register and upload bots (built and qualified in the
+    sandbox), its league plays them; both stop on Ctrl-C or SIGTERM."""
+    try:
+        from arena.web.server import bind, isolation_env, run_site
+        from arena.web.settings import init_competition, load_settings
+    except ImportError as err:  # the web extra is not installed
+        raise term.fail(f"arena serve needs the web extra ({err.name} is missing): pip install "
+                        "'sixtysix-arena[web]'") from None
+    from arena.cli.common import require_isolation
+    from arena.isolation.levels import SandboxUnavailable
+    from arena.isolation.probe import describe
+
+    try:
+        written = init_competition(folder)
+        if written is not None:
+            console.print(f"wrote {safe(written, limit=None)}: the competition's settings, "
+                          "commented; edit them and start again to change them", soft_wrap=True)
+        settings = load_settings(folder)
+    except ConfigError as err:
+        raise term.fail(str(err)) from None
+    isolation_env(settings)
+    require_isolation(settings.isolation or None)  # before any upload is built or bot plays
+    try:
+        console.print(describe(), soft_wrap=True)
+    except SandboxUnavailable as err:
+        raise term.fail(str(err)) from None
+    try:  # the port first: a taken port fails at once, before the league starts
+        sock = bind(host, port)
+    except OSError as err:
+        raise term.fail(f"cannot serve on {host}:{port}: {err.strerror or err}; try --port 0") \
+            from None
+    try:
+        outcome = run_site(settings, sock, say=lambda line: console.print(
+            safe(line, limit=None), soft_wrap=True, markup=False))
+    except ConfigError as err:
+        raise term.fail(str(err)) from None
+    finally:
+        sock.close()
+    if outcome.exit_code:
+        raise typer.Exit(code=outcome.exit_code)
