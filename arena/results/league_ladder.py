@@ -249,6 +249,16 @@ def _history_through(db: sqlite3.Connection) -> int | None:
     return None if row is None else int(row[0])
 
 
+def kept_ratings(db: sqlite3.Connection) -> tuple[int, dict[str, trueskill.Rating]] | None:
+    """(through, every bot's rating after the matches below ``through``) as the league keeps them
+    (two players), for the running league's own ladder to continue from when it starts; None when
+    there is no table, or it does not fit the store."""
+    kept = _kept(db)
+    if kept is None or not _two_player(db):
+        return None
+    return kept[0], kept[2]
+
+
 def kept_replay(db: sqlite3.Connection
                 ) -> tuple[int, dict[str, trueskill.Rating], list[RatingPoint]] | None:
     """(through, every bot's rating after the matches below ``through``, the history of those

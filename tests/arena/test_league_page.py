@@ -378,3 +378,33 @@ def test_league_status_imports_no_pandas():
     code = "import sys, arena.compete.league, arena.cli.league; print('pandas' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_starting_league_continues_its_ladder_from_the_kept_ratings(tmp_path):
+    # Its start replayed every match (57 s at 100,000); the kept ratings give the same ladder.
+    from arena.compete.league import Ladder
+
+    path = synthetic_league(tmp_path / "league", BOTS, pairs=150, open_pairs=4)
+    db = connect_read_only(path)
+    try:
+        assert kept_replay(db) is not None
+        kept = Ladder.from_store(db)
+    finally:
+        db.close()
+    sql(path, "UPDATE league_rated SET matches = matches + 1")  # no longer fits: replayed
+    db = connect_read_only(path)
+    try:
+        replayed = Ladder.from_store(db)
+    finally:
+        db.close()
+    assert {b: (r.pi, r.tau) for b, r in kept.ratings.items()} == \
+        {b: (r.pi, r.tau) for b, r in replayed.ratings.items()}
+    assert kept.matches == replayed.matches and sum(kept.matches.values()) == 2 * (2 * 150 - 4)
+    # ... and the kept ones are read: a changed kept rating is the ladder's.
+    sql(path, "UPDATE league_rated SET matches = matches - 1")
+    sql(path, "UPDATE league_ratings SET tau = tau + 1 WHERE bot = 'alpha'")
+    db = connect_read_only(path)
+    try:
+        assert Ladder.from_store(db).ratings["alpha"].mu != replayed.ratings["alpha"].mu
+    finally:
+        db.close()
