@@ -34,6 +34,7 @@ from arena.isolation.launcher import minimal_env
 from arena.isolation.limits import SandboxLimits
 from arena.isolation.sandbox import Sandbox
 from arena.isolation.zygote import ZygoteChild
+from arena.match.records import DEBUG_DECISION_BYTES, DEBUG_MATCH_BYTES
 from arena.types import Fault
 
 DEFAULT_DECISION_MS = 1000
@@ -41,10 +42,6 @@ DEFAULT_STARTUP_MS = 10_000
 MAX_LINE_BYTES = 1024          # PROTOCOL.md §1, without the "\n"
 STDERR_CAP_BYTES = 1 << 20     # PROTOCOL.md §1: the first 1 MiB of stderr is kept
 EXIT_GRACE_S = 1.0             # PROTOCOL.md §4.4: after match_end the bot has 1 s to exit
-# A bot's stderr kept in the record beside its decisions, for its author to read in the replay
-# (issue 33): enough for a few lines of reasoning a decision, and a record stays a record, not a log.
-DEBUG_DECISION_BYTES = 4096
-DEBUG_MATCH_BYTES = 256 * 1024
 _READ_CHUNK = 65536
 _STDOUT_KEPT = 1 << 16         # bytes of unread stdout kept: far more than an answer ever needs
 

@@ -20,7 +20,7 @@ time the referee waited for a bot). Types:
 - ``debug``: what a bot wrote to its stderr, as ``lines``, since its previous answer up to its
   answer to the decision numbered ``decision`` (an index into the record's actions and deal
   forfeits, in order; a decision that ended in a fault, or what came after the bot's last answer,
-  has the number of actions then recorded), at most ``bot_process.DEBUG_DECISION_BYTES`` a
+  has the number of actions then recorded), at most ``DEBUG_DECISION_BYTES`` a
   decision and ``DEBUG_MATCH_BYTES`` a match, ``dropped`` the bytes beyond. They are for the
   bot's author: a published record leaves them out (``arena.report.public``).
 
@@ -40,6 +40,13 @@ from typing import IO, Any, Iterator
 
 from arena.arena_folders import open_private, private_subfolder
 from arena.game import Action, Card, MatchState, Rules
+
+# A bot's stderr kept in the record beside its decisions, for its author to read in the replay
+# (issue 33): enough for a few lines of reasoning a decision, and a record stays a record, not a log.
+# Here, not in bot_process.py (which caps what it keeps by them), so that a replay page's reader
+# does not import the bot processes and the sandbox to learn them.
+DEBUG_DECISION_BYTES = 4096
+DEBUG_MATCH_BYTES = 256 * 1024
 
 RECORD_FORMAT = "sixtysix-record"
 RECORD_VERSION = 3           # 2: no seed in the header; 3: debug lines, a bank in the limits
