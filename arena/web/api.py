@@ -9,8 +9,10 @@
     GET  /api/matches?bot=NAME the league's matches, newest first
 
 Every error is ``{"error": "one line"}`` with its status: never a traceback or a path of the
-server (those go to the site's log). Blocking work (argon2, unpacking, SQLite, the ladder) runs in
-Starlette's thread pool, never on the event loop."""
+server (those go to the site's log); outside ``/api/`` it is a page of the site's own (the HTML
+pages, pages.py, are served by this application too, with their login cookie: sessions.py; the
+API reads no cookie, only its Bearer token). Blocking work (argon2, unpacking, SQLite, the
+ladder) runs in Starlette's thread pool, never on the event loop."""
 
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ from starlette.routing import Route
 
 from arena.arena_folders import private_folder, private_subfolder
 from arena.entrants.manifest import ManifestError, check_name
-from arena.web import accounts
+from arena.web import accounts, pages, sessions
 from arena.web.handling import (
     FORM_OVERHEAD,
     Site,
@@ -87,22 +89,40 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/leaderboard", bind(leaderboard), methods=["GET"]),
         Route("/api/matches", bind(matches), methods=["GET"]),
     ]
-    return Starlette(routes=routes, lifespan=lifespan,
-                     exception_handlers={HTTPException: _http_error, Exception: _server_error})
+    # The pages (pages.py) after the API; the session cookie is theirs (the API reads no cookie).
+    app = Starlette(routes=[*routes, *pages.routes(site)], lifespan=lifespan,
+                    middleware=[sessions.middleware(settings)],
+                    exception_handlers={HTTPException: _http_error, Exception: _server_error})
+    app.state.competition = settings.name
+    return app
 
 
 # -- errors --------------------------------------------------------------------------------------
 
+# Starlette's own words for a path or method it has no route for, as a page says them.
+_PLAIN = {"Not Found": "there is no such page here",
+          "Method Not Allowed": "this page is not sent that way"}
+
+
+def _is_api(request: Request) -> bool:
+    return request.url.path.startswith("/api/")
+
+
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
+    if not _is_api(request):  # a person's browser: a page of ours
+        return pages.error_page(request, exc.status_code, _PLAIN.get(exc.detail, exc.detail),
+                                exc.headers)
     return JSONResponse({"error": exc.detail}, exc.status_code, headers=exc.headers)
 
 
 async def _server_error(request: Request, exc: Exception) -> Response:
     # The details stay on the server's log: a traceback names the server's files and code.
     log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
-    return JSONResponse({"error": "the server failed on this request; the organiser's log says "
-                                  "why"}, 500)
+    message = "the server failed on this request; the organiser's log says why"
+    if not _is_api(request):
+        return pages.error_page(request, 500, message)
+    return JSONResponse({"error": message}, 500)
 
 
 # -- reading a request within limits ---------------------------------------------------------------
