@@ -36,7 +36,7 @@ import os
 from dataclasses import dataclass, field
 from json.encoder import encode_basestring_ascii
 from pathlib import Path
-from typing import IO, Any, Iterator
+from typing import IO, Any, Iterable, Iterator
 
 from arena.arena_folders import open_private, private_subfolder
 from arena.game import Action, Card, MatchState, Rules
@@ -127,29 +127,42 @@ class Record:
 def iter_lines(path: Path) -> Iterator[dict[str, Any]]:
     try:
         with open(path, encoding="utf-8") as fh:
-            for number, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    item = json.loads(line)
-                except json.JSONDecodeError as err:
-                    raise RecordError(f"{path}:{number}: not a JSON line ({err.msg})") from None
-                if not isinstance(item, dict) or "type" not in item:
-                    raise RecordError(f"{path}:{number}: a record line needs a 'type'")
-                yield item
+            yield from _parse_lines(fh, str(path))
     except OSError as err:
         raise RecordError(f"cannot read record {path}: {err.strerror}") from err
     except UnicodeDecodeError:  # a binary file, a database given as a record (issue 28)
         raise RecordError(f"{path} is not a match record (not UTF-8 text)") from None
 
 
+def _parse_lines(lines: Iterable[str], source: str) -> Iterator[dict[str, Any]]:
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise RecordError(f"{source}:{number}: not a JSON line ({err.msg})") from None
+        if not isinstance(item, dict) or "type" not in item:
+            raise RecordError(f"{source}:{number}: a record line needs a 'type'")
+        yield item
+
+
 def read_record(path: Path) -> Record:
-    items = iter_lines(path)
+    return _record_of(iter_lines(path), str(path))
+
+
+def record_of_lines(lines: Iterable[str], source: str) -> Record:
+    """A record from its lines already read (the website passes each through
+    ``arena.report.public`` first); ``source`` names it in errors."""
+    return _record_of(_parse_lines(lines, source), source)
+
+
+def _record_of(items: Iterator[dict[str, Any]], source: str) -> Record:
     header = next(items, None)
     if header is None or header.get("type") != "header" or header.get("format") != RECORD_FORMAT:
-        raise RecordError(f"{path} is not a match record (no '{RECORD_FORMAT}' header line)")
+        raise RecordError(f"{source} is not a match record (no '{RECORD_FORMAT}' header line)")
     if header.get("version") not in READABLE_VERSIONS:
-        raise RecordError(f"{path}: record version {header.get('version')} is not supported "
+        raise RecordError(f"{source}: record version {header.get('version')} is not supported "
                           f"(this arena reads versions "
                           f"{', '.join(map(str, READABLE_VERSIONS))})")
     record = Record(header)

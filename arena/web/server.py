@@ -130,7 +130,7 @@ def run_site(settings: Settings, sock: socket.socket,
     watcher.start()
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
-    say(f"serving the competition {settings.name} at http://{shown}:{port}/api/leaderboard "
+    say(f"serving the competition {settings.name} at http://{shown}:{port}/ "
         f"(its league in {settings.league_dir}; Ctrl-C or kill -TERM stops both)")
     try:
         server.run(sockets=[sock])

@@ -313,7 +313,7 @@ def test_the_leaderboard_and_matches_before_the_league_played(site):
     assert_plain_error(site.get("/api/matches?limit=0"), 400)
     assert_plain_error(site.get("/api/matches?bot=../x"), 400)
     assert_plain_error(site.get("/api/bots/nobody"), 404)
-    assert_plain_error(site.get("/no/such/page"), 404)
+    assert_plain_error(site.get("/api/no/such"), 404)  # (a page is HTML: test_web_pages.py)
     assert_plain_error(site.delete("/api/leaderboard"), 405)
 
 
