@@ -31,7 +31,7 @@ from arena.web.settings import Settings, write_league_settings
 
 SITE_LOG = "site.log"
 SITE_STOP_S = 3          # uvicorn's grace for requests in flight
-LEAGUE_STOP_S = 9.0      # the league's own stop is bounded by 7 s; SIGKILL after this
+LEAGUE_STOP_S = 9.0      # the league's own stop is bounded by 6 s; SIGKILL after this
 _LEAGUE_CHECK_S = 0.5
 
 
