@@ -43,14 +43,18 @@ PROFILES = ("sixty_six", "schnapsen", "three_player", "four_player")
 BUILT = ("bot", "kit-tests", "dialogue.in")  # what the build and test.sh make
 
 
-@pytest.fixture(autouse=True)
-def gxx() -> None:
+def _require_gxx() -> None:
     """A skip naming what to install where g++ is missing, or a failure under CI."""
     if shutil.which("g++") is None:
         why = "the C++ kit needs g++ (Debian: apt-get install g++); g++ is not on PATH"
         if os.environ.get("CI") == "true":
             pytest.fail(f"{why} (CI=true: kits never skip)")
         pytest.skip(why)
+
+
+@pytest.fixture(autouse=True)
+def gxx() -> None:
+    _require_gxx()
 
 
 def _sources(into: Path) -> Path:
@@ -62,6 +66,7 @@ def _sources(into: Path) -> Path:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The kit built from a clean copy by its manifest's own build line."""
+    _require_gxx()  # a module fixture is set up before the autouse one: skip (or fail) here too
     folder = _sources(tmp_path_factory.mktemp("kit-cpp") / "cpp")
     manifest = load_manifest(folder)
     run = subprocess.run(list(manifest.build), cwd=folder, capture_output=True, text=True,
