@@ -40,7 +40,7 @@ os.environ.setdefault(PER_PROCESS_ENV, "1")
 KIT = Path(__file__).resolve().parents[2] / "kits" / "cpp"
 MATCHES = 20  # per profile: the acceptance figure
 PROFILES = ("sixty_six", "schnapsen", "three_player", "four_player")
-BUILT = ("bot", "kit-tests", "dialogue.in")  # what the build and test.sh make
+BUILT = ("bot", "kit-tests")  # what the build and test.sh make
 
 
 def _require_gxx() -> None:
