@@ -310,7 +310,8 @@ def compare_with_baseline(args: argparse.Namespace) -> None:
             print(f"{label}: {wall:.1f} ms per match in a worker, {p:.1f} ms of it play: play / "
                   f"per-match {p / wall:.2f} (target >= {PLAY_TARGET:g}: "
                   f"{'met' if p / wall >= PLAY_TARGET else 'NOT met'})")
-        print_phases(phase_log, statistics.median(per_match["this tree"]), args.workers)
+        # The phases are means over every round's matches: so is the wall they are parts of.
+        print_phases(phase_log, statistics.mean(per_match["this tree"]), args.workers)
         old, new = (statistics.median(v) for v in whole.values())
         print(f"| `--baseline {name} --bots {','.join(bots)} --workers {args.workers}` | "
               f"{old:.2f} matches/s | {new:.2f} matches/s | {ratio:.2f}x |")
@@ -340,7 +341,8 @@ def print_phases(path: Path, per_match_ms: float, workers: int) -> None:
     rest = per_match_ms - sum(mean[k] for k in order)
     print(f"  store (the coordinator's commit, beside the worker): {store:.2f}")
     print(f"  the rest (record header, the job's trip, the pool): {rest:.2f} "
-          f"({100 * rest / per_match_ms:.0f}%) of {per_match_ms:.1f} ms per match")
+          f"({100 * rest / per_match_ms:.0f}%) of {per_match_ms:.1f} ms per match (the rounds' "
+          "mean)")
 
 
 def main() -> None:
