@@ -7,7 +7,9 @@ toolchains="cpp:g++:g++ java:javac:default-jdk-headless js:node:nodejs rust:carg
 missing=""
 for entry in $toolchains; do
     kit="${entry%%:*}"; rest="${entry#*:}"; program="${rest%%:*}"; package="${rest#*:}"
-    if [ -d "kits/$kit" ] && ! command -v "$program" >/dev/null 2>&1; then
+    # Looked for where a bot's build in the sandbox looks (its PATH): a rustup cargo in a home
+    # folder builds nothing there.
+    if [ -d "kits/$kit" ] && ! PATH=/usr/local/bin:/usr/bin:/bin command -v "$program" >/dev/null 2>&1; then
         missing="$missing $package"
     fi
 done
