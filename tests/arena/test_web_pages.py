@@ -27,7 +27,7 @@ from arena.web.api import create_app
 from arena.web.sessions import COOKIE, SECRET_FILE
 from arena.web.settings import load_settings
 from arena.web.site_store import SiteStore
-from test_web_api import PASSWORD, competition, register
+from test_web_api import CHECKOUT, PASSWORD, competition, register
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 
@@ -88,7 +88,7 @@ def assert_our_error_page(answer, status: int, folder: Path) -> str:
     assert answer.headers["content-type"].startswith("text/html")
     text = answer.text
     assert 'id="error-message"' in text and "Sixty-Six Arena" in text
-    for leak in ("Traceback", "File \"", str(folder), "/work/", "site-packages", ".py\"",
+    for leak in ("Traceback", "File \"", str(folder), CHECKOUT, "site-packages", ".py\"",
                  "pytest-of"):
         assert leak not in text, leak
     return html.unescape(re.search(r'id="error-message">([^<]*)<', text).group(1))
