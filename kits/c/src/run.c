@@ -68,7 +68,7 @@ static void to_stderr(void *ctx, const char *text)
 
 int run(Bot *bot, FILE *in, FILE *out)
 {
-    /* Static: a GameState is a few hundred KB of fixed tables, too much for some stacks. */
+    /* Static: a GameState is about 200 KB of fixed tables, more than some stacks hold. */
     static GameState state;
     static Message msg;
     char line[MAX_LINE_BYTES + 3]; /* the line, "\r\n" and the NUL */
