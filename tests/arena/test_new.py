@@ -151,3 +151,22 @@ def test_new_c_then_check_passes_and_the_printed_commands_run(tmp_path):
             assert ran.stdout.startswith("arena check x: PASSED"), ran.stdout
         if step.startswith("arena submit"):
             assert "registered:" in ran.stdout, ran.stdout
+
+
+def test_a_kit_built_in_place_is_copied_without_its_build(tmp_path, monkeypatch):
+    """A kit built where it lies (`sh test.sh` in kits/cpp) holds ./bot and test/kit-tests, which
+    its .gitignore names: a new bot is the kit's sources, never an author's stale binary."""
+    kit_root = tmp_path / "kits"
+    shutil.copytree(ROOT / "kits" / "cpp", kit_root / "cpp")
+    (kit_root / "cpp" / "bot").write_bytes(b"\x7fELF stale")
+    (kit_root / "cpp" / "test" / "kit-tests").write_bytes(b"\x7fELF stale")
+    (kit_root / "cpp" / "src" / "bot").mkdir()  # not at the top: "/bot" does not name it
+    shutil.copytree(ROOT / "kits" / "java", kit_root / "java")
+    (kit_root / "java" / "classes" / "kit").mkdir(parents=True)  # "classes/": a folder anywhere
+    monkeypatch.setattr(kits, "KITS_DIR", kit_root)
+    cpp = new_bot(tmp_path / "mine", "cpp").folder
+    assert not (cpp / "bot").exists() and not (cpp / "test" / "kit-tests").exists()
+    assert (cpp / "src" / "bot").is_dir() and (cpp / "src" / "bot.cpp").is_file()
+    assert (cpp / "test" / "kit_tests.cpp").is_file() and (cpp / ".gitignore").is_file()
+    java = new_bot(tmp_path / "other", "java").folder
+    assert not (java / "classes").exists() and (java / "src").is_dir()
