@@ -13,9 +13,9 @@ import fnmatch
 import re
 import shlex
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import arena
 from arena.entrants.bot_specs import bundled_names
