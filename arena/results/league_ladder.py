@@ -63,6 +63,14 @@ CREATE TABLE IF NOT EXISTS league_rated (
     through INTEGER NOT NULL,        -- every match of a lower schedule order is stored and rated
     matches INTEGER NOT NULL         -- the matches rated (below through)
 );
+CREATE TABLE IF NOT EXISTS league_resets (
+    -- The ratings started again (a final: league_members.request_rating_reset): the ladder rates
+    -- only the matches of schedule order >= since of the newest reset; those before stay stored.
+    request INTEGER PRIMARY KEY,     -- the request's number in members.sqlite
+    since INTEGER NOT NULL,
+    requested TEXT NOT NULL,
+    applied TEXT NOT NULL
+);
 """
 
 
@@ -157,6 +165,24 @@ def _has_table(db: sqlite3.Connection) -> bool:
         is not None
 
 
+def rating_start(db: sqlite3.Connection) -> int:
+    """The schedule order the ratings count from: the newest reset's, else 0."""
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'league_resets'").fetchone() is None:
+        return 0
+    row = db.execute("SELECT since FROM league_resets ORDER BY request DESC LIMIT 1").fetchone()
+    return int(row[0]) if row else 0
+
+
+def reset_ratings(db: sqlite3.Connection, request: int, requested: str, since: int,
+                  applied: str) -> None:
+    """Start the ratings again from schedule order ``since`` (the running league, in a
+    transaction, before its next pair): the kept table is emptied and rebuilt from there."""
+    db.execute("INSERT OR IGNORE INTO league_resets VALUES (?, ?, ?, ?)",
+               (request, since, requested, applied))
+    db.execute("DELETE FROM league_ratings")
+    db.execute("DELETE FROM league_rated")
+
+
 def _kept(db: sqlite3.Connection, check: bool = True) -> Kept | None:
     """(through, matches rated, ratings, sums) as the table keeps them; None when there is none, or
     (``check``) when the store does not hold the matches it rated."""
@@ -166,8 +192,10 @@ def _kept(db: sqlite3.Connection, check: bool = True) -> Kept | None:
     if row is None:
         return None
     through, rated = int(row[0]), int(row[1])
-    if check and db.execute("SELECT COUNT(*) FROM matches WHERE sched_order < ?",
-                            (through,)).fetchone()[0] != rated:
+    start = rating_start(db)
+    if through < start or check and db.execute(
+            "SELECT COUNT(*) FROM matches WHERE sched_order >= ? AND sched_order < ?",
+            (start, through)).fetchone()[0] != rated:
         return None
     ratings: dict[str, trueskill.Rating] = {}
     sums: dict[str, Sums] = {}
@@ -194,7 +222,7 @@ def settle(db: sqlite3.Connection, through: int, check: bool = False) -> None:
     if kept is None:
         db.execute("DELETE FROM league_ratings")
         db.execute("DELETE FROM league_rated")
-        kept = (0, 0, {}, {})
+        kept = (rating_start(db), 0, {}, {})
     start, rated, ratings, sums = kept
     if through <= start:
         return
@@ -230,13 +258,15 @@ def read_figures(db: sqlite3.Connection) -> tuple[dict[str, trueskill.Rating], d
     ``Record``: the kept table and the matches after it, or (no table, or one that does not fit)
     all the matches again."""
     kept = _kept(db)
+    start = rating_start(db)
     if kept is None or not _two_player(db, kept[0]):
-        if not _two_player(db):
+        if not _two_player(db, start):
             from arena.results.ratings import _rate_seated, read_seated, store_players
 
             return _rate_seated(read_seated(db, store_players(db)))[0], {}
-        rows = db.execute("SELECT sched_order, seat0, seat1, winner FROM matches").fetchall()
-        return rate(rows)[0], {bot: _record(s) for bot, s in _sums(db).items()}
+        rows = db.execute("SELECT sched_order, seat0, seat1, winner FROM matches "
+                          "WHERE sched_order >= ?", (start,)).fetchall()
+        return rate(rows)[0], {bot: _record(s) for bot, s in _sums(db, start).items()}
     through, _, ratings, sums = kept
     rows = db.execute("SELECT sched_order, seat0, seat1, winner FROM matches "
                       "WHERE sched_order >= ?", (through,)).fetchall()
