@@ -30,14 +30,14 @@ from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import Mount, Route
 
 from arena.arena_folders import private_folder, private_subfolder
 from arena.entrants.bot_specs import bundled_names
 from arena.entrants.manifest import ManifestError, check_name, load_manifest
 from arena.entrants.registry import Registry, RegistryError, content_hash
 from arena.types import ConfigError
-from arena.web import accounts
+from arena.web import accounts, admin
 from arena.web.archive import ArchiveError, bot_folder, unpack
 from arena.web.rate_limits import RateLimit
 from arena.web.settings import Settings
@@ -97,6 +97,7 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/bots/{name}/log", bind(show_log), methods=["GET"]),
         Route("/api/leaderboard", bind(leaderboard), methods=["GET"]),
         Route("/api/matches", bind(matches), methods=["GET"]),
+        Mount("/api/admin", routes=admin.routes(site)),
     ]
     return Starlette(routes=routes, lifespan=lifespan,
                      exception_handlers={HTTPException: _http_error, Exception: _server_error})
@@ -240,6 +241,8 @@ async def upload_bot(site: Site, request: Request) -> Response:
 def _accept(site: Site, author: str, name: str, file: UploadFile) -> Upload:
     """Check the name is the author's to use, unpack, read the manifest, queue. In a thread."""
     settings, store = site.settings, site.store
+    if (frozen := admin.uploads_refused(store)) is not None:
+        raise fail(423, frozen)
     try:
         check_name(name, "name")
     except ManifestError as err:
@@ -317,7 +320,8 @@ async def show_bot(site: Site, request: Request) -> Response:
         newest = next((u for u in uploads if u.status != RECEIVING), None)
         return {
             "name": name, "owner": owner,
-            "status": newest.status if newest else "none",
+            "status": "disabled" if admin.is_disabled(site.store, name) else
+            newest.status if newest else "none",
             "version": newest.version if newest else None,
             "reason": newest.reason if newest else "",
             "active_version": _active_version(site.settings, name),
