@@ -39,6 +39,7 @@ from arena.entrants.registry import Registry, RegistryError, content_hash
 from arena.types import ConfigError
 from arena.web import accounts, admin
 from arena.web.archive import ArchiveError, bot_folder, unpack
+from arena.web.ladder_cache import cached_json
 from arena.web.rate_limits import RateLimit
 from arena.web.settings import Settings
 from arena.web.site_store import QUEUED, RECEIVING, SiteStore, Upload
@@ -373,7 +374,8 @@ async def leaderboard(site: Site, request: Request) -> Response:
              "score": _number(r.score), "score_low": _number(r.score_low),
              "score_high": _number(r.score_high), "joined": r.joined} for r in rows]}
 
-    return JSONResponse(await run_in_threadpool(read))
+    return Response(await run_in_threadpool(cached_json, settings.league_dir, settings.data_dir,
+                                             read), media_type="application/json")
 
 
 async def matches(site: Site, request: Request) -> Response:
