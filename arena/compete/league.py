@@ -100,7 +100,7 @@ from arena.isolation.worker_cores import for_run
 from arena.match.bot_process import Limits
 from arena.match.deal_keys import deal_secret, new_key
 from arena.results.league_ladder import SCHEMA as RATINGS_SCHEMA
-from arena.results.league_ladder import rating_start, reset_ratings, settle
+from arena.results.league_ladder import kept_ratings, rating_start, reset_ratings, settle
 from arena.results.rating_replay import ENV, ranks_of, rate_match, side_of
 from arena.results.store import DB_NAME, DiskFullError, Store, StoreError, store_players
 from arena.types import BotSpec, ConfigError, MatchEnding, MatchResult, ScheduledMatch
@@ -120,7 +120,9 @@ PUBLISH_TIMEOUT_S = 3600.0
 # `docker stop` and systemd kill ten seconds after their SIGTERM, and the bots and workers must
 # be ended and the store closed as well. A publish that has not finished by then is ended, the
 # previous build stays current, and the next start (or `arena league publish DIR`) publishes.
-STOP_PUBLISH_S = 7.0
+# 6 s: with 7, a league stopped as a normal user on a machine at load 10 exited after 10.2 s (the
+# bots' pool, the store and the interpreter's end took the other 3.2 s).
+STOP_PUBLISH_S = 6.0
 REFRESH_S = 1.0     # how often membership (settings, members.sqlite, registry) is read again
 # ... or less often, so that reading it takes at most this share of the league's time: each read
 # resolves and checks every bot's command, 1 s for 200 bots on a loaded machine, and a league that
@@ -184,12 +186,28 @@ class Ladder:
 
     @classmethod
     def from_store(cls, db: sqlite3.Connection) -> Ladder:
+        """The ladder of the stored matches: the ratings the league keeps (league_ladder.py),
+        continued over the matches after them, else every match replayed (a replay from the
+        first match took 57 s at the start of a league of 100,000). The same ratings either way:
+        the kept ones are TrueSkill's own figures after the same updates in the same order."""
         ladder = cls()
         if store_players(db) > 2:
             return cls._from_seated_store(db)
+        # From the newest reset of the ratings on (a final), continued from the ratings kept.
+        start = since = rating_start(db)
+        kept = kept_ratings(db)
+        if kept is not None:
+            since, ratings = kept
+            ladder.ratings.update(ratings)
+            for bot, count in db.execute(
+                    "SELECT bot, COUNT(*) FROM (SELECT seat0 AS bot FROM matches WHERE "
+                    "sched_order >= :start AND sched_order < :since UNION ALL SELECT seat1 FROM "
+                    "matches WHERE sched_order >= :start AND sched_order < :since) GROUP BY bot",
+                    {"start": start, "since": since}):
+                ladder.matches[bot] = int(count)
         for seat0, seat1, winner in db.execute(
                 "SELECT seat0, seat1, winner FROM matches WHERE sched_order >= ? "
-                "ORDER BY sched_order", (rating_start(db),)):
+                "ORDER BY sched_order", (since,)):
             ladder.add(seat0, seat1, winner)
         if has_league_tables(db):
             for pair_no, a, b in db.execute("SELECT pair_no, a, b FROM league_pairs"):
@@ -207,7 +225,8 @@ class Ladder:
                                           "ORDER BY match_id, side"):
             points.setdefault(match_id, []).append(value)
         for match_id, winner, reason, offender in db.execute(
-                "SELECT match_id, winner, reason, offender FROM matches ORDER BY sched_order"):
+                "SELECT match_id, winner, reason, offender FROM matches WHERE sched_order >= ? "
+                "ORDER BY sched_order", (rating_start(db),)):
             ladder.add_seated(seats.get(match_id, []), points.get(match_id, ()), winner,
                               offender, reason)
         for group_no, bots in db.execute("SELECT group_no, bots FROM league_groups"):
@@ -228,6 +247,7 @@ class LeagueProgress:
     last: MatchResult | None = None
     published: Path | None = None
     event: str = ""            # a line for people: who joined, left, failed to start, ...
+    ladder: Ladder | None = None  # the ratings matchmaking uses (from the newest reset on)
 
 
 def run_league(folder: Path, overrides: Mapping[str, Any] | None = None,
@@ -462,6 +482,7 @@ class _Runner:
         self.resets = self.store.db.execute("SELECT COALESCE(MAX(request), 0) FROM "
                                             "league_resets").fetchone()[0]
         progress.stored = store.db.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
+        progress.ladder = self.ladder
 
     # -- membership --
 
@@ -518,7 +539,7 @@ class _Runner:
         self.resets, self.rated_from = request, since
         fresh = Ladder()
         fresh.last_pair = self.ladder.last_pair  # who waited longest still goes first
-        self.ladder = fresh
+        self.ladder = self.progress.ladder = fresh
         self.tell(f"the ratings start again from pair {next_no} (reset asked {requested}); "
                   "the matches before stay in the history")
 

@@ -14,6 +14,17 @@ exactly the report's:
   the last bit (TrueSkill's own parameters are kept, ``rating_replay.exact``).
 - A publish's snapshot holds back the matches of pairs not complete (``report.snapshot``); those
   are all at or after ``through``, so the table fits the snapshot as it fits the store.
+- ``league_rating_history`` keeps every rating change of those matches, as the replay makes them
+  (``rating_replay.RatingPoint``, in the replay's order), and ``league_history.through`` up to
+  where: a publish of a league draws its ratings chart and its leaderboard from it and replays only
+  the matches after (``kept_replay``), where a league of 10,000 matches took seconds to replay
+  from the first (issue 30: a first publish within 10 s).
+- A reset of the ratings (a final: the site's admin, ``league_members.request_rating_reset``) is
+  a row of ``league_resets``: the ratings count only the matches from its ``since`` on
+  (``rating_start``), those before stay stored. The running league applies it between pairs, in
+  one transaction with forgetting what it kept; what it keeps next is marked with the reset it
+  counts from (``league_rated_since``), and kept data from before the newest reset is never read.
+  A report's snapshot drops the matches before it (``report.snapshot``).
 - ``league_rated.matches`` says how many matches the table rated; a store that no longer holds as
   many below ``through`` (changed by hand, an old backup) is recomputed from its matches, as is a
   store from before the table (the running league then rebuilds it when it starts).
@@ -38,7 +49,7 @@ from typing import Iterable
 
 import trueskill
 
-from arena.results.rating_replay import exact, rate
+from arena.results.rating_replay import RatingPoint, exact, rate
 
 SETTLED_SIGMA = 2.5
 SETTLED_MATCHES = 20
@@ -63,13 +74,32 @@ CREATE TABLE IF NOT EXISTS league_rated (
     through INTEGER NOT NULL,        -- every match of a lower schedule order is stored and rated
     matches INTEGER NOT NULL         -- the matches rated (below through)
 );
+CREATE TABLE IF NOT EXISTS league_rating_history (
+    -- Each change of a rating by a match below league_history.through, in the replay's order
+    -- (rowid): the bot's mu and sigma after the match at sched_order (rating_replay.RatingPoint).
+    sched_order INTEGER NOT NULL,
+    bot TEXT NOT NULL,
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS league_history (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    through INTEGER NOT NULL         -- league_rating_history holds every change below this order:
+                                     -- it fits league_rated when the two throughs are equal
+);
 CREATE TABLE IF NOT EXISTS league_resets (
-    -- The ratings started again (a final: league_members.request_rating_reset): the ladder rates
-    -- only the matches of schedule order >= since of the newest reset; those before stay stored.
+    -- The ratings started again (a final: league_members.request_rating_reset): they count only
+    -- the matches of schedule order >= since of the newest reset; those before stay stored.
     request INTEGER PRIMARY KEY,     -- the request's number in members.sqlite
     since INTEGER NOT NULL,
     requested TEXT NOT NULL,
     applied TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS league_rated_since (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    since INTEGER NOT NULL           -- the reset the kept ratings and history count from (its
+                                     -- league_resets.since): kept from before the newest reset,
+                                     -- they are not read. No row: from the first match.
 );
 """
 
@@ -176,11 +206,21 @@ def rating_start(db: sqlite3.Connection) -> int:
 def reset_ratings(db: sqlite3.Connection, request: int, requested: str, since: int,
                   applied: str) -> None:
     """Start the ratings again from schedule order ``since`` (the running league, in a
-    transaction, before its next pair): the kept table is emptied and rebuilt from there."""
+    transaction, before its next pair): the kept ratings and history are forgotten, and ``settle``
+    keeps them anew from ``since`` on, marked as counting from there (``league_rated_since``)."""
     db.execute("INSERT OR IGNORE INTO league_resets VALUES (?, ?, ?, ?)",
                (request, since, requested, applied))
-    db.execute("DELETE FROM league_ratings")
-    db.execute("DELETE FROM league_rated")
+    _forget(db)
+
+
+def _rated_since(db: sqlite3.Connection) -> int:
+    """The reset the kept ratings count from (0: the first match, as in a store from before
+    resets)."""
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'league_rated_since'").fetchone() \
+            is None:
+        return 0
+    row = db.execute("SELECT since FROM league_rated_since WHERE id = 1").fetchone()
+    return 0 if row is None else int(row[0])
 
 
 def _kept(db: sqlite3.Connection, check: bool = True) -> Kept | None:
@@ -193,7 +233,9 @@ def _kept(db: sqlite3.Connection, check: bool = True) -> Kept | None:
         return None
     through, rated = int(row[0]), int(row[1])
     start = rating_start(db)
-    if through < start or check and db.execute(
+    # Kept before the newest reset (a league stopped before its next settle, a store put back by
+    # hand): not the ratings that count now.
+    if through < start or _rated_since(db) != start or check and db.execute(
             "SELECT COUNT(*) FROM matches WHERE sched_order >= ? AND sched_order < ?",
             (start, through)).fetchone()[0] != rated:
         return None
@@ -218,26 +260,77 @@ def settle(db: sqlite3.Connection, through: int, check: bool = False) -> None:
     transaction that stores a match, and when it starts (``check``: first see that the table fits
     the store; one that does not is rebuilt from the first match). Three- and four-player matches
     are not rated here (their readers recompute): the table is emptied."""
-    kept = _kept(db, check)
+    kept, fresh = _kept(db, check), False
+    if kept is not None and check and _history_through(db) != kept[0]:
+        kept = None  # a store from before the history was kept: both made again, from the start
     if kept is None:
-        db.execute("DELETE FROM league_ratings")
-        db.execute("DELETE FROM league_rated")
+        _forget(db)
         kept = (rating_start(db), 0, {}, {})
+        fresh = True
     start, rated, ratings, sums = kept
     if through <= start:
         return
     if not _two_player(db, start):
-        db.execute("DELETE FROM league_ratings")
-        db.execute("DELETE FROM league_rated")
+        _forget(db)
         return
+    # The history goes on only from where it stopped: one missing its start (a store from before
+    # it, not yet rebuilt by a start's check) is not added to, and readers replay everything.
+    history_fits = _history_through(db) == start or (_history_through(db) is None and
+                                                     (fresh or start == 0))
     rows = db.execute("SELECT sched_order, seat0, seat1, winner FROM matches "
                       "WHERE sched_order >= ? AND sched_order < ?", (start, through)).fetchall()
-    new, _ = rate(rows, start=ratings)
+    new, history = rate(rows, start=ratings)
     added = _sums(db, start, through)
     db.executemany("INSERT OR REPLACE INTO league_ratings VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                    [(bot, new[bot].pi, new[bot].tau, *_add(sums.get(bot, _NONE), more))
                     for bot, more in sorted(added.items())])
     db.execute("INSERT OR REPLACE INTO league_rated VALUES (1, ?, ?)", (through, rated + len(rows)))
+    if fresh:
+        db.execute("INSERT OR REPLACE INTO league_rated_since VALUES (1, ?)", (start,))
+    if history_fits:
+        db.executemany("INSERT INTO league_rating_history VALUES (?,?,?,?)",
+                       [(p.order, p.bot, p.mu, p.sigma) for p in history])
+        db.execute("INSERT OR REPLACE INTO league_history VALUES (1, ?)", (through,))
+
+
+def _forget(db: sqlite3.Connection) -> None:
+    for table in ("league_ratings", "league_rated", "league_rating_history", "league_history",
+                  "league_rated_since"):
+        if db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone():
+            db.execute(f"DELETE FROM {table}")
+
+
+def _history_through(db: sqlite3.Connection) -> int | None:
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'league_history'").fetchone() is None:
+        return None
+    row = db.execute("SELECT through FROM league_history WHERE id = 1").fetchone()
+    return None if row is None else int(row[0])
+
+
+def kept_ratings(db: sqlite3.Connection) -> tuple[int, dict[str, trueskill.Rating]] | None:
+    """(through, every bot's rating after the matches below ``through``) as the league keeps them
+    (two players), for the running league's own ladder to continue from when it starts; None when
+    there is no table, or it does not fit the store."""
+    kept = _kept(db)
+    if kept is None or not _two_player(db):
+        return None
+    return kept[0], kept[2]
+
+
+def kept_replay(db: sqlite3.Connection
+                ) -> tuple[int, dict[str, trueskill.Rating], list[RatingPoint]] | None:
+    """(through, every bot's rating after the matches below ``through``, the history of those
+    matches' changes) as a running league keeps them: what ``rating_replay.rate`` would make of
+    those matches, to the last bit, so a reader replays only the matches from ``through`` on.
+    None when the store keeps no such history, or it does not fit the matches stored (then the
+    reader replays them all)."""
+    kept = _kept(db)
+    if kept is None or _history_through(db) != kept[0] or not _two_player(db):
+        return None
+    through, _, ratings, _ = kept
+    history = [RatingPoint(int(o), str(b), float(m), float(s)) for o, b, m, s in db.execute(
+        "SELECT sched_order, bot, mu, sigma FROM league_rating_history ORDER BY rowid")]
+    return through, ratings, history
 
 
 @dataclass(frozen=True)
@@ -261,9 +354,9 @@ def read_figures(db: sqlite3.Connection) -> tuple[dict[str, trueskill.Rating], d
     start = rating_start(db)
     if kept is None or not _two_player(db, kept[0]):
         if not _two_player(db, start):
-            from arena.results.ratings import _rate_seated, read_seated, store_players
-
-            return _rate_seated(read_seated(db, store_players(db)))[0], {}
+            # Three and four players are TrueSkill's teams, read with pandas by the league's own
+            # reader (league_store._seated_figures), which never asks here.
+            return {}, {}
         rows = db.execute("SELECT sched_order, seat0, seat1, winner FROM matches "
                           "WHERE sched_order >= ?", (start,)).fetchall()
         return rate(rows)[0], {bot: _record(s) for bot, s in _sums(db, start).items()}
