@@ -11,7 +11,8 @@ them too) and as JSON endpoints under ``/api/admin`` authorised by the admin's B
     POST   /api/admin/ratings/reset              the ladder's ratings start again from the league's
                                                  next pair on (league_members.request_rating_reset)
     GET    /api/admin/queue                      the uploads waiting or being built, and the last
-    GET    /api/admin/league                     the league's progress: matches, pairs in flight
+    GET    /api/admin/league                     the league's progress: matches, its workers and
+                                                 the pairs playing on them now
 
 Anyone else gets 401 (no token) or 403 (not an admin) on each, before anything is read or done.
 
@@ -63,6 +64,7 @@ CREATE TABLE IF NOT EXISTS disabled_bots (
 """
 MAX_REASON = 200
 QUEUE_SHOWN = 50
+PLAYING_SHOWN = 100  # more pairs than that are never in flight: one a worker, and a few waiting
 MAX_BODY = 4096  # a reason's JSON
 
 
@@ -265,13 +267,15 @@ def queue_view(store: SiteStore) -> dict[str, Any]:
 
 def league_view(settings: Settings) -> dict[str, Any]:
     """The league's progress from its store (read only, while it plays): matches stored, pairs
-    started and in flight on its workers, the last match's end, its ratings' reset."""
+    started and in flight on its workers (``playing``: each pair's bots, when it started, how
+    many of its two matches are stored), the last match's end, its ratings' reset."""
     from arena.results.league_ladder import rating_start, waiting_pairs
     from arena.results.store import DB_NAME, StoreError, connect_read_only
 
     workers = settings.workers or os.cpu_count() or 1
     out: dict[str, Any] = {"league": settings.name, "workers": workers, "matches": 0, "pairs": 0,
-                           "in_flight": 0, "last_match": None, "ratings_from_order": 0}
+                           "in_flight": 0, "playing": [], "last_match": None,
+                           "ratings_from_order": 0}
     path = settings.league_dir / DB_NAME
     if not path.is_file():
         return out
@@ -284,12 +288,28 @@ def league_view(settings: Settings) -> dict[str, Any]:
         out["matches"], out["last_match"] = db.execute(
             "SELECT COUNT(*), MAX(finished) FROM matches").fetchone()
         out["pairs"], out["in_flight"] = waiting_pairs(db)
+        out["playing"] = _playing(db)
         out["ratings_from_order"] = rating_start(db)
     except sqlite3.Error as err:
         raise _broken("the league's store cannot be read", err) from None
     finally:
         db.close()
     return out
+
+
+def _playing(db: sqlite3.Connection) -> list[dict[str, Any]]:
+    """The pairs started whose two matches are not both stored: on the league's workers now, or
+    next (newest last). Pair p plays schedule orders 2p and 2p + 1 (league_store.pair_matches)."""
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'league_pairs'").fetchone() is None:
+        return []
+    # Only the newest pairs can be unfinished: a pair is sent out after every older one.
+    rows = db.execute(
+        "SELECT pair_no, a, b, started, (SELECT COUNT(*) FROM matches WHERE sched_order "
+        "IN (2 * pair_no, 2 * pair_no + 1)) AS stored FROM (SELECT * FROM league_pairs "
+        "ORDER BY pair_no DESC LIMIT ?) WHERE stored < 2 ORDER BY pair_no",
+        (PLAYING_SHOWN,)).fetchall()
+    return [{"pair": no, "bots": [a, b], "started": started, "stored": stored}
+            for no, a, b, started, stored in rows]
 
 
 # -- the JSON endpoints --------------------------------------------------------------------------------

@@ -75,6 +75,25 @@ def test_a_freeze_refuses_uploads_until_unfrozen(folder):
     assert [u["bot"] for u in queue["waiting"] + queue["finished"]] == ["mybot"]
 
 
+def test_a_freeze_refuses_the_pages_upload_too(folder):
+    # The form's upload and the API's share handling.accept_upload, where the freeze is checked.
+    import html
+    import re
+
+    from test_web_pages import sign_up, upload_form
+
+    with TestClient(create_app(load_settings(folder))) as client:
+        admin.freeze(SiteStore(folder), "the final")
+        sign_up(client, "alice")
+        answer = upload_form(client, archives.zip_folder())
+        assert answer.status_code == 423  # the account's page again, saying why
+        message = html.unescape(re.search(r'id="form-error">([^<]*)<', answer.text).group(1))
+        assert "frozen" in message and "the final" in message
+        assert client.get("/api/bots/mybot").status_code == 404  # nothing taken in
+        admin.unfreeze(SiteStore(folder))
+        assert upload_form(client, archives.zip_folder()).status_code == 303
+
+
 def test_disable_takes_a_bot_out_of_the_ladder_and_enable_puts_it_back(folder):
     league = folder / "league"
     with TestClient(create_app(load_settings(folder))) as client:
@@ -139,7 +158,22 @@ def test_the_league_view_before_and_after_play(folder):
     with TestClient(create_app(settings)) as client:
         view = client.get("/api/admin/league", headers=_admin_auth(client, folder, "boss2")).json()
     assert view["matches"] == 6 and view["pairs"] == 3 and view["in_flight"] == 0
-    assert view["last_match"]
+    assert view["last_match"] and view["playing"] == []
+    # A pair sent out to the workers, one of its matches stored: what is playing now.
+    db = sqlite3.connect(settings.league_dir / "results.sqlite")
+    with db:
+        db.execute("INSERT INTO league_pairs VALUES (3, 'random', 'greedy', '2026-11-29T03:00:00Z')")
+        db.execute("INSERT INTO league_pairs VALUES (4, 'greedy', 'random', '2026-11-29T03:01:00Z')")
+        db.execute("UPDATE matches SET sched_order = 7, pair_index = 3 WHERE sched_order = 5")
+    db.close()
+    with TestClient(create_app(settings)) as client:
+        view = client.get("/api/admin/league", headers=_admin_auth(client, folder, "boss3")).json()
+    assert view["in_flight"] == 3 and view["workers"] >= 1
+    assert view["playing"] == [
+        {"pair": 2, "bots": view["playing"][0]["bots"], "started": view["playing"][0]["started"],
+         "stored": 1},
+        {"pair": 3, "bots": ["random", "greedy"], "started": "2026-11-29T03:00:00Z", "stored": 1},
+        {"pair": 4, "bots": ["greedy", "random"], "started": "2026-11-29T03:01:00Z", "stored": 0}]
 
 
 # -- the admin account from the command line -------------------------------------------------------
