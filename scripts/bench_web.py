@@ -1,17 +1,17 @@
 #!/usr/bin/env python3
 """The competition website under load (issue 32, point 9), on loopback only.
 
-Targets: with the league playing on both cores, ``GET /api/leaderboard`` holds >= 200 requests/s
-with p99 < 250 ms; 50 uploads sent within one minute are all queued, built and qualified, none
+Targets: with the league playing on both cores, the leaderboard page (``GET /``, as a visitor
+without a login sees it) and ``GET /api/leaderboard`` each hold >= 200 requests/s with p99 <
+250 ms; 50 uploads sent within one minute are all queued, built and qualified, none
 lost (how long the queue takes to qualify them is reported, without a target).
 
 What is real: ``arena serve`` in a temporary folder (its league with ``workers = 2`` playing the
 bundled bots ``house_bots``, its upload queue running ``arena submit`` in the sandbox), spoken to
-over HTTP on 127.0.0.1 by ``--clients`` threads with keep-alive connections (http.client). This
-branch has no HTML leaderboard page yet: the JSON one is measured, which is what a page would
-read. The uploads are ``bots/example`` zipped, under 50 names of 5 authors.
+over HTTP on 127.0.0.1 by ``--clients`` threads with keep-alive connections (http.client). The
+uploads are ``bots/example`` zipped, under 50 names of 5 authors.
 
-Bounded: the read phase lasts ``--seconds`` (20), the uploads wait at most ``--qualify-s`` (600)
+Bounded: each read phase lasts ``--seconds`` (20), the uploads wait at most ``--qualify-s`` (600)
 for their verdicts; then the server is stopped with SIGTERM.
 
 Usage: scripts/bench_web.py [--clients 8] [--seconds 20] [--uploads 50] [--qualify-s 600]
@@ -197,7 +197,7 @@ def main() -> int:
         try:
             played = league_playing(port)
             print(f"league playing on 2 workers ({played} matches stored), {len(HOUSE)} house bots")
-            for path in ("/api/leaderboard",):
+            for path in ("/", "/api/leaderboard"):
                 answers, errors, every = read_load(port, args.clients, args.seconds, path)
                 rps = answers / args.seconds
                 p50 = every[len(every) // 2] * 1000 if every else float("nan")

@@ -43,7 +43,7 @@ from arena.web.handling import (
     fail,
     limit,
 )
-from arena.web.ladder_cache import cached_ladder
+from arena.web.ladder_cache import cached_ladder, kept_ladder
 from arena.web.league_view import active_version, read_matches
 from arena.web.rate_limits import RateLimit
 from arena.web.settings import Settings
@@ -258,7 +258,9 @@ async def show_log(site: Site, request: Request) -> Response:
 # -- the league ------------------------------------------------------------------------------------
 
 async def leaderboard(site: Site, request: Request) -> Response:
-    board = await run_in_threadpool(cached_ladder, site.settings)
+    board = kept_ladder(site.settings)
+    if board is None:
+        board = await run_in_threadpool(cached_ladder, site.settings)
     return Response(board.body, media_type="application/json")
 
 

@@ -45,7 +45,7 @@ from arena.web.handling import (
     fail,
     limit,
 )
-from arena.web.ladder_cache import cached_ladder
+from arena.web.ladder_cache import cached_ladder, kept_ladder
 from arena.web.league_view import (
     active_version,
     family,
@@ -350,9 +350,21 @@ async def upload_archive(site: Site, request: Request) -> Response:
 # -- the league ------------------------------------------------------------------------------------
 
 async def home(site: Site, request: Request) -> Response:
-    board = (await run_in_threadpool(cached_ladder, site.settings)).board
-    return await _page(site, request, "site_home.html.j2", board=board, fmt=_fmt,
-                       poll_s=LIVE_POLL_S, settings=site.settings)
+    ladder = kept_ladder(site.settings)
+    if ladder is None:
+        ladder = await run_in_threadpool(cached_ladder, site.settings)
+    context: dict[str, Any] = {"board": ladder.board, "fmt": _fmt, "poll_s": LIVE_POLL_S,
+                               "settings": site.settings}
+    if not request.session.get("sid"):
+        # Nobody logged in: the same page for every visitor until the ladder changes, rendered
+        # once with it. Rendered per request, the template was most of the page's time
+        # (scripts/bench_web.py).
+        page = ladder.pages.get("home")
+        if page is None:
+            page = ladder.pages.setdefault(
+                "home", bytes(_render(request, "site_home.html.j2", None, **context).body))
+        return HTMLResponse(page, headers=_HEADERS)
+    return await _page(site, request, "site_home.html.j2", **context)
 
 
 def _fmt(value: float | None, digits: int = 1) -> str:
