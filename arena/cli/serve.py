@@ -23,9 +23,10 @@ def serve(
     host: str = typer.Option("127.0.0.1", help="The address to listen on (put a reverse proxy "
                              "with HTTPS in front for anything but this machine)."),
     port: int = typer.Option(8066, min=0, max=65535, help="The port (0: any free port)."),
-    add_admin: str = typer.Option("", "--add-admin", metavar="NAME", help="Make an admin "
-                                  "account NAME (the password is asked for, or read from the "
-                                  "first line of stdin when it is not a terminal), then exit."),
+    add_admin: str | None = typer.Option(None, "--add-admin", metavar="NAME", help="Make an "
+                                         "admin account NAME (the password is asked for, or "
+                                         "read from the first line of stdin when it is not a "
+                                         "terminal), then exit. Default: serve."),
 ) -> None:
     """Serve a competition: authors register and upload bots (built and qualified in the
     sandbox), its league plays them; both stop on Ctrl-C or SIGTERM."""
@@ -47,7 +48,7 @@ def serve(
         settings = load_settings(folder)
     except ConfigError as err:
         raise term.fail(str(err)) from None
-    if add_admin:
+    if add_admin is not None:
         _add_admin(settings, add_admin)
         return
     isolation_env(settings)

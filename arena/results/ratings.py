@@ -58,10 +58,15 @@ class SeatedResults:
         return 2 if self.players == 4 else self.players
 
 
+def _rated_from(db: sqlite3.Connection) -> dict[str, int]:
+    """The query parameter of where the ratings count from (a league's newest reset, else 0)."""
+    return {"start": rating_start(db)}
+
+
 def read_seated(db: sqlite3.Connection, players: int) -> SeatedResults:
     # A league's ratings started again (league_ladder.rating_start) count from there: its
     # status reads the store itself (a report's snapshot has dropped the matches before).
-    start = {"start": rating_start(db)}
+    start = _rated_from(db)
     seats = pd.read_sql_query(
         "SELECT s.match_id, m.sched_order, s.seat, s.bot, s.declined, m.winner, m.reason, "
         "m.offender, m.fault FROM seats s JOIN matches m USING (match_id) "
@@ -132,7 +137,8 @@ def rating_history(db: sqlite3.Connection) -> pd.DataFrame:
     if players > 2:
         _, history = _rate_seated(read_seated(db, players))
     else:
-        matches = pd.read_sql_query("SELECT sched_order, seat0, seat1, winner FROM matches", db)
+        matches = pd.read_sql_query("SELECT sched_order, seat0, seat1, winner FROM matches "
+                                    "WHERE sched_order >= :start", db, params=_rated_from(db))
         _, history = _rate_store(db, matches)
     # Built column by column: from the RatingPoint objects themselves pandas took seconds for a
     # league of 10,000 matches.
@@ -149,8 +155,11 @@ def leaderboard(db: sqlite3.Connection) -> pd.DataFrame:
     players = store_players(db)
     if players > 2:
         return seated_leaderboard(db, read_seated(db, players))
+    # `arena leaderboard` reads the store itself, where a league's matches from before a reset
+    # of its ratings are still kept (a report's snapshot has dropped them): they are not counted.
     matches = pd.read_sql_query(
-        "SELECT sched_order, seat0, seat1, winner, reason, offender FROM matches", db)
+        "SELECT sched_order, seat0, seat1, winner, reason, offender FROM matches "
+        "WHERE sched_order >= :start", db, params=_rated_from(db))
     bots = pd.read_sql_query("SELECT name FROM bots", db)["name"].tolist()
     ratings, _ = _rate_store(db, matches)
     per_seat = pd.concat([
@@ -163,7 +172,8 @@ def leaderboard(db: sqlite3.Connection) -> pd.DataFrame:
                                          forfeits=("forfeit", "sum"))
     deals = pd.read_sql_query(
         "SELECT m.seat0, m.seat1, d.winner, d.awarded FROM deals d "
-        "JOIN matches m USING (match_id)", db)
+        "JOIN matches m USING (match_id) WHERE m.sched_order >= :start", db,
+        params=_rated_from(db))
     per_deal_seat = pd.concat([
         deals.assign(bot=deals.seat0, won_points=deals.awarded.where(deals.winner == 0, 0)),
         deals.assign(bot=deals.seat1, won_points=deals.awarded.where(deals.winner == 1, 0)),

@@ -171,3 +171,20 @@ def test_the_report_after_a_reset_counts_from_it(reset_league):
 def _copy(source: Path, target: Path) -> None:
     with connect_read_only(source) as db, sqlite3.connect(target) as copy:
         db.backup(copy)
+
+
+def test_arena_leaderboard_of_the_store_counts_from_the_reset(reset_league):
+    """`arena leaderboard DIR` reads the store itself, which keeps the matches before the reset:
+    its ratings, match counts and history are those of the matches from the reset on too."""
+    league = reset_league["league"]
+    ratings, counts, history = _replay(league)
+    db = connect_read_only(league / DB_NAME)
+    try:
+        board = leaderboard(db)
+        played = board[board["matches"] > 0]
+        _same({b: (m, s) for b, m, s in zip(played["bot"], played["mu"], played["sigma"])},
+              ratings)
+        assert dict(zip(played["bot"], played["matches"])) == counts
+        assert list(rating_history(db).itertuples(index=False, name=None)) == history
+    finally:
+        db.close()
