@@ -38,6 +38,8 @@ TARGET_MB = 30.0
 
 
 def _warm() -> None:
+    # As the league's publisher (league_publish._publish_apart): a publish forks its packers.
+    multiprocessing.current_process().daemon = False
     import arena.compete.league_publish  # noqa: F401
     import arena.report.charts  # noqa: F401
     import arena.report.replay  # noqa: F401

@@ -32,13 +32,19 @@ start out (what a long tournament tends to).
 REV's files are taken with ``git archive`` into a temporary folder, and each round runs the same
 tournament (default: greedy vs random, 2 workers) once with REV's code and once with this tree's,
 each in a fresh Python process that imports only its own tree (the order alternates between
-rounds). Default REV: afb33c8, main before issue 18. Both use this tree's virtual environment.
-The figure is the whole run's matches/s (``run_tournament`` from call to return); the time from
-the first progress report is printed beside it, but no longer measures the same thing in both
-trees: the workers now start before that report, beside the pre-flight.
+rounds). Default REV: c82bbf8, main before issue 34 (issue 18's was afb33c8). Both use this
+tree's virtual environment. The figure is the whole run's matches/s (``run_tournament`` from call
+to return); the time from the first progress report is printed beside it, but no longer measures
+the same thing in both trees: the workers now start before that report, beside the pre-flight.
+Issue 34's split follows, for each tree: a match's wall in a worker (from the first progress
+report, times the workers) and the referee's play in it (``MatchResult.play_ms``), their ratio
+against the target (>= 0.5); then this tree's phases of a match (``arena/match/phases.py``:
+sandbox set-up, bot spawn, waiting for ready, play, teardown, the coordinator's store), mean ms.
+Issue 34's run: ``--baseline c82bbf8 --bots greedy,c-counter,random --workers 1``.
 
 Usage: scripts/bench_tournament.py [--matches-per-pairing N] [--rounds R] [--bots a,b,c]
        scripts/bench_tournament.py --baseline [REV] [--bots greedy,random] [--workers 2]
+       scripts/bench_tournament.py --baseline c82bbf8 --bots greedy,c-counter,random --workers 1
 """
 
 from __future__ import annotations
@@ -58,6 +64,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from arena.match import phases  # noqa: E402
 from arena.match.bot_process import Limits  # noqa: E402
 from arena.compete.demo import DEMO_BOTS  # noqa: E402
 from arena.match.deal_keys import deal_secret, key_from_seed  # noqa: E402
@@ -180,8 +187,9 @@ def tournament(config, folder: Path, workers: int, affinity: bool | str = "auto"
 
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_BASELINE = "afb33c8"  # main before issue 18 (cheap matches)
+DEFAULT_BASELINE = "c82bbf8"  # main before issue 34 (a cheap match); issue 18's was afb33c8
 BASELINE_TARGET = 2.0
+PLAY_TARGET = 0.5  # issue 34: the referee's play at least half of a worker's time per match
 
 # Run in a fresh interpreter with one tree first on the path: one tournament, as JSON on the last
 # line: the whole run's wall time, and the wall and coordinator CPU time from the first progress
@@ -190,7 +198,10 @@ _RUNNER = """
 import json, resource, sys, time
 tree, settings = sys.argv[1], json.loads(sys.argv[2])
 sys.path.insert(0, tree)
-from arena.compete.tournament import load_config, run_tournament
+try:
+    from arena.compete.tournament import load_config, run_tournament
+except ModuleNotFoundError:  # a tree from before arena/ was split into packages (issue 31)
+    from arena.tournament import load_config, run_tournament
 
 def cpu():
     # The coordinator's own: its workers are still running at the last match (not yet reaped),
@@ -201,15 +212,19 @@ def cpu():
 if __name__ == "__main__":
     config = load_config(None, settings)
     marks = []  # from the first progress report (after the pre-flight) to the last match stored
+    play = []  # the referee's play of each match, ms (MatchResult.play_ms, in both trees)
 
     def note(progress):
         marks[1 if marks else 0:] = [(time.perf_counter(), cpu())]
+        if progress.last is not None:
+            play.append(progress.last.play_ms)
 
     start = time.perf_counter()
     run_tournament(config, on_progress=note)
     end = time.perf_counter()
     (t0, c0), (t1, c1) = marks
-    print(json.dumps({"wall": t1 - t0, "cpu": c1 - c0, "whole": end - start}))
+    print(json.dumps({"wall": t1 - t0, "cpu": c1 - c0, "whole": end - start,
+                      "play": sum(play) / max(len(play), 1)}))
 """
 
 
@@ -227,9 +242,13 @@ def baseline_tree(rev: str, folder: Path) -> str:
     return commit.stdout.strip()
 
 
-def run_in(tree: Path, settings: dict) -> dict:  # noqa: ANN001
+def run_in(tree: Path, settings: dict, phase_log: Path | None = None) -> dict:  # noqa: ANN001
+    """One tournament in a fresh interpreter on ``tree``'s code; with ``phase_log``, each match's
+    phases are appended there (``arena/match/phases.py``: trees before issue 34 ignore it)."""
+    env = {**os.environ, phases.ENV: str(phase_log)} if phase_log else \
+        {k: v for k, v in os.environ.items() if k != phases.ENV}
     proc = subprocess.run([sys.executable, "-c", _RUNNER, str(tree), json.dumps(settings)],
-                          capture_output=True, text=True, cwd=tree)
+                          capture_output=True, text=True, cwd=tree, env=env)
     if proc.returncode != 0:
         raise SystemExit(f"the tournament with the code in {tree} failed:\n{proc.stderr[-2000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -251,15 +270,25 @@ def compare_with_baseline(args: argparse.Namespace) -> None:
         rates: dict[str, list[float]] = {label: [] for label in trees}
         whole: dict[str, list[float]] = {label: [] for label in trees}
         cpus: dict[str, list[float]] = {label: [] for label in trees}
+        # A match's wall in a worker (from the first progress report, times the workers) and
+        # the referee's play in it, as each tree's MatchResult.play_ms says (issue 34's ratio).
+        per_match: dict[str, list[float]] = {label: [] for label in trees}
+        play: dict[str, list[float]] = {label: [] for label in trees}
+        phase_log = Path(tmp) / "phases.jsonl"
         for r in range(args.rounds):
             order = list(trees.items()) if r % 2 == 0 else list(trees.items())[::-1]
             for label, tree in order:
                 out = Path(tmp) / f"{r}-{label.split()[0]}"
-                result = run_in(tree, {**settings, "output": str(out)})
+                result = run_in(tree, {**settings, "output": str(out)},
+                                phase_log if tree == ROOT else None)
                 shutil.rmtree(out, ignore_errors=True)
                 rates[label].append(n / result["wall"])
                 whole[label].append(n / result["whole"])
                 cpus[label].append(result["cpu"] / n * 1000)
+                # The first report comes before any match (after the pre-flight, beside which
+                # the workers start), so the window holds all n matches.
+                per_match[label].append(1000 * args.workers * result["wall"] / n)
+                play[label].append(result["play"])
         # The whole run is the figure: since issue 18 the workers start beside the pre-flight,
         # before the first progress report, so "from the first report" leaves their start out
         # of this tree's time and not out of older trees'.
@@ -276,9 +305,44 @@ def compare_with_baseline(args: argparse.Namespace) -> None:
               f"{BASELINE_TARGET:g}x: {'met' if ratio >= BASELINE_TARGET else 'NOT met'})  "
               f"(rounds: {', '.join(f'{v:.2f}' for v in ratios)}); from the first progress "
               f"report: {statistics.median(window):.2f}x")
+        for label in trees:
+            wall, p = statistics.median(per_match[label]), statistics.median(play[label])
+            print(f"{label}: {wall:.1f} ms per match in a worker, {p:.1f} ms of it play: play / "
+                  f"per-match {p / wall:.2f} (target >= {PLAY_TARGET:g}: "
+                  f"{'met' if p / wall >= PLAY_TARGET else 'NOT met'})")
+        # The phases are means over every round's matches: so is the wall they are parts of.
+        print_phases(phase_log, statistics.mean(per_match["this tree"]), args.workers)
         old, new = (statistics.median(v) for v in whole.values())
-        print(f"| `--baseline {name} --bots {','.join(bots)}` | {old:.2f} matches/s | "
-              f"{new:.2f} matches/s | {ratio:.2f}x |")
+        print(f"| `--baseline {name} --bots {','.join(bots)} --workers {args.workers}` | "
+              f"{old:.2f} matches/s | {new:.2f} matches/s | {ratio:.2f}x |")
+
+
+def print_phases(path: Path, per_match_ms: float, workers: int) -> None:
+    """This tree's phases, mean ms per match over every round's matches (phases.py), and what
+    is left of a worker's time per match: the job's trip, the record, waiting for the pool."""
+    lines = phases.read(str(path))
+    matches = [line for line in lines if phases.PLAY in line]
+    commits = [line for line in lines if phases.STORE in line]
+    if not matches:
+        print("phases: none written (is ARENA_PHASES read by this tree?)")
+        return
+    order = (phases.SANDBOX_SETUP, phases.SPAWN, phases.READY, phases.PLAY, phases.TEARDOWN)
+    mean = {k: sum(line.get(k, 0.0) for line in matches) / len(matches)
+            for k in (*order, phases.EXIT, phases.FINISH, phases.REMOVE)}
+    stored = sum(line["matches"] for line in commits)
+    store = sum(line[phases.STORE] for line in commits) / max(stored, 1)
+    print(f"phases of a match in a worker, this tree ({len(matches)} matches, mean ms; a bot's "
+          f"own summed over its seats; {workers} worker(s)):")
+    for k in order:
+        print(f"  {k}: {mean[k]:.2f} ({100 * mean[k] / per_match_ms:.0f}%)")
+        if k == phases.TEARDOWN:
+            for sub in (phases.EXIT, phases.FINISH, phases.REMOVE):
+                print(f"    {sub}: {mean[sub]:.2f}")
+    rest = per_match_ms - sum(mean[k] for k in order)
+    print(f"  store (the coordinator's commit, beside the worker): {store:.2f}")
+    print(f"  the rest (record header, the job's trip, the pool): {rest:.2f} "
+          f"({100 * rest / per_match_ms:.0f}%) of {per_match_ms:.1f} ms per match (the rounds' "
+          "mean)")
 
 
 def main() -> None:

@@ -161,6 +161,9 @@ KINDS: dict[str, Any] = {
     "pairs": st.sampled_from(COUNTS), "workers": st.sampled_from(COUNTS),
     "seat": st.sampled_from(COUNTS), "first_dealer": st.sampled_from([-1, 0, 1, 3, 4]),
     "decision_ms": st.sampled_from(MILLIS), "startup_ms": st.sampled_from(MILLIS),
+    "bank_ms": st.sampled_from(MILLIS), "first_decision_ms": st.sampled_from(MILLIS),
+    "output_format": st.sampled_from(TEXTS),
+    "lang": st.sampled_from(["python", "java", "js", "c", "cobol", "", "../kits", *TEXTS[:4]]),
     "elo0": st.sampled_from(FLOATS), "elo1": st.sampled_from(FLOATS),
     "alpha": st.sampled_from(FLOATS), "beta": st.sampled_from(FLOATS),
     "publish_every": st.sampled_from(FLOATS), "seed": st.sampled_from(INTS),
@@ -179,7 +182,7 @@ LEFT_OUT = {("report", "serve")}
 # Given when not drawn: what bounds a command that plays matches.
 BOUNDS = {"tournament": ["--no-report"], "sprt": ["--no-report", "--max-pairs", "1"],
           "league run": ["--pairs", "1", "--publish-every", "0"], "demo": ["--one-match"],
-          "submit": ["--matches", "1"]}
+          "submit": ["--matches", "1"], "check": ["--profile", "schnapsen"]}
 
 
 def _commands() -> dict[str, Any]:
@@ -272,11 +275,14 @@ def _league(playground: Path, args: list[str]) -> tuple[int, str]:
 QUICK = ["rules list", "rules show", "bots list", "bots show", "bots remove", "replay",
          "leaderboard", "league init", "league add", "league remove", "league status", "demo"]
 DRAWING = ["report", "publish", "league publish"]  # a valid example draws charts: seconds each
-PLAYING = ["play", "tournament", "sprt", "league run", "submit"]  # a valid example plays
+PLAYING = ["play", "tournament", "sprt", "league run", "submit", "check", "new"]  # plays, copies
+# Not drawn: a valid example serves until stopped. tests/arena/test_web_serve.py runs it, bad
+# settings and a busy port included.
+SERVING = ["serve"]
 
 
 def test_every_command_is_drawn():
-    assert sorted(QUICK + DRAWING + PLAYING) == sorted(COMMANDS), sorted(COMMANDS)
+    assert sorted(QUICK + DRAWING + PLAYING + SERVING) == sorted(COMMANDS), sorted(COMMANDS)
 
 
 def _examples(share: float) -> settings:

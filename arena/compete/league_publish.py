@@ -223,6 +223,11 @@ def _publish_apart(folder: Path, config: LeagueConfig, data: Path | None, conn: 
     from arena.isolation.probe import not_dumpable
 
     not_dumpable()
+    # A publish forks processes that pack the records and draw the charts beside the pages
+    # (report._packers). multiprocessing lets no daemonic process have children, lest they be
+    # orphaned when it is terminated; this one's end ends them (their PR_SET_PDEATHSIG), and its
+    # own daemon flag is only for the league's exit, which kills it in any case.
+    multiprocessing.current_process().daemon = False
     # What a publish imports, imported while it waits: pandas, matplotlib, the report.
     import arena.report.charts  # noqa: F401
     import arena.report.replay  # noqa: F401

@@ -53,6 +53,7 @@ from arena.isolation.worker_cores import (
     for_run,
     is_affinity,
 )
+from arena.match import phases
 from arena.match.bot_process import (
     DEFAULT_DECISION_MS,
     DEFAULT_STARTUP_MS,
@@ -726,7 +727,11 @@ class _Commits:
         # A stop signal waits until the commit is done, the matches are off the list and counted:
         # raised between those, it would have them committed a second time, or not counted.
         with self.stop.held_off():
+            clock = phases.clock()  # None unless a benchmark asked where the time goes
             self.store.insert([match for _, match in self.waiting])
+            if clock is not None:
+                clock.lap(phases.STORE)
+                clock.write(matches=len(self.waiting))
             done, self.waiting = self.waiting, []
             log_stored([(job.entry, match) for job, match in done])
             for job, match in done:

@@ -4,7 +4,7 @@
 ``deal_keys`` derives every deal from a secret key; ``records`` writes and reads the match record
 (JSON Lines, the raw truth); ``narrate`` tells a match as text, deal by deal; ``conformance``
 plays the scripted ``situations`` through the referee and judges a bot's every answer (``arena
-check``).
+check``); ``phases`` says where a match's time goes when a benchmark asks (``ARENA_PHASES``).
 
 May import: arena.game, arena.isolation, arena.types, arena.arena_folders, arena.console
 """

@@ -34,6 +34,8 @@ from arena.isolation.launcher import minimal_env
 from arena.isolation.limits import SandboxLimits
 from arena.isolation.sandbox import Sandbox
 from arena.isolation.zygote import ZygoteChild
+from arena.match import phases
+from arena.match.records import DEBUG_DECISION_BYTES, DEBUG_MATCH_BYTES
 from arena.types import Fault
 
 DEFAULT_DECISION_MS = 1000
@@ -41,10 +43,6 @@ DEFAULT_STARTUP_MS = 10_000
 MAX_LINE_BYTES = 1024          # PROTOCOL.md §1, without the "\n"
 STDERR_CAP_BYTES = 1 << 20     # PROTOCOL.md §1: the first 1 MiB of stderr is kept
 EXIT_GRACE_S = 1.0             # PROTOCOL.md §4.4: after match_end the bot has 1 s to exit
-# A bot's stderr kept in the record beside its decisions, for its author to read in the replay
-# (issue 33): enough for a few lines of reasoning a decision, and a record stays a record, not a log.
-DEBUG_DECISION_BYTES = 4096
-DEBUG_MATCH_BYTES = 256 * 1024
 _READ_CHUNK = 65536
 _STDOUT_KEPT = 1 << 16         # bytes of unread stdout kept: far more than an answer ever needs
 
@@ -129,6 +127,8 @@ class BotProcess:
         self._watched: dict[int, str] = {}  # fd -> "out", "err" or "exit"
         self._zygote_cpu_s: float | None = None
         self._zygote_minflt = 0
+        # Where its start and end went, in ns (phases.py): read by the benchmark alone.
+        self.times: dict[str, int] = {}
 
     # -- life cycle ------------------------------------------------------------------------------
 
@@ -138,9 +138,12 @@ class BotProcess:
             private_subfolder(self.stderr_log_path.parent)
             self._stderr_file = open(open_private(self.stderr_log_path, os.O_WRONLY | os.O_TRUNC),
                                      "wb")
+        t0 = time.perf_counter_ns()
         try:
             self._sandbox = Sandbox(self.limits.sandbox, files=self._files, subdir=self._subdir,
                                     hide=self._hide)
+            t1 = time.perf_counter_ns()
+            self.times[phases.SANDBOX_SETUP] = t1 - t0
             # A Python bot the zygote serves is forked from it, in the same sandbox (zygote.py);
             # anything else, or without a zygote, is started by exec.
             self._proc = self._sandbox.from_zygote(self.argv)
@@ -151,6 +154,7 @@ class BotProcess:
                     env=minimal_env(self._sandbox.workdir), start_new_session=True,
                     close_fds=True, **sandbox_args)
                 self._sandbox.started()
+            self.times[phases.SPAWN] = time.perf_counter_ns() - t1
         except OSError as err:
             raise BotFault(Fault.EXIT, f"cannot start {self.argv[0]!r}: {err.strerror or err}") \
                 from err
@@ -197,6 +201,7 @@ class BotProcess:
         Returns the exit status (negative: killed by that signal)."""
         proc = self._proc
         status = None
+        t0 = time.perf_counter_ns()
         if proc is not None:
             stdin, stdout, stderr = _pipes(proc)
             try:
@@ -220,6 +225,8 @@ class BotProcess:
                 except (ProcessLookupError, PermissionError):
                     pass
             status = proc.wait()
+            t1 = time.perf_counter_ns()
+            self.times[phases.EXIT] = t1 - t0
             if isinstance(proc, ZygoteChild):
                 self._zygote_cpu_s = proc.cpu_s
                 self._zygote_minflt = proc.minflt
@@ -227,6 +234,7 @@ class BotProcess:
                 self.report = self._sandbox.finish()
                 if self.report.status is not None:
                     status = self.report.status  # the bot's own, not the launcher's
+                self.times[phases.FINISH] = time.perf_counter_ns() - t1
             self._pump(0)  # whatever stderr is left
             for stream in (stdout, stderr):
                 stream.close()
@@ -241,8 +249,10 @@ class BotProcess:
             self._stderr_file.close()
             self._stderr_file = None
         if self._sandbox is not None:
+            t2 = time.perf_counter_ns()
             self._sandbox.close()  # its folder goes, its user id is free again
             self._sandbox = None
+            self.times[phases.REMOVE] = time.perf_counter_ns() - t2
         self._proc = None
         return status
 

@@ -20,7 +20,7 @@ time the referee waited for a bot). Types:
 - ``debug``: what a bot wrote to its stderr, as ``lines``, since its previous answer up to its
   answer to the decision numbered ``decision`` (an index into the record's actions and deal
   forfeits, in order; a decision that ended in a fault, or what came after the bot's last answer,
-  has the number of actions then recorded), at most ``bot_process.DEBUG_DECISION_BYTES`` a
+  has the number of actions then recorded), at most ``DEBUG_DECISION_BYTES`` a
   decision and ``DEBUG_MATCH_BYTES`` a match, ``dropped`` the bytes beyond. They are for the
   bot's author: a published record leaves them out (``arena.report.public``).
 
@@ -36,10 +36,17 @@ import os
 from dataclasses import dataclass, field
 from json.encoder import encode_basestring_ascii
 from pathlib import Path
-from typing import IO, Any, Iterator
+from typing import IO, Any, Iterable, Iterator
 
 from arena.arena_folders import open_private, private_subfolder
 from arena.game import Action, Card, MatchState, Rules
+
+# A bot's stderr kept in the record beside its decisions, for its author to read in the replay
+# (issue 33): enough for a few lines of reasoning a decision, and a record stays a record, not a log.
+# Here, not in bot_process.py (which caps what it keeps by them), so that a replay page's reader
+# does not import the bot processes and the sandbox to learn them.
+DEBUG_DECISION_BYTES = 4096
+DEBUG_MATCH_BYTES = 256 * 1024
 
 RECORD_FORMAT = "sixtysix-record"
 RECORD_VERSION = 3           # 2: no seed in the header; 3: debug lines, a bank in the limits
@@ -120,29 +127,42 @@ class Record:
 def iter_lines(path: Path) -> Iterator[dict[str, Any]]:
     try:
         with open(path, encoding="utf-8") as fh:
-            for number, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    item = json.loads(line)
-                except json.JSONDecodeError as err:
-                    raise RecordError(f"{path}:{number}: not a JSON line ({err.msg})") from None
-                if not isinstance(item, dict) or "type" not in item:
-                    raise RecordError(f"{path}:{number}: a record line needs a 'type'")
-                yield item
+            yield from _parse_lines(fh, str(path))
     except OSError as err:
         raise RecordError(f"cannot read record {path}: {err.strerror}") from err
     except UnicodeDecodeError:  # a binary file, a database given as a record (issue 28)
         raise RecordError(f"{path} is not a match record (not UTF-8 text)") from None
 
 
+def _parse_lines(lines: Iterable[str], source: str) -> Iterator[dict[str, Any]]:
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise RecordError(f"{source}:{number}: not a JSON line ({err.msg})") from None
+        if not isinstance(item, dict) or "type" not in item:
+            raise RecordError(f"{source}:{number}: a record line needs a 'type'")
+        yield item
+
+
 def read_record(path: Path) -> Record:
-    items = iter_lines(path)
+    return _record_of(iter_lines(path), str(path))
+
+
+def record_of_lines(lines: Iterable[str], source: str) -> Record:
+    """A record from its lines already read (the website passes each through
+    ``arena.report.public`` first); ``source`` names it in errors."""
+    return _record_of(_parse_lines(lines, source), source)
+
+
+def _record_of(items: Iterator[dict[str, Any]], source: str) -> Record:
     header = next(items, None)
     if header is None or header.get("type") != "header" or header.get("format") != RECORD_FORMAT:
-        raise RecordError(f"{path} is not a match record (no '{RECORD_FORMAT}' header line)")
+        raise RecordError(f"{source} is not a match record (no '{RECORD_FORMAT}' header line)")
     if header.get("version") not in READABLE_VERSIONS:
-        raise RecordError(f"{path}: record version {header.get('version')} is not supported "
+        raise RecordError(f"{source}: record version {header.get('version')} is not supported "
                           f"(this arena reads versions "
                           f"{', '.join(map(str, READABLE_VERSIONS))})")
     record = Record(header)

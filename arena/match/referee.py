@@ -21,6 +21,7 @@ from typing import Mapping, Sequence
 
 from arena.game import CLAIM, Action, Card, DealResult, DealState, MatchEnd, MatchState, Rules
 from arena.match.bot_process import EXIT_GRACE_S, BotFault, BotProcess, Limits
+from arena.match import phases
 from arena.match.deal_keys import deal_secret, new_key
 from arena.match.records import RECORD_FORMAT, RECORD_VERSION, RecordWriter
 
@@ -133,8 +134,11 @@ class _Match:
                      started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
         # The match exists from the start, so a fault in the handshake is a forfeit of it.
         self.state = MatchState.new(config.rules, config.seed, config.first_dealer, config.orders)
+        clock = phases.clock()  # None unless a benchmark asked where the time goes
         try:
             failed = self._start_and_greet()
+            if clock is not None:
+                clock.lap(phases.READY)  # the bots' set-up and spawn are taken out below
             if failed is not None:
                 return failed
             self._play_started = time.monotonic()
@@ -144,6 +148,8 @@ class _Match:
                 return self._forfeit(sf.seat, sf.fault)
             return self._finish()
         finally:
+            if clock is not None:
+                clock.lap(phases.PLAY)
             for proc in self.procs:
                 # Every bot is waited for now (the only place a bot's weight is lowered is this
                 # referee): each gets the CPU to exit at once, not in turn.
@@ -155,6 +161,13 @@ class _Match:
                 self._record_debug(seat)  # what it wrote after its last decision
             if self.writer is not None:
                 self.writer.close()
+            if clock is not None:
+                clock.lap(phases.TEARDOWN)
+                clock.add(proc.times for proc in self.procs)
+                # The set-up and spawn happened within READY's lap: what is left is the wait.
+                clock.ns[phases.READY] -= sum(clock.ns.get(p, 0) for p in (phases.SANDBOX_SETUP,
+                                                                           phases.SPAWN))
+                clock.write(match=self.match_id)
 
     def _start_and_greet(self) -> MatchResult | None:
         """Start every bot and read its ``ready`` (or, N-seat, ``decline``) line within the start-up

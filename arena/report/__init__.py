@@ -15,14 +15,18 @@ import ctypes
 import os
 import shutil
 import sqlite3
+import multiprocessing
+import signal
+import threading
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from pandas.errors import DatabaseError as PandasDatabaseError
 
 from arena.arena_folders import MARKER, public_folder_mark
 from arena.report import archive
-from arena.report.charts import CHARTS, SINGLE, write_charts
+from arena.report.charts import CHARTS, SINGLE, start_charts, write_charts
 from arena.report.data import ReportData, read_report_data
 from arena.report.page import render_pages, tournament_id
 from arena.report.prune import ReplayPolicy
@@ -95,9 +99,12 @@ def _write_pages(data: ReportData, out: Path, records: str, published: bool,
                  replays: dict[str, str] | None = None,
                  hidden: frozenset[str] = frozenset(),
                  beside: Sequence[tuple[str, str]] = (), previous: Path | None = None,
-                 located: Mapping[str, str] | None = None, single: bool = False) -> None:
+                 located: Mapping[str, str] | None = None, single: bool = False,
+                 charts: Callable[[], dict[str, tuple[float, float]]] | None = None) -> None:
+    """The charts (``charts``: those started before, ``start_charts``) and the pages in ``out``."""
     try:
-        sizes = write_charts(data, out, previous=previous, single=single)
+        sizes = charts() if charts is not None else \
+            write_charts(data, out, previous=previous, single=single)
         for name, text in render_pages(data, sizes, records=records, published=published,
                                        replays=replays, hidden=hidden, beside=beside,
                                        located=located, single=single).items():
@@ -163,18 +170,27 @@ def publish(folder: Path, out: Path, beside: Sequence[tuple[str, str]] = (),
             wanted = {r for r, m in zip(data.matches["record"], data.matches["match_id"])
                       if m in chosen}
         located: dict[str, str] | None = None
-        if packed:
-            located, sources = _pack_records(folder, data, staging, previous, wanted)
-        else:
-            sources = {r: staging / r for r in _copy_records(folder, data, staging, previous)
-                       if wanted is None or r in wanted}
-        rules = write_rules_page(staging)
-        replays = write_replays(sorted(sources.items()), staging, previous=previous,
-                                rules=rules, links=located)
-        shutil.rmtree(staging / _SOURCES, ignore_errors=True)
-        _write_pages(data, staging, records="", published=True, replays=replays, hidden=hidden,
-                     beside=[*beside, *_rules_link(rules)], previous=previous, located=located,
-                     single=packed)
+        # (Leaving the with-block waits for every archive, also when a page failed.)
+        with _packers() as packers:
+            packs_done: Callable[[], None] = lambda: None  # noqa: E731
+            # The charts first: the pages wait for them, not for the archives.
+            charts = start_charts(data, staging, previous, single=packed,
+                                  pool=packers if isinstance(packers, ProcessPoolExecutor)
+                                  else None)
+            if packed:
+                located, sources, packs_done = _pack_records(folder, data, staging, previous,
+                                                             wanted, packers)
+            else:
+                sources = {r: staging / r for r in _copy_records(folder, data, staging, previous)
+                           if wanted is None or r in wanted}
+            rules = write_rules_page(staging)
+            replays = write_replays(sorted(sources.items()), staging, previous=previous,
+                                    rules=rules, links=located)
+            shutil.rmtree(staging / _SOURCES, ignore_errors=True)
+            _write_pages(data, staging, records="", published=True, replays=replays,
+                         hidden=hidden, beside=[*beside, *_rules_link(rules)], previous=previous,
+                         located=located, single=packed, charts=charts)
+            packs_done()
         public_folder_mark(staging)  # public, but no bot is given a path in it (arena_folders.py)
         _swap_in(staging, out)
     except OSError as err:
@@ -210,6 +226,36 @@ def _published_from(previous: Path, ident: str) -> bool:
     return f'<meta name="sixtysix-tournament" content="{ident}">' in index
 
 
+_PACKERS = 2  # processes writing archives beside the pages: a core each on these machines
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def _packers() -> Executor:
+    """Where a build's archives are written while its pages are made. Forked processes: packing
+    (public.py on every line, then zlib) is most of a first publish of a league, and threads would
+    share one GIL with the charts. Forked from a process with threads, a child might inherit a lock
+    another thread held, so a process with other threads packs in threads (slower, as safe), as
+    does a daemonic process of ``multiprocessing`` (it may not start children: a league's
+    publisher says it is not one, its packers dying with it)."""
+    if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() \
+            and not multiprocessing.current_process().daemon:  # (which may have no children)
+        return ProcessPoolExecutor(_PACKERS, mp_context=multiprocessing.get_context("fork"),
+                                   initializer=_packer_started, initargs=(os.getpid(),))
+    return ThreadPoolExecutor(_PACKERS, thread_name_prefix="arena-pack")
+
+
+def _packer_started(parent: int) -> None:
+    """A packing process ends with the one that forked it, however that ends (a league's publisher
+    is killed when a stop cannot wait for it: its packers must not outlive it)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C is for the process that publishes
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:  # it died before the line above
+        os._exit(0)
 _SOURCES = ".replay-sources"  # a packed record a replay page is made from; gone before the swap
 
 
@@ -248,12 +294,18 @@ def _public_bytes(folder: Path, record: str, previous: Path | None) -> bytes | N
 
 
 def _pack_records(folder: Path, data: ReportData, staging: Path, previous: Path | None,
-                  wanted: set[str] | None) -> tuple[dict[str, str], dict[str, Path]]:
+                  wanted: set[str] | None, packers: Executor
+                  ) -> tuple[dict[str, str], dict[str, Path], Callable[[], None]]:
     """The records of ``data``'s matches as a packed build holds them (archive.py): one archive
     per closed block (linked from ``previous`` when it holds the same one), loose files for the
     open blocks, and ``records/index.json``. Returns {stored record path: the build's file that
-    holds it} and {record: a file holding its published bytes} for the records in ``wanted``
-    (all when None) that a replay page may be made from."""
+    holds it}, {record: a file holding its published bytes} for the records in ``wanted`` (all
+    when None) that a replay page may be made from, and a call that waits for the archives and
+    writes the manifest.
+
+    The archives to make are written by ``packers`` (threads) while the caller goes on with the
+    pages: most of an archive's cost is zlib's, which runs without the GIL, so a first publish of
+    10,000 matches packs its 150 MB of records beside its charts rather than before them."""
     public = public_version()
     reuse = _reuses_records(previous)
     manifest = archive.read_manifest(previous if reuse else None)
@@ -272,6 +324,7 @@ def _pack_records(folder: Path, data: ReportData, staging: Path, previous: Path 
     located: dict[str, str] = {}
     sources: dict[str, Path] = {}
     entries: dict[str, dict[str, object]] = {}
+    packing: list[tuple[str, int, list[str], Future[str]]] = []
 
     def source_of(record: str, text: bytes) -> None:
         if wanted is None or record in wanted:
@@ -287,23 +340,17 @@ def _pack_records(folder: Path, data: ReportData, staging: Path, previous: Path 
             archive.link_archive(previous / name, staging / name)
             entries[name] = manifest["archives"][name]
             members = list(manifest["archives"][name]["records"])
-            for record in members:
-                if wanted is not None and record in wanted:  # its replay page's source
-                    text = _public_bytes(folder, record, None)
-                    if text is not None:
-                        source_of(record, text)
+            from_build = None
         else:
-            packed = []
-            for record in records:
-                text = _public_bytes(folder, record, previous if reuse else None)
+            members = sorted(r for r in records if _readable(folder, r, previous if reuse else None))
+            packing.append((name, block, members, packers.submit(
+                _write_block, folder, staging / name, members, previous if reuse else None)))
+            from_build = previous if reuse else None
+        for record in members:
+            if wanted is None or record in wanted:  # its replay page's source
+                text = _public_bytes(folder, record, from_build)
                 if text is not None:
-                    packed.append((record, text))
                     source_of(record, text)
-            members = sorted(r for r, _ in packed)
-            digest = archive.write_archive(staging / name, packed)
-            entries[name] = {"first": block * archive.BLOCK,
-                             "last": (block + 1) * archive.BLOCK - 1, "sha256": digest,
-                             "records": members}
         located.update((record, name) for record in members)
     kept = []
     for record in loose:
@@ -318,8 +365,39 @@ def _pack_records(folder: Path, data: ReportData, staging: Path, previous: Path 
         located[record] = record
         if wanted is None or record in wanted:
             sources[record] = target
-    archive.write_manifest(staging, public, entries, kept)
-    return located, sources
+
+    def finish() -> None:
+        for name, block, members, digest in packing:
+            entries[name] = {"first": block * archive.BLOCK,
+                             "last": (block + 1) * archive.BLOCK - 1, "sha256": digest.result(),
+                             "records": members}
+        archive.write_manifest(staging, public, entries, kept)
+
+    return located, sources, finish
+
+
+def _readable(folder: Path, record: str, previous: Path | None) -> bool:
+    """Whether ``_public_bytes`` finds ``record``: loose in ``previous``, or a file (never a
+    symbolic link) in ``folder``."""
+    if previous is not None:
+        old = previous / record
+        if not old.is_symlink() and old.is_file():
+            return True
+    source = folder / record
+    return not source.is_symlink() and source.is_file()
+
+
+def _write_block(folder: Path, path: Path, members: Sequence[str], previous: Path | None) -> str:
+    """One closed block's archive at ``path``, of exactly ``members`` (``_readable`` said each
+    is there); returns its sha256. A record gone since is an error, not a smaller archive: the
+    pages already link it here."""
+    packed = []
+    for record in members:
+        text = _public_bytes(folder, record, previous)
+        if text is None:
+            raise OSError(f"{record} went away while the build was made")
+        packed.append((record, text))
+    return archive.write_archive(path, packed)
 
 
 def _copy_records(folder: Path, data: ReportData, staging: Path,

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import math
 import textwrap
+from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import matplotlib
 import numpy as np
@@ -403,21 +404,43 @@ def write_charts(data: ReportData, folder: Path, previous: Path | None = None,
     of its file in ``previous`` (an earlier publish: ``chart_key``) is taken from there (linked)
     instead of drawn again: drawing and saving the five charts is most of a small publish's
     time."""
+    return start_charts(data, folder, previous, single)()
+
+
+def start_charts(data: ReportData, folder: Path, previous: Path | None = None,
+                 single: bool = False, pool: ProcessPoolExecutor | None = None
+                 ) -> Callable[[], dict[str, tuple[float, float]]]:
+    """``write_charts``, the charts to draw drawn by ``pool``'s processes (when given) while the
+    caller goes on: returns the call that waits for them and gives the sizes. (Processes only:
+    matplotlib's settings are global, so threads could not draw side by side.)"""
     folder.mkdir(parents=True, exist_ok=True)
     sizes: dict[str, tuple[float, float]] = {}
+    drawing: dict[str, Future[tuple[float, float]]] = {}
+    for name in CHARTS:
+        formats = (SINGLE[name],) if single else ("png", "svg")
+        key = chart_key(data, name)
+        if previous is not None and key is not None:
+            found = drawn(previous / f"{name}.{formats[-1]}", key)
+            if found is not None and link_files(previous, folder,
+                                                [f"{name}.{ext}" for ext in formats]):
+                sizes[name] = found
+                continue
+        if pool is None:
+            sizes[name] = _draw_and_save(data, folder, name, formats, key)
+        else:
+            drawing[name] = pool.submit(_draw_and_save, data, folder, name, formats, key)
+
+    def done() -> dict[str, tuple[float, float]]:
+        sizes.update((name, future.result()) for name, future in drawing.items())
+        return {name: sizes[name] for name in CHARTS}
+
+    return done
+
+
+def _draw_and_save(data: ReportData, folder: Path, name: str, formats: Sequence[str],
+                   key: str | None) -> tuple[float, float]:
     with matplotlib.rc_context(STYLE):
-        for name in CHARTS:
-            formats = (SINGLE[name],) if single else ("png", "svg")
-            key = chart_key(data, name)
-            if previous is not None and key is not None:
-                found = drawn(previous / f"{name}.{formats[-1]}", key)
-                if found is not None and link_files(previous, folder,
-                                                    [f"{name}.{ext}" for ext in formats]):
-                    sizes[name] = found
-                    continue
-            fig = _DRAW[name](data)
-            sizes[name] = save(fig, folder, name, formats, key)
-    return sizes
+        return save(_DRAW[name](data), folder, name, formats, key)
 
 
 def save(fig: Figure, folder: Path, name: str, formats: Sequence[str], key: str | None,
@@ -433,6 +456,14 @@ def save(fig: Figure, folder: Path, name: str, formats: Sequence[str], key: str 
     width, height = (float(v) for v in fig.get_size_inches())
     # Ended by " ;": in a PNG the text chunk's checksum follows it, in an SVG a tag.
     mark = f"{_KEY_MARK} {key or '-'} {width!r} {height!r} ;"
+    # Stable SVG ids for every chart saved here, drawn in STYLE or not (the league page's).
+    with matplotlib.rc_context({"svg.hashsalt": STYLE["svg.hashsalt"]}):
+        _save_each(fig, folder, name, formats, mark, dpi)
+    return width, height
+
+
+def _save_each(fig: Figure, folder: Path, name: str, formats: Sequence[str], mark: str,
+               dpi: float) -> None:
     for ext in formats:
         if ext == "png":
             fig.savefig(folder / f"{name}.png", dpi=dpi,
@@ -440,7 +471,6 @@ def save(fig: Figure, folder: Path, name: str, formats: Sequence[str], key: str 
         else:
             fig.savefig(folder / f"{name}.svg",
                         metadata={"Date": None, "Creator": None, "Description": mark})
-    return width, height
 
 
 _KEY_MARK = "sixtysix-chart"

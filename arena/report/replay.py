@@ -54,8 +54,14 @@ from arena.match.narrate import (
     SUIT_SYMBOLS,
     side_names,
 )
-from arena.match.bot_process import DEBUG_DECISION_BYTES, DEBUG_MATCH_BYTES
-from arena.match.records import Record, RecordError, check_settlements, read_record
+from arena.match.records import (
+    DEBUG_DECISION_BYTES,
+    DEBUG_MATCH_BYTES,
+    Record,
+    RecordError,
+    check_settlements,
+    read_record,
+)
 from arena.report.rules_page import link_citations
 from arena.types import DealEnding, MatchEnding
 from protocol.codec import ProtocolError, decode_from_referee

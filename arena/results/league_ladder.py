@@ -14,6 +14,11 @@ exactly the report's:
   the last bit (TrueSkill's own parameters are kept, ``rating_replay.exact``).
 - A publish's snapshot holds back the matches of pairs not complete (``report.snapshot``); those
   are all at or after ``through``, so the table fits the snapshot as it fits the store.
+- ``league_rating_history`` keeps every rating change of those matches, as the replay makes them
+  (``rating_replay.RatingPoint``, in the replay's order), and ``league_history.through`` up to
+  where: a publish of a league draws its ratings chart and its leaderboard from it and replays only
+  the matches after (``kept_replay``), where a league of 10,000 matches took seconds to replay
+  from the first (issue 30: a first publish within 10 s).
 - ``league_rated.matches`` says how many matches the table rated; a store that no longer holds as
   many below ``through`` (changed by hand, an old backup) is recomputed from its matches, as is a
   store from before the table (the running league then rebuilds it when it starts).
@@ -38,7 +43,7 @@ from typing import Iterable
 
 import trueskill
 
-from arena.results.rating_replay import exact, rate
+from arena.results.rating_replay import RatingPoint, exact, rate
 
 SETTLED_SIGMA = 2.5
 SETTLED_MATCHES = 20
@@ -62,6 +67,19 @@ CREATE TABLE IF NOT EXISTS league_rated (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     through INTEGER NOT NULL,        -- every match of a lower schedule order is stored and rated
     matches INTEGER NOT NULL         -- the matches rated (below through)
+);
+CREATE TABLE IF NOT EXISTS league_rating_history (
+    -- Each change of a rating by a match below league_history.through, in the replay's order
+    -- (rowid): the bot's mu and sigma after the match at sched_order (rating_replay.RatingPoint).
+    sched_order INTEGER NOT NULL,
+    bot TEXT NOT NULL,
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS league_history (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    through INTEGER NOT NULL         -- league_rating_history holds every change below this order:
+                                     -- it fits league_rated when the two throughs are equal
 );
 """
 
@@ -191,25 +209,70 @@ def settle(db: sqlite3.Connection, through: int, check: bool = False) -> None:
     the store; one that does not is rebuilt from the first match). Three- and four-player matches
     are not rated here (their readers recompute): the table is emptied."""
     kept = _kept(db, check)
+    if kept is not None and check and _history_through(db) != kept[0]:
+        kept = None  # a store from before the history was kept: both made again, from the start
     if kept is None:
-        db.execute("DELETE FROM league_ratings")
-        db.execute("DELETE FROM league_rated")
+        _forget(db)
         kept = (0, 0, {}, {})
     start, rated, ratings, sums = kept
     if through <= start:
         return
     if not _two_player(db, start):
-        db.execute("DELETE FROM league_ratings")
-        db.execute("DELETE FROM league_rated")
+        _forget(db)
         return
+    # The history goes on only from where it stopped: one missing its start (a store from before
+    # it, not yet rebuilt by a start's check) is not added to, and readers replay everything.
+    history_fits = _history_through(db) == start or (start == 0 and _history_through(db) is None)
     rows = db.execute("SELECT sched_order, seat0, seat1, winner FROM matches "
                       "WHERE sched_order >= ? AND sched_order < ?", (start, through)).fetchall()
-    new, _ = rate(rows, start=ratings)
+    new, history = rate(rows, start=ratings)
     added = _sums(db, start, through)
     db.executemany("INSERT OR REPLACE INTO league_ratings VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                    [(bot, new[bot].pi, new[bot].tau, *_add(sums.get(bot, _NONE), more))
                     for bot, more in sorted(added.items())])
     db.execute("INSERT OR REPLACE INTO league_rated VALUES (1, ?, ?)", (through, rated + len(rows)))
+    if history_fits:
+        db.executemany("INSERT INTO league_rating_history VALUES (?,?,?,?)",
+                       [(p.order, p.bot, p.mu, p.sigma) for p in history])
+        db.execute("INSERT OR REPLACE INTO league_history VALUES (1, ?)", (through,))
+
+
+def _forget(db: sqlite3.Connection) -> None:
+    for table in ("league_ratings", "league_rated", "league_rating_history", "league_history"):
+        db.execute(f"DELETE FROM {table}")
+
+
+def _history_through(db: sqlite3.Connection) -> int | None:
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'league_history'").fetchone() is None:
+        return None
+    row = db.execute("SELECT through FROM league_history WHERE id = 1").fetchone()
+    return None if row is None else int(row[0])
+
+
+def kept_ratings(db: sqlite3.Connection) -> tuple[int, dict[str, trueskill.Rating]] | None:
+    """(through, every bot's rating after the matches below ``through``) as the league keeps them
+    (two players), for the running league's own ladder to continue from when it starts; None when
+    there is no table, or it does not fit the store."""
+    kept = _kept(db)
+    if kept is None or not _two_player(db):
+        return None
+    return kept[0], kept[2]
+
+
+def kept_replay(db: sqlite3.Connection
+                ) -> tuple[int, dict[str, trueskill.Rating], list[RatingPoint]] | None:
+    """(through, every bot's rating after the matches below ``through``, the history of those
+    matches' changes) as a running league keeps them: what ``rating_replay.rate`` would make of
+    those matches, to the last bit, so a reader replays only the matches from ``through`` on.
+    None when the store keeps no such history, or it does not fit the matches stored (then the
+    reader replays them all)."""
+    kept = _kept(db)
+    if kept is None or _history_through(db) != kept[0] or not _two_player(db):
+        return None
+    through, _, ratings, _ = kept
+    history = [RatingPoint(int(o), str(b), float(m), float(s)) for o, b, m, s in db.execute(
+        "SELECT sched_order, bot, mu, sigma FROM league_rating_history ORDER BY rowid")]
+    return through, ratings, history
 
 
 @dataclass(frozen=True)
@@ -232,9 +295,9 @@ def read_figures(db: sqlite3.Connection) -> tuple[dict[str, trueskill.Rating], d
     kept = _kept(db)
     if kept is None or not _two_player(db, kept[0]):
         if not _two_player(db):
-            from arena.results.ratings import _rate_seated, read_seated, store_players
-
-            return _rate_seated(read_seated(db, store_players(db)))[0], {}
+            # Three and four players are TrueSkill's teams, read with pandas by the league's own
+            # reader (league_store._seated_figures), which never asks here.
+            return {}, {}
         rows = db.execute("SELECT sched_order, seat0, seat1, winner FROM matches").fetchall()
         return rate(rows)[0], {bot: _record(s) for bot, s in _sums(db).items()}
     through, _, ratings, sums = kept

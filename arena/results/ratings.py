@@ -33,6 +33,7 @@ from arena.results.rating_replay import (  # noqa: F401
     rate_ranked,
     side_of,
 )
+from arena.results.league_ladder import kept_replay
 from arena.results.store import store_players  # noqa: F401 (where the report reads it)
 from arena.types import MatchEnding
 
@@ -98,13 +99,24 @@ def _rate_seated(results: SeatedResults) -> tuple[dict[str, trueskill.Rating], l
     return rate_ranked(games)
 
 
-def _rate_store(matches: pd.DataFrame) -> tuple[dict[str, trueskill.Rating], list[RatingPoint]]:
+def _rate_store(db: sqlite3.Connection, matches: pd.DataFrame
+                ) -> tuple[dict[str, trueskill.Rating], list[RatingPoint]]:
+    """Two players: the ratings after ``matches`` (all the store's) and every change, replayed in
+    schedule order; a league's store keeps them up to a point (``league_ladder.kept_replay``),
+    and only the matches after it are replayed, to the same bits."""
+    kept = kept_replay(db)
+    if kept is not None:
+        through, start, before = kept
+        matches = matches[matches["sched_order"] >= through]
     # pandas reads a winner column holding NULLs as floats, NULL as NaN, which is not None: a match
     # without a winner (a tie at the deal limit, no contest) was rated as won by seat 1.
-    return rate([(int(order), seat0, seat1, None if pd.isna(winner) else int(winner))
-                 for order, seat0, seat1, winner in
-                 matches[["sched_order", "seat0", "seat1", "winner"]]
-                 .itertuples(index=False, name=None)])
+    rows = [(int(order), seat0, seat1, None if pd.isna(winner) else int(winner))
+            for order, seat0, seat1, winner in
+            matches[["sched_order", "seat0", "seat1", "winner"]].itertuples(index=False, name=None)]
+    if kept is None:
+        return rate(rows)
+    ratings, after = rate(rows, start=start)
+    return ratings, before + after
 
 
 def rating_history(db: sqlite3.Connection) -> pd.DataFrame:
@@ -115,7 +127,7 @@ def rating_history(db: sqlite3.Connection) -> pd.DataFrame:
         _, history = _rate_seated(read_seated(db, players))
     else:
         matches = pd.read_sql_query("SELECT sched_order, seat0, seat1, winner FROM matches", db)
-        _, history = _rate_store(matches)
+        _, history = _rate_store(db, matches)
     # Built column by column: from the RatingPoint objects themselves pandas took seconds for a
     # league of 10,000 matches.
     return pd.DataFrame({"order": [p.order for p in history], "bot": [p.bot for p in history],
@@ -134,7 +146,7 @@ def leaderboard(db: sqlite3.Connection) -> pd.DataFrame:
     matches = pd.read_sql_query(
         "SELECT sched_order, seat0, seat1, winner, reason, offender FROM matches", db)
     bots = pd.read_sql_query("SELECT name FROM bots", db)["name"].tolist()
-    ratings, _ = _rate_store(matches)
+    ratings, _ = _rate_store(db, matches)
     per_seat = pd.concat([
         matches.assign(bot=matches.seat0, won=matches.winner == 0,
                        forfeit=matches.offender == 0),

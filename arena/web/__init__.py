@@ -6,8 +6,11 @@ follow them; a JSON API for their scripts.
 ``accounts`` checks names and passwords (argon2) and makes tokens; ``archive`` unpacks an upload
 under its limits; ``upload_queue`` submits the uploads one at a time through the registry's own
 path (``arena submit``: built and qualified inside the sandbox); ``rate_limits`` holds back
-clients that ask too often; ``api`` is the Starlette application; ``server`` runs it under
-uvicorn beside the competition's league, and stops both.
+clients that ask too often; ``handling`` is what the API and the pages both do with a request
+(limits, errors, taking an upload in); ``league_view`` reads the league for them; ``api`` is the
+Starlette application and its JSON API; ``pages`` its HTML pages (``templates/``, ``static/``),
+``sessions`` their login cookie and CSRF tokens; ``server`` runs it under uvicorn beside the
+competition's league, and stops both.
 
 May import: arena.game, arena.isolation, arena.match, arena.results, arena.entrants, arena.report,
 arena.compete, arena.types, arena.arena_folders, arena.console

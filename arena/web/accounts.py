@@ -61,19 +61,27 @@ def create_account(store: SiteStore, name: object, password: object) -> str:
     return new_token(store, checked)
 
 
-def log_in(store: SiteStore, name: object, password: object) -> str | None:
-    """A new API token when the name and password match an account, else None."""
+def check_login(store: SiteStore, name: object, password: object) -> bool:
+    """Whether the name and password match an account (a login of the pages: no token made)."""
     if not isinstance(name, str) or not isinstance(password, str) or len(password) > MAX_PASSWORD:
-        return None
+        return False
     stored = store.password_hash(name)
     try:
         _hasher.verify(stored or _DUMMY, password)
     except (VerificationError, InvalidHashError):
-        return None
+        return False
     if stored is None:
-        return None
+        return False
     if _hasher.check_needs_rehash(stored):  # argon2-cffi's parameters grew since it was made
         store.set_password_hash(name, _hasher.hash(password))
+    return True
+
+
+def log_in(store: SiteStore, name: object, password: object) -> str | None:
+    """A new API token when the name and password match an account, else None."""
+    if not check_login(store, name, password):
+        return None
+    assert isinstance(name, str)
     return new_token(store, name)
 
 

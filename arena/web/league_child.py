@@ -6,7 +6,7 @@ until SIGINT or SIGTERM, printing the league's events.
 Not ``arena league``: the site decides whether the league publishes its static pages
 (``publish_every`` in competition.toml, 0: never). The site's API reads the league's store
 itself, and a stop without a publish to finish ends within a second or two, where the league's
-last publish may take its whole bound (compete/league.STOP_PUBLISH_S, 7 s) on a loaded machine,
+last publish may take its whole bound (compete/league.STOP_PUBLISH_S, 6 s) on a loaded machine,
 and ``arena serve`` must be down within ten."""
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ from arena.web.settings import Settings, write_league_settings
 
 SITE_LOG = "site.log"
 SITE_STOP_S = 3          # uvicorn's grace for requests in flight
-LEAGUE_STOP_S = 9.0      # the league's own stop is bounded by 7 s; SIGKILL after this
+LEAGUE_STOP_S = 9.0      # the league's own stop is bounded by 6 s; SIGKILL after this
 _LEAGUE_CHECK_S = 0.5
 
 
@@ -130,7 +130,7 @@ def run_site(settings: Settings, sock: socket.socket,
     watcher.start()
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
-    say(f"serving the competition {settings.name} at http://{shown}:{port}/api/leaderboard "
+    say(f"serving the competition {settings.name} at http://{shown}:{port}/ "
         f"(its league in {settings.league_dir}; Ctrl-C or kill -TERM stops both)")
     try:
         server.run(sockets=[sock])

@@ -4,7 +4,8 @@ read and checked into ``Settings``; the league's own ``league.toml`` is written 
 The competition's folder::
 
     DIR/competition.toml     these settings (the organiser's)
-    DIR/site.sqlite          accounts, token hashes, bot owners, uploads and their logs (site_store)
+    DIR/site.sqlite          accounts, token hashes, sessions, bot owners, uploads and their logs
+    DIR/session.key          the secret that signs the login cookies (sessions.py)
     DIR/uploads/ID/          an upload: its archive, unpacked while it waits for its turn
     DIR/data/registry/       the bots that qualified (arena submit's registry)
     DIR/league/              the league (league.toml written from these settings, its results)
@@ -42,6 +43,8 @@ house_bots = ["random"]         # bundled bots that always play: a first upload 
 # Who may register.
 registration = "open"           # "open", or "invitation": an account needs invitation_code
 invitation_code = ""
+https = false                   # true behind a reverse proxy with HTTPS: the login cookie is
+                                # then sent over HTTPS only (Secure)
 
 # Uploads: a zip or tar.gz of a bot's folder (docs/organisers/website.md).
 upload_mb = 20                  # the largest archive, refused before it is read whole
@@ -69,6 +72,7 @@ class Settings:
     house_bots: tuple[str, ...] = ("random",)
     registration: str = "open"
     invitation_code: str = ""
+    https: bool = False
     upload_mb: int = 20
     unpacked_mb: int = 100
     unpacked_files: int = 1000
@@ -148,7 +152,7 @@ def load_settings(folder: Path) -> Settings:
         wanted = type(getattr(defaults, key))
         ok = isinstance(value, (int, float)) if wanted is float else \
             isinstance(value, list) if wanted is tuple else isinstance(value, wanted)
-        if isinstance(value, bool) or not ok:
+        if (isinstance(value, bool) and wanted is not bool) or not ok:
             raise ConfigError(f"{path}: setting {key!r} must be {_what(wanted)}, "
                               f"not {value!r}"[:400])
     if "house_bots" in data:
@@ -164,7 +168,7 @@ def load_settings(folder: Path) -> Settings:
 
 
 def _what(kind: type) -> str:
-    return {str: "a string", int: "a whole number", float: "a number",
+    return {str: "a string", bool: "true or false", int: "a whole number", float: "a number",
             tuple: "a list of names"}.get(kind, kind.__name__)
 
 

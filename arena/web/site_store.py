@@ -1,8 +1,8 @@
-"""The site's own tables in ``DIR/site.sqlite``: accounts (argon2 hashes), API tokens (their
-SHA-256 only: a copy of the file gives no one a working token), which author owns which bot name,
-and the uploads with their status and log. The registry (the bots that qualified) and the
-league's store stay where ``arena submit`` and ``arena league`` keep them; this file holds only
-what the site adds to them.
+"""The site's own tables in ``DIR/site.sqlite``: accounts (argon2 hashes), API tokens and login
+sessions (their SHA-256 only: a copy of the file gives no one a working token or session), which
+author owns which bot name, and the uploads with their status and log. The registry (the bots
+that qualified) and the league's store stay where ``arena submit`` and ``arena league`` keep
+them; this file holds only what the site adds to them.
 
 One connection per use (a request's thread, the queue's thread): SQLite's own locking, in WAL
 mode so that readers never wait for the queue's writes."""
@@ -34,6 +34,11 @@ CREATE TABLE IF NOT EXISTS accounts (
 );
 CREATE TABLE IF NOT EXISTS tokens (
     digest TEXT PRIMARY KEY,         -- SHA-256 of the token, hex; the token itself is not kept
+    account TEXT NOT NULL REFERENCES accounts(name),
+    created TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sessions (
+    digest TEXT PRIMARY KEY,         -- SHA-256 of a login's session id (in the signed cookie), hex
     account TEXT NOT NULL REFERENCES accounts(name),
     created TEXT NOT NULL
 );
@@ -124,6 +129,27 @@ class SiteStore:
             row = db.execute("SELECT account FROM tokens WHERE digest = ?", (digest,)).fetchone()
         return row[0] if row else None
 
+    # -- login sessions (sessions.py) --
+
+    def add_session(self, digest: str, account: str) -> None:
+        with self.connect() as db:
+            db.execute("INSERT INTO sessions VALUES (?, ?, ?)", (digest, account, utc_now()))
+
+    def session_account(self, digest: str, since: str) -> str | None:
+        """The account of a session begun at ``since`` (UTC, as ``utc_now``) or later."""
+        with self.connect() as db:
+            row = db.execute("SELECT account FROM sessions WHERE digest = ? AND created >= ?",
+                             (digest, since)).fetchone()
+        return row[0] if row else None
+
+    def end_session(self, digest: str) -> None:
+        with self.connect() as db:
+            db.execute("DELETE FROM sessions WHERE digest = ?", (digest,))
+
+    def end_sessions_before(self, since: str) -> None:
+        with self.connect() as db:
+            db.execute("DELETE FROM sessions WHERE created < ?", (since,))
+
     # -- bots and uploads --
 
     def owner_of(self, bot: str) -> str | None:
@@ -176,6 +202,13 @@ class SiteStore:
         with self.connect() as db:
             row = db.execute("SELECT * FROM uploads WHERE id = ?", (upload,)).fetchone()
         return Upload(*row) if row else None
+
+    def bots_of(self, owner: str) -> list[str]:
+        """The bot names ``owner`` owns, by name."""
+        with self.connect() as db:
+            rows = db.execute("SELECT name FROM bots WHERE owner = ? ORDER BY name",
+                              (owner,)).fetchall()
+        return [name for (name,) in rows]
 
     def uploads_of(self, bot: str) -> list[Upload]:
         """A bot's uploads, newest first."""

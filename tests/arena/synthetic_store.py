@@ -329,10 +329,13 @@ def fill_league_with_records(folder: Path, pairs: int, templates: Sequence[Templ
     (bundled names): ``league.toml``, a store filled through the ``Store`` API with the league's
     own tables, and a record per match, each a copy of one of ``templates`` (real matches) with
     the match's id and bots. Who wins follows a hidden strength per bot (stronger earlier in
-    ``bots``), so ratings settle and upsets are rare. Adds to a league filled before."""
+    ``bots``), so ratings settle and upsets are rare. Adds to a league filled before. The kept
+    ratings and their history (league_ladder.py) are brought up to the last pair, as the running
+    league keeps them with each match it stores."""
     from arena.entrants.bot_specs import resolve_bot
     from arena.compete.league_config import CONFIG_NAME, LeagueConfig
     from arena.compete.league_store import LEAGUE_SCHEMA, pair_matches
+    from arena.results.league_ladder import SCHEMA, settle
     from arena.results.store import DB_NAME, match_rows
 
     config = LeagueConfig(name=name, bots=tuple(bots), publish_every=0)
@@ -346,7 +349,7 @@ def fill_league_with_records(folder: Path, pairs: int, templates: Sequence[Templ
     store = Store.open(folder / DB_NAME)
     try:
         store.begin_tournament(name, config.settings())
-        store.db.executescript(LEAGUE_SCHEMA)
+        store.db.executescript(LEAGUE_SCHEMA + SCHEMA)
         specs = {b: resolve_bot(b) for b in bots}
         store.register_bots([(b, list(s.argv), s.version) for b, s in specs.items()])
         for b, spec in specs.items():
@@ -377,6 +380,9 @@ def fill_league_with_records(folder: Path, pairs: int, templates: Sequence[Templ
                 rows = []
         if rows:
             store.insert(rows)
+        store.db.execute("BEGIN IMMEDIATE")
+        settle(store.db, 2 * (first + pairs))
+        store.db.execute("COMMIT")
     finally:
         store.close()
 

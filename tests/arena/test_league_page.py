@@ -22,8 +22,8 @@ from typer.testing import CliRunner
 from arena.cli.main import app
 from arena.compete.league_store import read_ladder
 from arena.compete.league import run_league
-from arena.results.league_ladder import (FIELDS, LEVEL, SETTLED_MATCHES, SETTLED_SIGMA, read_figures,
-                                 settle)
+from arena.results.league_ladder import (FIELDS, LEVEL, SETTLED_MATCHES, SETTLED_SIGMA,
+                                         kept_replay, read_figures, settle)
 from arena.compete.league_publish import publish_league
 from arena.compete.league_config import load_league_config
 from arena.results.rating_replay import rate
@@ -31,6 +31,7 @@ from arena.report.league_page import (LADDER_JSON, PAGE, history_lines, recent_m
                                       write_chart, write_league_page)
 from arena.report.replay import replay_name
 from arena.report.snapshot import read_snapshot
+from arena.results.ratings import leaderboard as ratings_leaderboard
 from arena.results.ratings import rating_history
 from arena.results.stats import LEVEL as STATS_LEVEL
 from arena.results.stats import leaderboard
@@ -130,6 +131,84 @@ def test_kept_ratings_are_used_where_they_fit_and_recomputed_where_they_do_not(t
     finally:
         db.close()
     assert LEVEL == STATS_LEVEL
+
+
+def _full_replay(db: sqlite3.Connection) -> tuple[dict, list]:
+    every = db.execute("SELECT sched_order, seat0, seat1, winner FROM matches").fetchall()
+    ratings, history = rate(every, start={})  # from the first match, no cache
+    return {b: (r.mu, r.sigma) for b, r in ratings.items()}, \
+        [(p.order, p.bot, p.mu, p.sigma) for p in history]
+
+
+def _report_replay(db: sqlite3.Connection) -> tuple[dict, list]:
+    board = ratings_leaderboard(db)
+    history = rating_history(db)
+    return {b: (m, s) for b, m, s in zip(board["bot"], board["mu"], board["sigma"])}, \
+        list(history.itertuples(index=False, name=None))
+
+
+def test_a_report_continues_the_rating_history_the_league_keeps(tmp_path):
+    # Issue 30: a first publish of a league of 10,000 matches spent seconds replaying TrueSkill
+    # from the first match; the running league keeps every change with its ratings.
+    path = synthetic_league(tmp_path / "league", BOTS, pairs=150, open_pairs=4)
+    db = connect_read_only(path)
+    try:
+        through, _, kept = kept_replay(db)
+        assert 0 < through < db.execute("SELECT MAX(sched_order) FROM matches").fetchone()[0]
+        assert len(kept) > 2 * 100
+        assert _report_replay(db) == _full_replay(db)  # to the last bit, kept part and after it
+    finally:
+        db.close()
+    # Read, not recomputed: a changed kept point is what the report shows.
+    sql(path, "UPDATE league_rating_history SET mu = mu + 1 WHERE rowid = "
+              "(SELECT MIN(rowid) FROM league_rating_history)")
+    db = connect_read_only(path)
+    try:
+        assert _report_replay(db)[1][0][2] == _full_replay(db)[1][0][2] + 1
+    finally:
+        db.close()
+    # Kept in steps, as a league stores match after match, or at once: the same rows.
+    sql(path, "UPDATE league_rating_history SET mu = mu - 1 WHERE rowid = "
+              "(SELECT MIN(rowid) FROM league_rating_history)")
+    once = sql(path, "SELECT sched_order, bot, mu, sigma FROM league_rating_history ORDER BY rowid")
+    with sqlite3.connect(path, isolation_level=None) as writer:
+        writer.execute("BEGIN IMMEDIATE")
+        for table in ("league_ratings", "league_rated", "league_rating_history", "league_history"):
+            writer.execute(f"DELETE FROM {table}")
+        for step in range(0, through + 1, 2):
+            settle(writer, step)
+        writer.execute("COMMIT")
+    assert sql(path, "SELECT sched_order, bot, mu, sigma FROM league_rating_history "
+                     "ORDER BY rowid") == once
+    # A store from before the history (ratings kept, no history): replayed in full, and made
+    # again by a league's start (settle's check), history and ratings from the first match.
+    sql(path, "DELETE FROM league_history")
+    db = connect_read_only(path)
+    try:
+        assert kept_replay(db) is None
+        assert _report_replay(db) == _full_replay(db)
+    finally:
+        db.close()
+    with sqlite3.connect(path, isolation_level=None) as writer:
+        writer.execute("BEGIN IMMEDIATE")
+        settle(writer, through + 1)  # a match stored: the history is not continued from nothing
+        assert writer.execute("SELECT COUNT(*) FROM league_history").fetchone()[0] == 0
+        settle(writer, through + 1, check=True)
+        writer.execute("COMMIT")
+    db = connect_read_only(path)
+    try:
+        assert kept_replay(db) is not None
+        assert _report_replay(db) == _full_replay(db)
+    finally:
+        db.close()
+    # A store changed by hand below the kept part: replayed in full.
+    sql(path, "DELETE FROM matches WHERE sched_order = 4")
+    db = connect_read_only(path)
+    try:
+        assert kept_replay(db) is None
+        assert _report_replay(db) == _full_replay(db)
+    finally:
+        db.close()
 
 
 def test_league_status_prints_a_table_json_and_csv_with_the_same_fields(tmp_path):
@@ -299,3 +378,33 @@ def test_league_status_imports_no_pandas():
     code = "import sys, arena.compete.league, arena.cli.league; print('pandas' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_starting_league_continues_its_ladder_from_the_kept_ratings(tmp_path):
+    # Its start replayed every match (57 s at 100,000); the kept ratings give the same ladder.
+    from arena.compete.league import Ladder
+
+    path = synthetic_league(tmp_path / "league", BOTS, pairs=150, open_pairs=4)
+    db = connect_read_only(path)
+    try:
+        assert kept_replay(db) is not None
+        kept = Ladder.from_store(db)
+    finally:
+        db.close()
+    sql(path, "UPDATE league_rated SET matches = matches + 1")  # no longer fits: replayed
+    db = connect_read_only(path)
+    try:
+        replayed = Ladder.from_store(db)
+    finally:
+        db.close()
+    assert {b: (r.pi, r.tau) for b, r in kept.ratings.items()} == \
+        {b: (r.pi, r.tau) for b, r in replayed.ratings.items()}
+    assert kept.matches == replayed.matches and sum(kept.matches.values()) == 2 * (2 * 150 - 4)
+    # ... and the kept ones are read: a changed kept rating is the ladder's.
+    sql(path, "UPDATE league_rated SET matches = matches - 1")
+    sql(path, "UPDATE league_ratings SET tau = tau + 1 WHERE bot = 'alpha'")
+    db = connect_read_only(path)
+    try:
+        assert Ladder.from_store(db).ratings["alpha"].mu != replayed.ratings["alpha"].mu
+    finally:
+        db.close()

@@ -11,8 +11,12 @@ import io
 import json
 import os
 import re
+import shutil
 import sqlite3
+import subprocess
+import sys
 import tarfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -185,3 +189,87 @@ def test_a_rating_line_keeps_the_points_that_show():
     assert np.all(np.abs(drawn - y) <= near + np.ptp(y) / 1000 + 1e-9)
     short = np.arange(100, dtype=float)
     assert list(visible_points(short, (short,))) == list(range(100))
+
+
+_PUBLISH_APART = """
+import sys
+from pathlib import Path
+from concurrent.futures import ProcessPoolExecutor
+import arena.report as report
+from arena.compete.league_config import load_league_config
+from arena.compete.league_publish import publish_league
+with report._packers() as packers:
+    print(type(packers).__name__, flush=True)
+league = Path(sys.argv[1])
+publish_league(league, load_league_config(league), league / "data")
+"""
+
+
+def test_archives_and_charts_made_in_forked_processes_are_those_made_in_threads(
+        tmp_path, templates, monkeypatch):
+    # A publish from a process with no other thread (arena league publish, a league's publisher)
+    # packs and draws in forked processes beside its pages; one with threads (this test's, under
+    # xdist) in threads. The build is the same, byte for byte.
+    import arena.report as report
+    from concurrent.futures import ThreadPoolExecutor
+
+    league = tmp_path / "league"
+    fill_league_with_records(league, 110, templates)  # 2 closed blocks
+    apart = subprocess.run([sys.executable, "-c", _PUBLISH_APART, str(league)],
+                           capture_output=True, text=True, timeout=300)
+    assert apart.returncode == 0, apart.stderr
+    assert apart.stdout.split() == ["ProcessPoolExecutor"]
+    forked = (league / "public" / "current").resolve()
+    kept = tmp_path / "forked"
+    shutil.copytree(forked, kept, symlinks=True)
+    shutil.rmtree(league / "public")
+    monkeypatch.setattr(report, "_packers", lambda: ThreadPoolExecutor(2))
+    threaded = build_of(league)
+    files = sorted(p.relative_to(kept).as_posix() for p in kept.rglob("*")
+                   if p.is_file() and (p.suffix in (".gz", ".svg") or p.name == "index.json"))
+    assert len([f for f in files if f.endswith(".tar.gz")]) == 2
+    assert len([f for f in files if f.endswith(".svg")]) >= 5
+    for name in files:
+        assert (kept / name).read_bytes() == (threaded / name).read_bytes(), name
+    assert sorted(p.name for p in (kept / "replays").iterdir()) == \
+        sorted(p.name for p in (threaded / "replays").iterdir())
+
+
+def test_a_killed_publisher_leaves_no_packer_behind(tmp_path, templates):
+    # A league's stop kills a publish it cannot wait for (league_publish.Publisher.stop): the
+    # processes it forked to pack end with it (PR_SET_PDEATHSIG), never writing on alone.
+    league = tmp_path / "league"
+    fill_league_with_records(league, 250, templates)  # 5 blocks: packing takes a while
+    proc = subprocess.Popen([sys.executable, "-c", _PUBLISH_APART, str(league)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    children: list[int] = []
+    try:
+        deadline = time.monotonic() + 120
+        while not children and time.monotonic() < deadline and proc.poll() is None:
+            try:
+                found = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+            except OSError:
+                pytest.skip("this kernel does not list a process's children in /proc")
+            # The first packers (the announcement's) have ended; the publish's own are forked
+            # after the store is read.
+            if len(found) >= 2 and proc.stdout is not None:
+                children = [int(pid) for pid in found]
+            time.sleep(0.005)
+        assert children, "the publish forked no packers"
+    finally:
+        proc.kill()
+        proc.wait()
+    deadline = time.monotonic() + 10
+    alive = children
+    while alive and time.monotonic() < deadline:
+        alive = [pid for pid in children if _running(pid)]
+        time.sleep(0.05)
+    assert not alive
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")  # a zombie has ended: only its reaping is left

@@ -21,14 +21,12 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli.main import app
-from arena.entrants.bot_specs import resolve_bot
 from arena.entrants.manifest import load_manifest
 from arena.entrants.registry import Registry
-from arena.game import profile
 from arena.isolation import levels, probe
 from arena.isolation.limits import PER_PROCESS_ENV
-from arena.match.referee import MatchConfig, run_match
 from arena.types import BotSpec
+from kit_matches import play_against_greedy
 
 # As tests/arena/conftest.py does (kept here so that this file runs alone): the arena refuses to
 # run bots below the level asked for (isolated, which needs root), so the kit runs at the strongest
@@ -39,7 +37,6 @@ if not os.environ.get(levels.ISOLATION_ENV) and not os.environ.get("ARENA_SANDBO
 os.environ.setdefault(PER_PROCESS_ENV, "1")
 
 KIT = Path(__file__).resolve().parents[2] / "kits" / "java"
-MATCHES = 20  # per profile: the issue's acceptance figure
 PROFILES = ("sixty_six", "schnapsen", "three_player", "four_player")
 BUILT = ("classes", "build")  # what build.sh and test.sh make
 
@@ -94,27 +91,10 @@ def test_the_kits_own_unit_tests_pass(tmp_path: Path) -> None:
 def test_twenty_matches_against_greedy_without_fault_or_wrong_claim(profile_name: str,
                                                                      built: Path,
                                                                      tmp_path: Path) -> None:
-    rules = profile(profile_name)
     manifest = load_manifest(built)
     # As a submitted bot runs: the manifest's command, in a copy of its built folder.
     kit = BotSpec(manifest.name, manifest.argv(), folder=str(built), workdir=manifest.workdir)
-    for i in range(MATCHES):
-        seat = i % rules.players  # every seat in turn; greedy in the others
-        bots = [resolve_bot("greedy") for _ in range(rules.players)]
-        bots[seat] = kit
-        record = tmp_path / f"m{i}.jsonl"
-        result = run_match(bots, MatchConfig(rules=rules, seed=i, match_id=f"kit-java-{i}"),
-                           record)
-        where = f"match {i} (seat {seat}, record {record})"
-        assert result.fault is None, f"{where}: {result.fault} by seat {result.offender}: " \
-                                     f"{result.detail} {result.line!r}"
-        assert str(result.reason) in ("target", "deal_limit"), f"{where}: {result.reason}"
-        stats = result.seats[seat]
-        # The count is the kit's own (RULES.md §3): never a claim below the target, and, since it
-        # claims the moment it reaches it, never a window at the target let pass.
-        assert stats.wrong_claims == 0, f"{where}: {stats.wrong_claims} wrong claim(s)"
-        assert stats.missed_claims == 0, f"{where}: {stats.missed_claims} missed claim(s)"
-        assert stats.decision_ms, f"{where}: the kit was never asked to decide"
+    play_against_greedy(kit, profile_name, tmp_path, "kit-java")
 
 
 @pytest.mark.slow
