@@ -110,3 +110,11 @@ def test_match_payoff() -> None:
     payoff = Payoff.for_match(1, (6, 5), 1, 7)
     assert payoff.win == (0, 1, 1, 1) and payoff.loss == (0, 2, 2, 2)
     assert payoff.value(None, 0) == 0 and payoff.value(0, 1) == -2
+
+
+def test_a_match_of_one_deal_is_played_for_its_game_points() -> None:
+    # vu_compat is a match to 1: a 3-point loss must weigh more than a 1-point loss, or the bot
+    # trades schwarz away for a sliver of chance to win the deal (issue 35's first figures).
+    payoff = Payoff.for_match(0, (0, 0), 0, 1)
+    assert payoff.win == (0, 1, 2, 3) and payoff.loss == (0, 1, 2, 3)
+    assert payoff.value(1, 3) == -3 and payoff.value(0, 2) == 2
