@@ -25,7 +25,7 @@ BUNDLED_PROFILES: dict[str, tuple[str, ...]] = {
     "random": EVERY_PROFILE,
     "greedy": EVERY_PROFILE,
     "strong": EVERY_PROFILE,
-    "c-counter": EVERY_PROFILE,       # bots/c: N-seat from PROTOCOL.md §9 alone
+    "c-counter": EVERY_PROFILE,       # kits/c's sample bot, built by bots/c/Makefile
     "first-legal": EVERY_PROFILE,     # answers every request with its first action, any variant
     "first-legal-c": TWO_PLAYER_PROFILES,
 }

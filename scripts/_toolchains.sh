@@ -3,7 +3,7 @@
 # runs), in one apt-get; otherwise say what to install. A kit's tests skip without its toolchain,
 # except under CI=true, where they fail: CI never passes with a kit untested.
 # kits/<folder> : the command its tests need : the Debian package that brings it
-toolchains="cpp:g++:g++ java:javac:default-jdk-headless js:node:nodejs rust:cargo:cargo"
+toolchains="c:cc:gcc cpp:g++:g++ java:javac:default-jdk-headless js:node:nodejs rust:cargo:cargo"
 missing=""
 for entry in $toolchains; do
     kit="${entry%%:*}"; rest="${entry#*:}"; program="${rest%%:*}"; package="${rest#*:}"

@@ -9,9 +9,11 @@ announces its own, which the arena overrides with the manifest's).
 
 from __future__ import annotations
 
+import fnmatch
 import re
 import shlex
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,7 +66,7 @@ def new_bot(folder: Path, language: str) -> NewBot:
         raise KitError(f"{folder} exists and is not empty: give a new folder (nothing was copied)")
     try:
         shutil.copytree(KITS_DIR / language, folder, symlinks=True, dirs_exist_ok=True,
-                        ignore=shutil.ignore_patterns(*SKIPPED, ".pytest_cache"))
+                        ignore=_not_sources(KITS_DIR / language))
         manifest = _rename(folder, name)
     except (OSError, KitError, ManifestError) as err:
         _undo(folder, existed)
@@ -73,6 +75,40 @@ def new_bot(folder: Path, language: str) -> NewBot:
                            f"{err.strerror or err}") from None
         raise KitError(str(err)) from None
     return NewBot(folder, language, manifest, _next_steps(folder, manifest))
+
+
+def _not_sources(kit: Path) -> Callable[[str, list[str]], set[str]]:
+    """What a copy of ``kit`` leaves out: version-control and cache folders, and what the kit's
+    own ``.gitignore`` names (its build's output: a kit built in place, ``./bot`` and the test
+    binaries, must not become part of every new bot). Its lines are read as git does for the
+    forms kits use: ``/x`` is x at the kit's top only, ``x/`` a folder, globs allowed."""
+    patterns: list[tuple[str, bool, bool]] = []  # (glob, anchored at the top, folders only)
+    try:
+        lines = (kit / ".gitignore").read_text(encoding="utf-8").splitlines()
+    except OSError:
+        lines = []
+    for line in lines:
+        line = line.strip()
+        if not line or line.startswith(("#", "!")):
+            continue
+        folders_only = line.endswith("/")
+        line = line.rstrip("/")
+        patterns.append((line.lstrip("/"), "/" in line, folders_only))
+
+    def ignore(where: str, names: list[str]) -> set[str]:
+        skipped = {n for n in names if n in SKIPPED or n == ".pytest_cache"}
+        inside = Path(where).relative_to(kit)
+        for name in names:
+            path = (inside / name).as_posix()
+            is_dir = (Path(where) / name).is_dir()
+            for glob, anchored, folders_only in patterns:
+                if folders_only and not is_dir:
+                    continue
+                if fnmatch.fnmatchcase(path if anchored else name, glob):
+                    skipped.add(name)
+        return skipped
+
+    return ignore
 
 
 def _rename(folder: Path, name: str) -> Manifest:

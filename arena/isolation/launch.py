@@ -265,7 +265,8 @@ class Launch:
         if self._cgroup is not None:
             if self._cgroup.processes_inside():  # only when finish() was never reached
                 self._cgroup.kill()
-            remove_later(self._cgroup.remove)
+            if not cgroups.give_back(self._cgroup):  # emptied: the next bot's (issue 34)
+                remove_later(self._cgroup.remove)
             self._cgroup = None
         remove_later(self._base)
         if self._hold >= 0:
@@ -282,4 +283,4 @@ def _bot_cgroup(limits: SandboxLimits, required: bool) -> cgroups.BotCgroup | No
             raise OSError(errno.EPERM, f"cannot cap the bot's memory and processes, nor its "
                                        f"share of a busy core: {missing}")
         return None
-    return cgroups.BotCgroup(limits.memory_mb, limits.processes, cores=limits.cores)
+    return cgroups.take(limits.memory_mb, limits.processes, limits.cores)

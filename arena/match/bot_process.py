@@ -121,6 +121,7 @@ class BotProcess:
         self._debug_dropped = 0    # bytes of it beyond the caps
         self._debug_room = limits.debug_match_bytes  # what the match's cap has left
         self.started_at = 0.0
+        self._input_ended: float | None = None  # when end_input() closed its stdin
         # One epoll set for the bot's life, on raw fds: the referee waits on it twice a decision,
         # and selectors' per-call bookkeeping cost more than the system call itself.
         self._poll: select.epoll | None = None
@@ -196,19 +197,30 @@ class BotProcess:
         ``child_cpu_s``; 0 for an exec'ed bot (the benchmark reads those from its own rusage)."""
         return self._zygote_minflt
 
+    def end_input(self) -> None:
+        """Close the bot's stdin: the end of its match (PROTOCOL.md §4.4), after which it has
+        ``EXIT_GRACE_S`` to exit, counted from here. The referee ends every bot's input before it
+        waits for any: the bots then exit side by side, not one after another (issue 34: each
+        exit is a chain of wake-ups, the bot, PID 1 of its namespace, the launcher, the zygote)."""
+        if self._proc is not None and self._input_ended is None:
+            self._input_ended = time.monotonic()
+            try:
+                _pipes(self._proc)[0].close()
+            except OSError:
+                pass
+
     def close(self, grace_s: float = EXIT_GRACE_S) -> int | None:
-        """Close stdin, give the bot ``grace_s`` to exit, then end its whole process group.
-        Returns the exit status (negative: killed by that signal)."""
+        """Close stdin (unless ``end_input`` did), give the bot ``grace_s`` from then to exit,
+        then end its whole process group. Returns the exit status (negative: killed by that
+        signal)."""
         proc = self._proc
         status = None
         t0 = time.perf_counter_ns()
         if proc is not None:
             stdin, stdout, stderr = _pipes(proc)
-            try:
-                stdin.close()
-            except OSError:
-                pass
-            deadline = time.monotonic() + grace_s
+            self.end_input()
+            assert self._input_ended is not None
+            deadline = self._input_ended + grace_s
             exit_fd = self._watch_exit(proc)
             # Without a pidfd nothing wakes us when the bot exits after its output closed: poll.
             step = 0.02 if exit_fd is not None else 0.002

@@ -150,10 +150,12 @@ class _Match:
         finally:
             if clock is not None:
                 clock.lap(phases.PLAY)
-            for proc in self.procs:
+            for seat, proc in enumerate(self.procs):
                 # Every bot is waited for now (the only place a bot's weight is lowered is this
                 # referee): each gets the CPU to exit at once, not in turn.
                 proc.asked(True)
+                if seat != self._offender:
+                    proc.end_input()  # all of them first: they exit side by side (issue 34)
             for seat, proc in enumerate(self.procs):
                 # A bot that broke a rule is not waited for: a hung one would only cost time.
                 proc.close(grace_s=0.0 if seat == self._offender else EXIT_GRACE_S)

@@ -1,5 +1,6 @@
-"""The bundled C bot, written from PROTOCOL.md alone, built with the machine's toolchain and played
-through the real referee. Skips, saying why, where make or a C compiler is missing."""
+"""The bundled C bot, ``c-counter``: the C starter kit's sample bot (kits/c, written from PROTOCOL.md
+alone), built by bots/c/Makefile with the machine's toolchain and played through the real referee.
+Skips, saying why, where make or a C compiler is missing."""
 
 from __future__ import annotations
 

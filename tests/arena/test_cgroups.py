@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -57,13 +58,18 @@ def cap_bot(mode: str, count: int, megabytes: int = 0) -> BotSpec:
 
 
 def our_cgroups() -> list[Path]:
-    """The bot cgroups this test process made that still exist (once removed: in the background)."""
+    """The bot cgroups this test process made that still exist (once removed: in the background),
+    but for those kept empty for its next bots (issue 34: cgroups.give_back), which must be."""
     from arena.isolation import bot_folders
 
     if bot_folders._removals is not None:
         bot_folders._removals.join()
+    kept = cgroups.kept()
+    for group in kept:
+        assert group._empty() and not group.killed, group.paths
+    kept_paths = {path for group in kept for path in group.paths}
     return [path for parent in cgroups.layout().parents
-            for path in parent.glob(f"{cgroups.PREFIX}{os.getpid()}-*")]
+            for path in parent.glob(f"{cgroups.PREFIX}{os.getpid()}-*") if path not in kept_paths]
 
 
 def play(bots: list[BotSpec], tmp_path: Path):
@@ -142,7 +148,7 @@ def test_the_bot_and_its_children_are_in_its_cgroup_from_the_start(launch_path, 
     seen = [line.split(":", 2)[2] for line in (tmp_path / "err.log").read_text().splitlines()
             if line.count(":") >= 2]
     assert seen and set(seen) == {"/"}, seen
-    assert our_cgroups() == []  # removed with the bot
+    assert our_cgroups() == []  # removed with the bot, or kept empty for the next one
 
 
 @needs_cgroups
@@ -609,3 +615,86 @@ def test_a_cgroup_removed_by_another_process_is_not_an_error_to_weigh():
     finally:
         assert group.remove()  # already gone: nothing left
     assert not any(path.exists() for path in group.paths)
+
+
+# -- an emptied cgroup goes to the next bot (issue 34) ----------------------------------------------
+
+def _join(group: cgroups.BotCgroup, code: str) -> subprocess.Popen[bytes]:
+    """A process in ``group`` (every hierarchy) from its first instruction on, running ``code``
+    once it reads a line."""
+    proc = subprocess.Popen([sys.executable, "-c", f"import sys; sys.stdin.readline()\n{code}"],
+                            stdin=subprocess.PIPE)
+    for path in group.paths:
+        (path / "cgroup.procs").write_text(str(proc.pid))
+    return proc
+
+
+def _fresh_pool(monkeypatch):
+    monkeypatch.setattr(cgroups, "_idle", {})
+
+
+@needs_cgroups
+def test_a_kept_cgroup_counts_only_its_new_bots_caps(monkeypatch):
+    """A cgroup's counters only grow (v1 cannot reset them): a bot that ran into pids.max and
+    ended before the watcher saw it must not make the next bot in that cgroup forfeit for it."""
+    _fresh_pool(monkeypatch)
+    group = cgroups.take(64, 1, 1)  # pids.max: 1 + the launcher's 2
+    forker = _join(group, "import os, time\nkids = []\nfor _ in range(6):\n    try:\n"
+                          "        kids.append(os.fork())\n    except OSError:\n        continue\n"
+                          "    if kids[-1] == 0:\n        time.sleep(0.5); os._exit(0)\n"
+                          "for k in kids: os.waitpid(k, 0)\n")
+    forker.communicate(b"go\n", timeout=30)
+    assert group.exceeded()  # the forks it was refused: counted
+    assert cgroups.give_back(group)  # empty, never killed: kept
+    again = cgroups.take(64, 1, 1)
+    try:
+        assert again is group  # the same cgroup: not made again
+        assert again.exceeded() == "" and again._counts() == (0, 0)
+    finally:
+        again.remove()
+
+
+@needs_cgroups
+def test_a_kept_cgroup_gets_its_limits_again(monkeypatch):
+    """A bot of the namespaces level owns its cgroup's files and could raise its caps: the next
+    bot gets the limits it was given, not what the last one left."""
+    _fresh_pool(monkeypatch)
+    group = cgroups.take(64, 8, 1)
+    pids = group.paths[0 if group.layout.version == 2 else 1] / "pids.max"
+    assert pids.read_text().strip() == "10"
+    assert cgroups.give_back(group)
+    pids.write_text("max")
+    again = cgroups.take(64, 8, 1)
+    try:
+        assert again is group and pids.read_text().strip() == "10"
+    finally:
+        again.remove()
+
+
+@needs_cgroups
+def test_a_cgroup_with_a_process_in_it_is_never_handed_on(monkeypatch):
+    """Kept only when empty, and handed on only if still empty: a process in it (the last bot's
+    straggler, one that joined it while kept) never meets the next bot; and one cgroup is never
+    handed to two bots."""
+    _fresh_pool(monkeypatch)
+    group = cgroups.take(64, 8, 1)
+    sleeper = _join(group, "")
+    try:
+        assert not cgroups.give_back(group)  # not empty: the caller removes it
+        sleeper.communicate(b"go\n", timeout=30)
+        assert cgroups.give_back(group)
+        joined = _join(group, "")  # joins it while it is kept
+        other = cgroups.take(64, 8, 1)
+        assert other is not group and not set(other.paths) & set(group.paths)
+        assert joined.wait(timeout=10) == -signal.SIGKILL  # the kept cgroup went, with it
+        assert not any(path.exists() for path in group.paths)
+        assert cgroups.give_back(other)
+        first, second = cgroups.take(64, 8, 1), cgroups.take(64, 8, 1)
+        assert first is other and second is not other  # one bot each
+        for made in (first, second):
+            made.remove()
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+        group.kill()
+        group.remove()

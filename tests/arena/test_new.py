@@ -7,6 +7,7 @@ already there is touched.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -127,3 +128,45 @@ def test_a_bot_folder_is_a_bot_unless_it_must_be_built(tmp_path):
     manifest.write_text(manifest.read_text() + 'build = "make"\n')
     with pytest.raises(BotSpecError, match="has a build step"):
         resolve_bot(str(made.folder))
+
+
+def test_new_c_then_check_passes_and_the_printed_commands_run(tmp_path):
+    """`arena new /tmp/x --lang c` then `arena check /tmp/x`: a kit with a build step, which the
+    check builds in the sandbox; its next commands are check, submit, then play by the name."""
+    if shutil.which("cc") is None:
+        why = "the C kit needs cc (Debian: apt-get install gcc); cc is not on PATH"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{why} (CI=true: kits never skip)")
+        pytest.skip(why)
+    data, folder = tmp_path / "data", tmp_path / "x"
+    made = arena("new", folder, "--lang", "c", data=data)
+    assert made.returncode == 0, made.stderr
+    assert 'name = "x"' in (folder / "bot.toml").read_text()
+    steps = [line.strip() for line in made.stdout.splitlines() if line.startswith("  arena ")]
+    assert [s.split()[1] for s in steps] == ["check", "submit", "play"]
+    for step in steps:
+        ran = arena(*step.split()[1:], data=data)
+        assert ran.returncode == 0, (step, ran.stdout, ran.stderr)
+        if step.startswith("arena check"):
+            assert ran.stdout.startswith("arena check x: PASSED"), ran.stdout
+        if step.startswith("arena submit"):
+            assert "registered:" in ran.stdout, ran.stdout
+
+
+def test_a_kit_built_in_place_is_copied_without_its_build(tmp_path, monkeypatch):
+    """A kit built where it lies (`sh test.sh` in kits/cpp) holds ./bot and test/kit-tests, which
+    its .gitignore names: a new bot is the kit's sources, never an author's stale binary."""
+    kit_root = tmp_path / "kits"
+    shutil.copytree(ROOT / "kits" / "cpp", kit_root / "cpp")
+    (kit_root / "cpp" / "bot").write_bytes(b"\x7fELF stale")
+    (kit_root / "cpp" / "test" / "kit-tests").write_bytes(b"\x7fELF stale")
+    (kit_root / "cpp" / "src" / "bot").mkdir()  # not at the top: "/bot" does not name it
+    shutil.copytree(ROOT / "kits" / "java", kit_root / "java")
+    (kit_root / "java" / "classes" / "kit").mkdir(parents=True)  # "classes/": a folder anywhere
+    monkeypatch.setattr(kits, "KITS_DIR", kit_root)
+    cpp = new_bot(tmp_path / "mine", "cpp").folder
+    assert not (cpp / "bot").exists() and not (cpp / "test" / "kit-tests").exists()
+    assert (cpp / "src" / "bot").is_dir() and (cpp / "src" / "bot.cpp").is_file()
+    assert (cpp / "test" / "kit_tests.cpp").is_file() and (cpp / ".gitignore").is_file()
+    java = new_bot(tmp_path / "other", "java").folder
+    assert not (java / "classes").exists() and (java / "src").is_dir()

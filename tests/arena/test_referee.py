@@ -153,6 +153,21 @@ def test_never_ending_match_stops_at_the_deal_limit(tmp_path):
     assert result.winner is None and result.game_points == (0, 0)
 
 
+def test_every_bot_is_told_the_match_is_over_before_any_is_waited_for(tmp_path):
+    # Issue 34: the bots' exits overlap. Each bot here takes 0.6 s to exit once its input ends;
+    # ended one after another, the second bot's input ended only after the first had exited.
+    result, _ = play([bad("slow_exit"), bad("slow_exit")], tmp_path, max_deals=1)
+    assert result.reason == "deal_limit"
+    ended = []
+    for seat in (0, 1):
+        text = (tmp_path / "logs" / f"t.seat{seat}.stderr.log").read_text()
+        ended.append(float(text.split("input ended at ")[1].split()[0]))
+        # Each still had its own grace (PROTOCOL.md §4.4) and exited by itself, not killed.
+        assert result.seats[seat].sandbox is not None
+        assert result.seats[seat].sandbox.status == 0, result.seats[seat].sandbox
+    assert abs(ended[0] - ended[1]) < 0.3, ended
+
+
 def test_illegal_action_under_forfeit_deal_costs_only_the_deal(tmp_path):
     rules = profile("sixty_six").with_overrides({"illegal_move_policy": "forfeit_deal"})
     result, record = play([bad("illegal"), resolve_bot("greedy")], tmp_path, rules=rules)
