@@ -20,7 +20,7 @@ Two measurements, every match a real one (bot processes in the sandbox, the refe
 
 Targets (issue 35): net game points above 0 with the whole interval above 0, over at least 400
 pairs; at least 80% of the matches to 7. The strong bot samples a fixed number of worlds per
-decision (``--worlds``, default 200: about what its default budget, 30% of a 1000 ms limit, buys on
+decision (``--worlds``, default 200: about what its default budget, 28% of a 1000 ms limit, buys on
 an idle core here, measured in CPU time), with a limit per decision far above what either bot
 needs, so the result does not depend on the machine's load; ``--budget-ms`` instead gives it a time
 budget (then it does). The package's bots are never limited by time: they do a fixed amount of work.
