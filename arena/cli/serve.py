@@ -4,11 +4,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from arena import console as term
 from arena.types import ConfigError
+
+if TYPE_CHECKING:
+    from arena.web.settings import Settings
 
 console, safe = term.out, term.safe
 
@@ -19,6 +23,9 @@ def serve(
     host: str = typer.Option("127.0.0.1", help="The address to listen on (put a reverse proxy "
                              "with HTTPS in front for anything but this machine)."),
     port: int = typer.Option(8066, min=0, max=65535, help="The port (0: any free port)."),
+    add_admin: str = typer.Option("", "--add-admin", metavar="NAME", help="Make an admin "
+                                  "account NAME (the password is asked for, or read from the "
+                                  "first line of stdin when it is not a terminal), then exit."),
 ) -> None:
     """Serve a competition: authors register and upload bots (built and qualified in the
     sandbox), its league plays them; both stop on Ctrl-C or SIGTERM."""
@@ -40,6 +47,9 @@ def serve(
         settings = load_settings(folder)
     except ConfigError as err:
         raise term.fail(str(err)) from None
+    if add_admin:
+        _add_admin(settings, add_admin)
+        return
     isolation_env(settings)
     require_isolation(settings.isolation or None)  # before any upload is built or bot plays
     try:
@@ -60,3 +70,24 @@ def serve(
         sock.close()
     if outcome.exit_code:
         raise typer.Exit(code=outcome.exit_code)
+
+
+def _add_admin(settings: Settings, name: str) -> None:
+    """Make the admin account ``name`` in the competition's site store (arena/web/admin.py)."""
+    import sys
+
+    from arena.web import admin
+    from arena.web.accounts import AccountError
+    from arena.web.site_store import SiteStore
+
+    if sys.stdin.isatty():
+        password = typer.prompt(f"password for the admin {name}", hide_input=True,
+                                confirmation_prompt=True)
+    else:  # a script: the first line of stdin (as docker login --password-stdin)
+        password = sys.stdin.readline().rstrip("\r\n")
+    try:
+        admin.add_admin(SiteStore(settings.folder), name, password)
+    except AccountError as err:
+        raise term.fail(str(err)) from None
+    console.print(f"admin {safe(name)} made; POST /api/tokens with its name and password gives "
+                  "its API token", soft_wrap=True)

@@ -58,7 +58,12 @@ from arena.compete.league_config import (
     rules_of,
     sandbox_limits,
 )
-from arena.compete.league_members import Member, current_members, utc_now
+from arena.compete.league_members import (
+    Member,
+    current_members,
+    rating_reset_requests,
+    utc_now,
+)
 from arena.compete.league_store import (
     LEAGUE_SCHEMA,
     SEATINGS,
@@ -95,7 +100,7 @@ from arena.isolation.worker_cores import for_run
 from arena.match.bot_process import Limits
 from arena.match.deal_keys import deal_secret, new_key
 from arena.results.league_ladder import SCHEMA as RATINGS_SCHEMA
-from arena.results.league_ladder import kept_ratings, settle
+from arena.results.league_ladder import kept_ratings, rating_start, reset_ratings, settle
 from arena.results.rating_replay import ENV, ranks_of, rate_match, side_of
 from arena.results.store import DB_NAME, DiskFullError, Store, StoreError, store_players
 from arena.types import BotSpec, ConfigError, MatchEnding, MatchResult, ScheduledMatch
@@ -188,15 +193,17 @@ class Ladder:
         ladder = cls()
         if store_players(db) > 2:
             return cls._from_seated_store(db)
-        since = 0
+        # From the newest reset of the ratings on (a final), continued from the ratings kept.
+        start = since = rating_start(db)
         kept = kept_ratings(db)
         if kept is not None:
             since, ratings = kept
             ladder.ratings.update(ratings)
             for bot, count in db.execute(
                     "SELECT bot, COUNT(*) FROM (SELECT seat0 AS bot FROM matches WHERE "
-                    "sched_order < :since UNION ALL SELECT seat1 FROM matches WHERE "
-                    "sched_order < :since) GROUP BY bot", {"since": since}):
+                    "sched_order >= :start AND sched_order < :since UNION ALL SELECT seat1 FROM "
+                    "matches WHERE sched_order >= :start AND sched_order < :since) GROUP BY bot",
+                    {"start": start, "since": since}):
                 ladder.matches[bot] = int(count)
         for seat0, seat1, winner in db.execute(
                 "SELECT seat0, seat1, winner FROM matches WHERE sched_order >= ? "
@@ -218,7 +225,8 @@ class Ladder:
                                           "ORDER BY match_id, side"):
             points.setdefault(match_id, []).append(value)
         for match_id, winner, reason, offender in db.execute(
-                "SELECT match_id, winner, reason, offender FROM matches ORDER BY sched_order"):
+                "SELECT match_id, winner, reason, offender FROM matches WHERE sched_order >= ? "
+                "ORDER BY sched_order", (rating_start(db),)):
             ladder.add_seated(seats.get(match_id, []), points.get(match_id, ()), winner,
                               offender, reason)
         for group_no, bots in db.execute("SELECT group_no, bots FROM league_groups"):
@@ -239,6 +247,7 @@ class LeagueProgress:
     last: MatchResult | None = None
     published: Path | None = None
     event: str = ""            # a line for people: who joined, left, failed to start, ...
+    ladder: Ladder | None = None  # the ratings matchmaking uses (from the newest reset on)
 
 
 def run_league(folder: Path, overrides: Mapping[str, Any] | None = None,
@@ -469,7 +478,11 @@ class _Runner:
         self.window: PairWindow | None = None    # the last pairs started, for matchmaking
         self.players = rules.players             # 2: pairs; 3 or 4: groups (league_groups)
         self.group_window: GroupWindow | None = None
+        self.rated_from = rating_start(store.db)
+        self.resets = self.store.db.execute("SELECT COALESCE(MAX(request), 0) FROM "
+                                            "league_resets").fetchone()[0]
         progress.stored = store.db.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
+        progress.ladder = self.ladder
 
     # -- membership --
 
@@ -487,6 +500,7 @@ class _Runner:
         except ConfigError as err:
             self._problem(f"{err}; the bot list stays as it was")
         members, problems = current_members(self.folder, config, self.data)
+        self._reset_ratings()
         self.refresh_every = max(REFRESH_S, (time.monotonic() - self.refreshed) / REFRESH_SHARE)
         for line in problems:
             self._problem(line)
@@ -506,6 +520,28 @@ class _Runner:
         self.members = playing
         self.progress.members = tuple(m.name for m in playing)
         return playing
+
+    def _reset_ratings(self) -> None:
+        """Apply a reset of the ratings asked for since the last (the site's admin, a final):
+        they count from the next pair's matches on; pairs in flight finish in the old count."""
+        try:
+            asked = [r for r in rating_reset_requests(self.folder) if r[0] > self.resets]
+        except ConfigError as err:
+            self._problem(f"{err}; a reset of the ratings waits")
+            return
+        if not asked:
+            return
+        request, requested = asked[-1]
+        next_no = self._next_pair_no()
+        since = 2 * next_no if self.players == 2 else SEATINGS * next_no
+        with transaction(self.store.db):
+            reset_ratings(self.store.db, request, requested, since, utc_now())
+        self.resets, self.rated_from = request, since
+        fresh = Ladder()
+        fresh.last_pair = self.ladder.last_pair  # who waited longest still goes first
+        self.ladder = self.progress.ladder = fresh
+        self.tell(f"the ratings start again from pair {next_no} (reset asked {requested}); "
+                  "the matches before stay in the history")
 
     def _too_few(self, members: list[Member]) -> None:
         names = ", ".join(m.name for m in members) or "none"
@@ -762,7 +798,9 @@ class _Runner:
                 self.store.record_match(entry, result,
                                         record=str(job.record.relative_to(self.folder)),
                                         then=then)
-                if len(entry.seats) == 2:
+                if entry.order < self.rated_from:
+                    pass  # a pair in flight when the ratings were reset: the old count's
+                elif len(entry.seats) == 2:
                     self.ladder.add(entry.seat0, entry.seat1, result.winner)
                 else:
                     self.ladder.add_seated(entry.seats, result.game_points, result.winner,

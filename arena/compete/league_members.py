@@ -24,6 +24,12 @@ CREATE TABLE IF NOT EXISTS members (
     state TEXT NOT NULL CHECK (state IN ('in', 'out')),
     changed TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS rating_resets (
+    -- A request to start the ladder's ratings again (a final): the running league applies each
+    -- before its next pair (league_ladder.RESETS_SCHEMA keeps where), the matches before kept.
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    requested TEXT NOT NULL
+);
 """
 
 
@@ -71,6 +77,54 @@ def set_membership(folder: Path, family: str, text: str, state: str) -> None:
         raise ConfigError(f"cannot write {path}: {err}") from None
     finally:
         db.close()
+
+
+def _write(folder: Path, statement: str, args: tuple[object, ...]) -> int:
+    """One statement on ``members.sqlite`` (made, private, if missing); the row id it wrote."""
+    path = folder / MEMBERS_NAME
+    try:
+        private_file(path)
+        db = sqlite3.connect(path, timeout=30, isolation_level=None)
+    except (OSError, sqlite3.Error) as err:
+        raise ConfigError(f"cannot open {path}: {err}") from None
+    try:
+        db.executescript(_MEMBERS_SCHEMA)
+        return db.execute(statement, args).lastrowid or 0
+    except sqlite3.Error as err:
+        raise ConfigError(f"cannot write {path}: {err}") from None
+    finally:
+        db.close()
+
+
+def clear_membership(folder: Path, family: str) -> None:
+    """Forget what ``add|remove`` said of ``family``: it plays if the settings or the registry
+    say so (the site's enable of a bot it disabled)."""
+    _write(folder, "DELETE FROM members WHERE family = ?", (family,))
+
+
+def request_rating_reset(folder: Path) -> int:
+    """Ask the running league to start its ratings again before its next pair; the request's
+    number."""
+    return _write(folder, "INSERT INTO rating_resets (requested) VALUES (?)", (utc_now(),))
+
+
+def rating_reset_requests(folder: Path) -> list[tuple[int, str]]:
+    """Every reset asked for: (number, when), oldest first (empty when none)."""
+    path = folder / MEMBERS_NAME
+    if not path.is_file():
+        return []
+    try:
+        db = sqlite3.connect(f"file:{urllib.parse.quote(str(path.resolve()))}?mode=ro", uri=True,
+                             timeout=30)
+        try:
+            if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'rating_resets'").fetchone() \
+                    is None:
+                return []
+            return db.execute("SELECT id, requested FROM rating_resets ORDER BY id").fetchall()
+        finally:
+            db.close()
+    except sqlite3.Error as err:
+        raise ConfigError(f"cannot read {path}: {err}") from None
 
 
 def membership(folder: Path) -> dict[str, tuple[str, str]]:

@@ -13,6 +13,11 @@ match waiting for its duplicate partner (``public.waiting_for_partner``), with i
 sides: such a match is on no page at all (not its score, its ending, its deals, nor in a bot's
 count of matches or its rating) until its partner is stored; the pages say only how many wait.
 
+A league whose ratings were started again (a final: ``league_ladder.rating_start``) is reported
+from that reset on: the copy drops the matches before it, as it drops those held back, so every
+table, chart and count of the report is the final's, as the league's ladder is. They stay in the
+store itself.
+
 The copy is in memory, not in a file: the store holds the tournament's secret deal key, which a
 file would put one more place on disk (the copy drops it too, as no page needs it). A store is a
 few kilobytes a match, and the report reads its tables into pandas frames of that size anyway.
@@ -25,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.report.public import waiting_for_partner
+from arena.results.league_ladder import rating_start
 from arena.results.store import connect_read_only
 
 # The tables whose rows belong to one match (store.py's schema; a store older than schema 3 lacks
@@ -75,15 +81,19 @@ def read_snapshot(path: Path, hold_back: bool) -> Snapshot:
 
 
 def _drop(db: sqlite3.Connection, held: frozenset[str]) -> None:
-    """Take the ``held`` matches and the deal key out of the copy ``db``."""
+    """Take the ``held`` matches, those before the ratings' newest reset and the deal key out of
+    the copy ``db``."""
     tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     with db:
         if "deal_key" in tables:
             db.execute("DELETE FROM deal_key")
-        if not held:
+        start = rating_start(db)
+        if not held and not start:
             return
         db.execute("CREATE TEMP TABLE held_back (match_id TEXT PRIMARY KEY)")
         db.executemany("INSERT INTO held_back VALUES (?)", [(m,) for m in sorted(held)])
+        db.execute("INSERT OR IGNORE INTO held_back SELECT match_id FROM main.matches "
+                   "WHERE sched_order < ?", (start,))
         for table in (*_PER_MATCH, "matches"):
             if table in tables:
                 db.execute(f"DELETE FROM main.{table} WHERE match_id IN "

@@ -19,6 +19,12 @@ exactly the report's:
   where: a publish of a league draws its ratings chart and its leaderboard from it and replays only
   the matches after (``kept_replay``), where a league of 10,000 matches took seconds to replay
   from the first (issue 30: a first publish within 10 s).
+- A reset of the ratings (a final: the site's admin, ``league_members.request_rating_reset``) is
+  a row of ``league_resets``: the ratings count only the matches from its ``since`` on
+  (``rating_start``), those before stay stored. The running league applies it between pairs, in
+  one transaction with forgetting what it kept; what it keeps next is marked with the reset it
+  counts from (``league_rated_since``), and kept data from before the newest reset is never read.
+  A report's snapshot drops the matches before it (``report.snapshot``).
 - ``league_rated.matches`` says how many matches the table rated; a store that no longer holds as
   many below ``through`` (changed by hand, an old backup) is recomputed from its matches, as is a
   store from before the table (the running league then rebuilds it when it starts).
@@ -80,6 +86,20 @@ CREATE TABLE IF NOT EXISTS league_history (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     through INTEGER NOT NULL         -- league_rating_history holds every change below this order:
                                      -- it fits league_rated when the two throughs are equal
+);
+CREATE TABLE IF NOT EXISTS league_resets (
+    -- The ratings started again (a final: league_members.request_rating_reset): they count only
+    -- the matches of schedule order >= since of the newest reset; those before stay stored.
+    request INTEGER PRIMARY KEY,     -- the request's number in members.sqlite
+    since INTEGER NOT NULL,
+    requested TEXT NOT NULL,
+    applied TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS league_rated_since (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    since INTEGER NOT NULL           -- the reset the kept ratings and history count from (its
+                                     -- league_resets.since): kept from before the newest reset,
+                                     -- they are not read. No row: from the first match.
 );
 """
 
@@ -175,6 +195,34 @@ def _has_table(db: sqlite3.Connection) -> bool:
         is not None
 
 
+def rating_start(db: sqlite3.Connection) -> int:
+    """The schedule order the ratings count from: the newest reset's, else 0."""
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'league_resets'").fetchone() is None:
+        return 0
+    row = db.execute("SELECT since FROM league_resets ORDER BY request DESC LIMIT 1").fetchone()
+    return int(row[0]) if row else 0
+
+
+def reset_ratings(db: sqlite3.Connection, request: int, requested: str, since: int,
+                  applied: str) -> None:
+    """Start the ratings again from schedule order ``since`` (the running league, in a
+    transaction, before its next pair): the kept ratings and history are forgotten, and ``settle``
+    keeps them anew from ``since`` on, marked as counting from there (``league_rated_since``)."""
+    db.execute("INSERT OR IGNORE INTO league_resets VALUES (?, ?, ?, ?)",
+               (request, since, requested, applied))
+    _forget(db)
+
+
+def _rated_since(db: sqlite3.Connection) -> int:
+    """The reset the kept ratings count from (0: the first match, as in a store from before
+    resets)."""
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'league_rated_since'").fetchone() \
+            is None:
+        return 0
+    row = db.execute("SELECT since FROM league_rated_since WHERE id = 1").fetchone()
+    return 0 if row is None else int(row[0])
+
+
 def _kept(db: sqlite3.Connection, check: bool = True) -> Kept | None:
     """(through, matches rated, ratings, sums) as the table keeps them; None when there is none, or
     (``check``) when the store does not hold the matches it rated."""
@@ -184,8 +232,12 @@ def _kept(db: sqlite3.Connection, check: bool = True) -> Kept | None:
     if row is None:
         return None
     through, rated = int(row[0]), int(row[1])
-    if check and db.execute("SELECT COUNT(*) FROM matches WHERE sched_order < ?",
-                            (through,)).fetchone()[0] != rated:
+    start = rating_start(db)
+    # Kept before the newest reset (a league stopped before its next settle, a store put back by
+    # hand): not the ratings that count now.
+    if through < start or _rated_since(db) != start or check and db.execute(
+            "SELECT COUNT(*) FROM matches WHERE sched_order >= ? AND sched_order < ?",
+            (start, through)).fetchone()[0] != rated:
         return None
     ratings: dict[str, trueskill.Rating] = {}
     sums: dict[str, Sums] = {}
@@ -208,12 +260,13 @@ def settle(db: sqlite3.Connection, through: int, check: bool = False) -> None:
     transaction that stores a match, and when it starts (``check``: first see that the table fits
     the store; one that does not is rebuilt from the first match). Three- and four-player matches
     are not rated here (their readers recompute): the table is emptied."""
-    kept = _kept(db, check)
+    kept, fresh = _kept(db, check), False
     if kept is not None and check and _history_through(db) != kept[0]:
         kept = None  # a store from before the history was kept: both made again, from the start
     if kept is None:
         _forget(db)
-        kept = (0, 0, {}, {})
+        kept = (rating_start(db), 0, {}, {})
+        fresh = True
     start, rated, ratings, sums = kept
     if through <= start:
         return
@@ -222,7 +275,8 @@ def settle(db: sqlite3.Connection, through: int, check: bool = False) -> None:
         return
     # The history goes on only from where it stopped: one missing its start (a store from before
     # it, not yet rebuilt by a start's check) is not added to, and readers replay everything.
-    history_fits = _history_through(db) == start or (start == 0 and _history_through(db) is None)
+    history_fits = _history_through(db) == start or (_history_through(db) is None and
+                                                     (fresh or start == 0))
     rows = db.execute("SELECT sched_order, seat0, seat1, winner FROM matches "
                       "WHERE sched_order >= ? AND sched_order < ?", (start, through)).fetchall()
     new, history = rate(rows, start=ratings)
@@ -231,6 +285,8 @@ def settle(db: sqlite3.Connection, through: int, check: bool = False) -> None:
                    [(bot, new[bot].pi, new[bot].tau, *_add(sums.get(bot, _NONE), more))
                     for bot, more in sorted(added.items())])
     db.execute("INSERT OR REPLACE INTO league_rated VALUES (1, ?, ?)", (through, rated + len(rows)))
+    if fresh:
+        db.execute("INSERT OR REPLACE INTO league_rated_since VALUES (1, ?)", (start,))
     if history_fits:
         db.executemany("INSERT INTO league_rating_history VALUES (?,?,?,?)",
                        [(p.order, p.bot, p.mu, p.sigma) for p in history])
@@ -238,8 +294,10 @@ def settle(db: sqlite3.Connection, through: int, check: bool = False) -> None:
 
 
 def _forget(db: sqlite3.Connection) -> None:
-    for table in ("league_ratings", "league_rated", "league_rating_history", "league_history"):
-        db.execute(f"DELETE FROM {table}")
+    for table in ("league_ratings", "league_rated", "league_rating_history", "league_history",
+                  "league_rated_since"):
+        if db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone():
+            db.execute(f"DELETE FROM {table}")
 
 
 def _history_through(db: sqlite3.Connection) -> int | None:
@@ -293,13 +351,15 @@ def read_figures(db: sqlite3.Connection) -> tuple[dict[str, trueskill.Rating], d
     ``Record``: the kept table and the matches after it, or (no table, or one that does not fit)
     all the matches again."""
     kept = _kept(db)
+    start = rating_start(db)
     if kept is None or not _two_player(db, kept[0]):
-        if not _two_player(db):
+        if not _two_player(db, start):
             # Three and four players are TrueSkill's teams, read with pandas by the league's own
             # reader (league_store._seated_figures), which never asks here.
             return {}, {}
-        rows = db.execute("SELECT sched_order, seat0, seat1, winner FROM matches").fetchall()
-        return rate(rows)[0], {bot: _record(s) for bot, s in _sums(db).items()}
+        rows = db.execute("SELECT sched_order, seat0, seat1, winner FROM matches "
+                          "WHERE sched_order >= ?", (start,)).fetchall()
+        return rate(rows)[0], {bot: _record(s) for bot, s in _sums(db, start).items()}
     through, _, ratings, sums = kept
     rows = db.execute("SELECT sched_order, seat0, seat1, winner FROM matches "
                       "WHERE sched_order >= ?", (through,)).fetchall()

@@ -33,7 +33,7 @@ from arena.results.rating_replay import (  # noqa: F401
     rate_ranked,
     side_of,
 )
-from arena.results.league_ladder import kept_replay
+from arena.results.league_ladder import kept_replay, rating_start
 from arena.results.store import store_players  # noqa: F401 (where the report reads it)
 from arena.types import MatchEnding
 
@@ -59,18 +59,24 @@ class SeatedResults:
 
 
 def read_seated(db: sqlite3.Connection, players: int) -> SeatedResults:
+    # A league's ratings started again (league_ladder.rating_start) count from there: its
+    # status reads the store itself (a report's snapshot has dropped the matches before).
+    start = {"start": rating_start(db)}
     seats = pd.read_sql_query(
         "SELECT s.match_id, m.sched_order, s.seat, s.bot, s.declined, m.winner, m.reason, "
         "m.offender, m.fault FROM seats s JOIN matches m USING (match_id) "
-        "ORDER BY m.sched_order, s.seat", db)
+        "WHERE m.sched_order >= :start ORDER BY m.sched_order, s.seat", db, params=start)
     seats.insert(3, "side", [side_of(players, int(k)) for k in seats["seat"]])
     sides = pd.read_sql_query(
         "SELECT d.match_id, m.sched_order, d.side, d.points FROM sides d "
-        "JOIN matches m USING (match_id) ORDER BY m.sched_order, d.side", db)
+        "JOIN matches m USING (match_id) WHERE m.sched_order >= :start "
+        "ORDER BY m.sched_order, d.side", db, params=start)
     sides["total"] = sides.groupby("match_id")["points"].transform("sum")
     names = seats.groupby(["match_id", "side"])["bot"].agg(tuple).rename("bots")
     sides = sides.join(names, on=["match_id", "side"])
-    deals = pd.read_sql_query("SELECT match_id, deal_no, side, awarded FROM deal_sides", db)
+    deals = pd.read_sql_query(
+        "SELECT match_id, deal_no, side, awarded FROM deal_sides WHERE match_id IN "
+        "(SELECT match_id FROM matches WHERE sched_order >= :start)", db, params=start)
     return SeatedResults(players, seats, sides, deals)
 
 

@@ -28,11 +28,11 @@ from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import Mount, Route
 
 from arena.arena_folders import private_folder, private_subfolder
 from arena.entrants.manifest import ManifestError, check_name
-from arena.web import accounts, pages, sessions
+from arena.web import accounts, admin, pages, sessions
 from arena.web.handling import (
     FORM_OVERHEAD,
     Site,
@@ -43,7 +43,8 @@ from arena.web.handling import (
     fail,
     limit,
 )
-from arena.web.league_view import active_version, ladder, read_matches
+from arena.web.ladder_cache import cached_ladder, kept_ladder
+from arena.web.league_view import active_version, read_matches
 from arena.web.rate_limits import RateLimit
 from arena.web.settings import Settings
 from arena.web.site_store import RECEIVING, SiteStore
@@ -88,6 +89,7 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/bots/{name}/log", bind(show_log), methods=["GET"]),
         Route("/api/leaderboard", bind(leaderboard), methods=["GET"]),
         Route("/api/matches", bind(matches), methods=["GET"]),
+        Mount("/api/admin", routes=admin.routes(site)),
     ]
     # The pages (pages.py) after the API; the session cookie is theirs (the API reads no cookie).
     app = Starlette(routes=[*routes, *pages.routes(site)], lifespan=lifespan,
@@ -223,7 +225,8 @@ async def show_bot(site: Site, request: Request) -> Response:
         newest = next((u for u in uploads if u.status != RECEIVING), None)
         return {
             "name": name, "owner": owner,
-            "status": newest.status if newest else "none",
+            "status": "disabled" if admin.is_disabled(site.store, name) else
+            newest.status if newest else "none",
             "version": newest.version if newest else None,
             "reason": newest.reason if newest else "",
             "active_version": active_version(site.settings, name),
@@ -255,7 +258,10 @@ async def show_log(site: Site, request: Request) -> Response:
 # -- the league ------------------------------------------------------------------------------------
 
 async def leaderboard(site: Site, request: Request) -> Response:
-    return JSONResponse(await run_in_threadpool(ladder, site.settings))
+    board = kept_ladder(site.settings)
+    if board is None:
+        board = await run_in_threadpool(cached_ladder, site.settings)
+    return Response(board.body, media_type="application/json")
 
 
 async def matches(site: Site, request: Request) -> Response:

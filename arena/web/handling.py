@@ -20,6 +20,7 @@ from starlette.requests import Request
 from arena.entrants.bot_specs import bundled_names
 from arena.entrants.manifest import ManifestError, check_name, load_manifest
 from arena.entrants.registry import Registry, RegistryError, content_hash
+from arena.web.admin import uploads_refused
 from arena.web.archive import ArchiveError, bot_folder, unpack
 from arena.web.rate_limits import RateLimit
 from arena.web.settings import Settings
@@ -83,6 +84,8 @@ def limit(rate: RateLimit, key: str, what: str) -> None:
 def accept_upload(site: Site, author: str, name: str, file: UploadFile) -> Upload:
     """Check the name is the author's to use, unpack, read the manifest, queue. In a thread."""
     settings, store = site.settings, site.store
+    if (frozen := uploads_refused(store)) is not None:  # the page's upload and the API's alike
+        raise fail(423, frozen)
     try:
         check_name(name, "name")
     except ManifestError as err:

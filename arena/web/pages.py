@@ -45,11 +45,11 @@ from arena.web.handling import (
     fail,
     limit,
 )
+from arena.web.ladder_cache import cached_ladder, kept_ladder
 from arena.web.league_view import (
     active_version,
     family,
     find_match,
-    ladder,
     read_matches,
     record_path,
     replay_html,
@@ -350,9 +350,21 @@ async def upload_archive(site: Site, request: Request) -> Response:
 # -- the league ------------------------------------------------------------------------------------
 
 async def home(site: Site, request: Request) -> Response:
-    board = await run_in_threadpool(ladder, site.settings)
-    return await _page(site, request, "site_home.html.j2", board=board, fmt=_fmt,
-                       poll_s=LIVE_POLL_S, settings=site.settings)
+    ladder = kept_ladder(site.settings)
+    if ladder is None:
+        ladder = await run_in_threadpool(cached_ladder, site.settings)
+    context: dict[str, Any] = {"board": ladder.board, "fmt": _fmt, "poll_s": LIVE_POLL_S,
+                               "settings": site.settings}
+    if not request.session.get("sid"):
+        # Nobody logged in: the same page for every visitor until the ladder changes, rendered
+        # once with it. Rendered per request, the template was most of the page's time
+        # (scripts/bench_web.py).
+        page = ladder.pages.get("home")
+        if page is None:
+            page = ladder.pages.setdefault(
+                "home", bytes(_render(request, "site_home.html.j2", None, **context).body))
+        return HTMLResponse(page, headers=_HEADERS)
+    return await _page(site, request, "site_home.html.j2", **context)
 
 
 def _fmt(value: float | None, digits: int = 1) -> str:
@@ -371,7 +383,7 @@ async def bot_page(site: Site, request: Request) -> Response:
     def read() -> dict[str, Any]:
         owner = site.store.owner_of(name)
         uploads = [u for u in site.store.uploads_of(name) if u.status != RECEIVING]
-        rows = [r for r in ladder(site.settings)["rows"] if r["bot"] == name]
+        rows = [r for r in cached_ladder(site.settings).board["rows"] if r["bot"] == name]
         recent = read_matches(site.settings, name, MATCHES_ON_BOT_PAGE)
         if owner is None and not rows and not recent:
             raise fail(404, f"no bot named {name!r} in this competition")
@@ -400,7 +412,7 @@ async def match_list(site: Site, request: Request) -> Response:
 
     def read() -> tuple[list[dict[str, Any]], list[str], set[str]]:
         rows = read_matches(site.settings, bot, count)
-        names = sorted({r["bot"] for r in ladder(site.settings)["rows"]})
+        names = sorted({r["bot"] for r in cached_ladder(site.settings).board["rows"]})
         mine = set(site.store.bots_of(account)) if account else set()
         return rows, names, mine
 

@@ -150,6 +150,26 @@ def test_the_leaderboard_bot_and_match_pages_show_the_league(tmp_path, templates
         assert client.get("/favicon.ico").headers["content-type"].startswith("image/svg")
 
 
+def test_the_visitors_leaderboard_page_follows_the_league(tmp_path, templates):
+    # Rendered once for every visitor not logged in (ladder_cache): rendered again when the
+    # league's store changes, and never shown to someone logged in.
+    from synthetic_store import fill_league_with_records
+
+    folder = competition(tmp_path / "comp")
+    settings = load_settings(folder)
+    with TestClient(create_app(settings)) as client:
+        empty = client.get("/").text
+        assert client.get("/").text == empty and 'href="/bots/greedy"' not in empty
+        fill_league_with_records(settings.league_dir, 2, templates, bots=["greedy", "random"],
+                                 name="competition")
+        played = client.get("/").text
+        assert 'href="/bots/greedy"' in played and 'href="/bots/random"' in played
+        sign_up(client, "alice")
+        assert logged_in_as(client) == "alice"
+        client.post("/logout", data={"csrf": csrf_of(client, "/account")})
+        assert logged_in_as(client) is None and client.get("/").text == played
+
+
 def test_a_match_waiting_for_its_partner_is_not_shown(tmp_path, templates):
     folder = league_folder(tmp_path, templates, pairs=2)
     ids = match_ids(folder)
