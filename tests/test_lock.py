@@ -33,6 +33,10 @@ PLATFORMS = (
     ("darwin", "Darwin", "x86_64"),
 )
 HASH = re.compile(r"sha256:[0-9a-f]{64}")
+UNLOCKED_EXTRAS = {"vu": ROOT / "requirements-vu.txt"}
+"""Extras scripts/relock leaves out of the lock, each with the file that pins it instead: the
+schnapsen package of bots/vu_adapter pins click, scikit-learn and Flask exactly (pyproject.toml says
+why); it is installed alone into .venv-vu."""
 
 
 @dataclass(frozen=True)
@@ -114,7 +118,8 @@ def pyproject_requirements(pyproject: dict) -> dict[str, list[Requirement]]:
     project = pyproject["project"]
     groups = {"[project.dependencies]": project.get("dependencies", [])}
     for extra, requirements in project.get("optional-dependencies", {}).items():
-        groups[f"extra {extra!r}"] = requirements
+        if extra not in UNLOCKED_EXTRAS:
+            groups[f"extra {extra!r}"] = requirements
     groups["[build-system.requires]"] = pyproject["build-system"]["requires"]
     return {where: [Requirement(text) for text in texts] for where, texts in groups.items()}
 
@@ -186,6 +191,28 @@ def test_a_dependency_added_to_pyproject_without_re_locking_is_a_gap():
     numpy = next(pin.version for pin in pins if pin.name == "numpy")
     assert f"numpy>=99 (extra 'test'): the lock has {numpy}" in gaps
     assert len(gaps) == 3, gaps
+
+
+def test_scripts_relock_leaves_out_exactly_the_unlocked_extras():
+    # The two lists must agree, or a relock would lock vu (or drop an extra the suite needs).
+    relock = (ROOT / "scripts" / "relock").read_text(encoding="utf-8")
+    found = re.search(r'^UNLOCKED_EXTRAS="([^"]*)"$', relock, re.MULTILINE)
+    assert found is not None and set(found.group(1).split()) == set(UNLOCKED_EXTRAS)
+    assert "--all-extras" not in relock
+
+
+@pytest.mark.parametrize("extra", sorted(UNLOCKED_EXTRAS))
+def test_an_unlocked_extra_is_pinned_with_hashes_in_its_own_file(extra):
+    # The extra names exact releases, and its file pins the same ones, hash-checked as the lock is
+    # (scripts that make .venv-vu install it with --require-hashes).
+    wanted = {canonicalize_name(r.name): r for r in
+              (Requirement(t) for t in read_pyproject()["project"]["optional-dependencies"][extra])}
+    pins = {pin.name: pin for pin in read_lock(UNLOCKED_EXTRAS[extra].read_text(encoding="utf-8"))}
+    assert wanted.keys() == pins.keys()
+    for name, requirement in wanted.items():
+        assert [s.operator for s in requirement.specifier] == ["=="]
+        assert requirement.specifier.contains(pins[name].version), (requirement, pins[name])
+    assert not set(pins) & {pin.name for pin in read_lock(LOCK.read_text(encoding="utf-8"))}
 
 
 @pytest.mark.parametrize(

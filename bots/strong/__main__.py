@@ -12,7 +12,7 @@ from protocol import run
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bots.strong", description=__doc__)
     parser.add_argument("--budget-ms", type=int, default=None,
-                        help="think at most this long per decision (default: 30%% of the limit "
+                        help="think at most this long per decision (default: 28%% of the limit "
                              "the referee announces); a smaller budget plays faster and weaker")
     parser.add_argument("--seed", default=None, help="seed of the bot's sampling (default: from "
                         "the match id and seat)")

@@ -273,7 +273,9 @@ def decide(k: SeatKnowledge, legal: Sequence[Action], rng: random.Random, budget
     deadline = time.monotonic() + budget.seconds
     totals = [0.0] * len(plays)
     worlds = 0
-    while worlds < budget.worlds and (worlds == 0 or time.monotonic() < deadline):
+    slowest = 0.0  # the longest world so far: one is not begun unless that much time is left
+    while worlds < budget.worlds and (worlds == 0 or time.monotonic() + slowest < deadline):
+        started = time.monotonic()
         world = sample_world(k, rng)
         if world is None:
             break
@@ -281,6 +283,7 @@ def decide(k: SeatKnowledge, legal: Sequence[Action], rng: random.Random, budget
         worlds += 1
         for i, action in enumerate(plays):
             totals[i] += playout_value(world.apply_unchecked(action), k.side)
+        slowest = max(slowest, time.monotonic() - started)
     if worlds == 0:
         return greedy_choice(k, legal)  # no consistent world found: play the heuristic
     return plays[max(range(len(plays)), key=lambda i: totals[i])]

@@ -4,7 +4,7 @@ Each round draws one world and values every option still in the running in it (t
 all, so the options are compared on equal cards and the luck of the deal cancels out in their
 differences). Options that clearly trail the leader drop out, so the time goes to telling apart
 the ones that are close; rounds go on until one option is left, the time is up, or a cap is
-reached.
+reached. A round is not begun when the longest one so far would end past the deadline.
 """
 
 from __future__ import annotations
@@ -31,6 +31,12 @@ class Budget:
     def over(self) -> bool:
         return time.perf_counter() >= self.deadline
 
+    def no_time_for(self, seconds: float) -> bool:
+        """Whether work taking ``seconds`` more would end past the deadline: a loop that stops
+        only once the deadline has passed overruns it by one round, and at the 99th percentile
+        that round is what takes a decision past its share of the limit."""
+        return time.perf_counter() + seconds >= self.deadline
+
     def elapsed_ms(self) -> float:
         return (time.perf_counter() - self.start) * 1000
 
@@ -52,7 +58,8 @@ def choose(options: Sequence[T], values_in_a_world: Callable[[list[int]], Sequen
     index is in ``active``, in that order. Once ``min_worlds`` are in, an option that trails the
     leader clearly (by more than ``Z`` standard errors of their paired differences, or by the same
     margin in every world) is dropped, and later worlds are spent on the options still in doubt;
-    sampling stops when one is left, or the budget or ``max_worlds`` is reached. Ties go to the
+    sampling stops when one is left, when ``max_worlds`` is reached, or when the longest round so
+    far would not fit in the budget left. Ties go to the
     earlier option, so callers list first the option they prefer on equal evidence. At least one
     world is always drawn, whatever the budget.
     """
@@ -63,11 +70,14 @@ def choose(options: Sequence[T], values_in_a_world: Callable[[list[int]], Sequen
     # Options only ever leave, so option i's values are those of worlds 0 .. len(values[i]) - 1.
     values: list[list[float]] = [[] for _ in options]
     worlds = 0
+    slowest = 0.0  # the longest round so far: the next one may take as long
     while True:
+        started = time.perf_counter()
         for i, v in zip(active, values_in_a_world(active)):
             values[i].append(v)
         worlds += 1
-        if worlds >= max_worlds or budget.over():
+        slowest = max(slowest, time.perf_counter() - started)
+        if worlds >= max_worlds or budget.no_time_for(slowest):
             break
         if worlds >= min_worlds and worlds % 4 == 0:
             active = _still_in_doubt(active, values)

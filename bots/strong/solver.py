@@ -57,7 +57,15 @@ class Payoff:
     def for_match(me: int, score: tuple[int, int], pot: int, target: int) -> Payoff:
         """Game points as the match sees them: the carried pot goes to whoever scores (§7.6), and
         points beyond the target are worth nothing (a 3 that ends the match is worth a 1 that
-        does). ``score`` is (mine, theirs)."""
+        does). ``score`` is (mine, theirs).
+
+        A match to 1 (one deal is the match, as in ``vu_compat``) is the exception: there every
+        win would be worth the same, and the bot would give away a schneider or a schwarz to
+        save a sliver of chance of winning the deal. Its game points are what tells one result
+        from another beyond who won (and what a duplicate comparison of deals reads), so it
+        plays for them."""
+        if target <= 1:
+            return Payoff.game_points(me)
         need_me = max(1, target - score[0])
         need_opp = max(1, target - score[1])
         win = tuple(min(g + pot, need_me) if g else 0 for g in range(4))

@@ -110,3 +110,30 @@ def test_match_payoff() -> None:
     payoff = Payoff.for_match(1, (6, 5), 1, 7)
     assert payoff.win == (0, 1, 1, 1) and payoff.loss == (0, 2, 2, 2)
     assert payoff.value(None, 0) == 0 and payoff.value(0, 1) == -2
+
+
+def test_a_match_of_one_deal_is_played_for_its_game_points() -> None:
+    # vu_compat is a match to 1: a 3-point loss must weigh more than a 1-point loss, or the bot
+    # trades schwarz away for a sliver of chance to win the deal (issue 35's first figures).
+    payoff = Payoff.for_match(0, (0, 0), 0, 1)
+    assert payoff.win == (0, 1, 2, 3) and payoff.loss == (0, 1, 2, 3)
+    assert payoff.value(1, 3) == -3 and payoff.value(0, 2) == 2
+
+
+def test_the_planner_begins_no_world_it_has_no_time_left_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A clock that only the worlds move (40 ms each): a budget of 100 ms fits two worlds. Stopping
+    # only once the deadline had passed, the planner began a third and ended at 120 ms: the
+    # overrun that takes a decision's 99th percentile past its 30% share of the limit.
+    from types import SimpleNamespace
+
+    from bots.strong import planner
+    now = [0.0]
+    monkeypatch.setattr(planner, "time", SimpleNamespace(perf_counter=lambda: now[0]))
+
+    def values(active: list[int]) -> list[float]:
+        now[0] += 0.040
+        return [float(i) for i in active]
+
+    picked = planner.choose(["a", "b"], values, planner.Budget(0.100), min_worlds=100)
+    assert picked.worlds == 2 and now[0] <= 0.100
+    assert picked.option == "b"
