@@ -15,6 +15,7 @@ import logging
 import os
 import subprocess
 import sys
+import time
 
 from arena.isolation import cgroups
 from arena.isolation.bot_folders import UidLease
@@ -27,6 +28,14 @@ log = logging.getLogger("arena.isolation.probe")
 
 # A test hook: makes every namespace probe fail with this text, as on a machine without them.
 PROBE_FAIL_ENV = "ARENA_SANDBOX_PROBE_FAIL"
+# A level found missing is probed again before it is refused, or (best_level) stepped down from:
+# on a loaded machine one probe can fail by chance (a start of `true` past its 10 s, a cgroup
+# swept by another arena meanwhile), and what it decides holds for the whole process. A suite
+# worker once stepped down from isolated to limits that way, and its Python bots, run from a venv
+# under root's 0700 home, could no longer start. A level truly missing fails every time, at the
+# cost of a few trivial starts.
+PROBE_ATTEMPTS = 3
+PROBE_PAUSE_S = 0.5
 
 _support: Support | None = None
 _requested: str | None = None
@@ -89,7 +98,7 @@ def support() -> Support:
     not_dumpable()
     level = requested_level()
     if _support is None or _support.requested != level:
-        _support = _probe(level)
+        _support = _probe_again_if_missing(level)
         if _support.mode == "limits":
             log.warning("%s", describe())
     return _support
@@ -170,11 +179,27 @@ def best_level() -> str:
     """The strongest level this machine gives (for the demo, whose bots are the arena's own)."""
     for level in LEVELS:
         try:
-            _probe(level)
+            _probe_again_if_missing(level)
         except SandboxUnavailable:
             continue
         return level
     return "limits"
+
+
+def _probe_again_if_missing(level: str) -> Support:
+    """``_probe(level)``, tried ``PROBE_ATTEMPTS`` times before its ``SandboxUnavailable`` holds
+    (a simulated failure, ``PROBE_FAIL_ENV``, holds at once)."""
+    for attempt in range(1, PROBE_ATTEMPTS + 1):
+        try:
+            return _probe(level)
+        except SandboxUnavailable as err:
+            if attempt == PROBE_ATTEMPTS or os.environ.get(PROBE_FAIL_ENV) \
+                    or _missing_for_sure(level):
+                raise
+            log.info("the %r sandbox probe failed (attempt %d of %d), trying again: %s", level,
+                     attempt, PROBE_ATTEMPTS, err)
+            time.sleep(PROBE_PAUSE_S * attempt)
+    raise AssertionError("unreachable")
 
 
 def _unavailable(level: str, missing: str) -> SandboxUnavailable:
@@ -184,6 +209,12 @@ def _unavailable(level: str, missing: str) -> SandboxUnavailable:
         f"sandbox needs an explicit opt-in: --isolation {' or '.join(weaker)} (or "
         f"{ISOLATION_ENV}={weaker[-1]}, or isolation = \"{weaker[0]}\" in a tournament file); "
         f"see docs/organisers/isolation.md for what each level lets a bot do")
+
+
+def _missing_for_sure(level: str) -> bool:
+    """A level ``_probe`` refuses before trying anything: no probe again can change it."""
+    return level != "limits" and (not sys.platform.startswith("linux")
+                                  or level == "isolated" and os.geteuid() != 0)
 
 
 def _probe(level: str) -> Support:
