@@ -96,6 +96,7 @@ def create_app(settings: Settings) -> Starlette:
                     middleware=[sessions.middleware(settings)],
                     exception_handlers={HTTPException: _http_error, Exception: _server_error})
     app.state.competition = settings.name
+    app.state.stats_dir = settings.stats_dir  # the pages link the statistics once there are some
     return app
 
 

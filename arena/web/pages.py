@@ -18,6 +18,7 @@ pages of our own (``error_page``): one line, never a traceback or a path of the 
 from __future__ import annotations
 
 import math
+import os
 import secrets
 from typing import Any, Awaitable, Callable, Mapping
 
@@ -110,7 +111,23 @@ def routes(site: Site) -> list[BaseRoute]:
         Route("/uploads/{upload:int}/archive", bind(upload_archive), methods=["GET"]),
         Route("/favicon.ico", icon, methods=["GET"]),
         Mount("/static", StaticFiles(packages=[("arena.web", "static")]), name="static"),
+        # The statistics pages: the league's newest publish as it is (a folder a static host
+        # would serve). Each request resolves the switched link again, and nothing outside it is
+        # served (StaticFiles compares real paths); none yet: 404.
+        Mount("/stats", _Statistics(directory=site.settings.stats_dir, html=True,
+                                    check_dir=False), name="stats"),
     ]
+
+
+class _Statistics(StaticFiles):
+    """The league's publish, or a 404 page while there is none (StaticFiles raises a server
+    error for a missing folder, and checks only once: this checks until the first publish)."""
+
+    async def check_config(self) -> None:
+        if self.directory is None or not os.path.isdir(self.directory):
+            raise HTTPException(404, "No statistics yet: the league publishes them every "
+                                     "publish_every seconds (competition.toml)")
+        await super().check_config()
 
 
 # -- rendering -------------------------------------------------------------------------------------
@@ -119,6 +136,7 @@ def _render(request: Request, template: str, account: str | None, status: int = 
             **context: Any) -> HTMLResponse:
     text = _ENV.get_template(template).render(
         competition=request.app.state.competition, version=__version__, account=account,
+        stats=request.app.state.stats_dir.is_dir(),
         csrf=sessions.csrf_token(request) if account or context.pop("form", False) else "",
         **context)
     return HTMLResponse(text, status, headers=_HEADERS)
@@ -136,7 +154,7 @@ def error_page(request: Request, status: int, message: str,
     it). No database is read: a page about a failure must not fail the same way."""
     text = _ENV.get_template("site_error.html.j2").render(
         competition=getattr(request.app.state, "competition", "competition"),
-        version=__version__, account=None, csrf="", status=status, message=message)
+        version=__version__, account=None, csrf="", stats=False, status=status, message=message)
     return HTMLResponse(text, status, headers={**_HEADERS, **(headers or {})})
 
 

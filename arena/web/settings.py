@@ -57,7 +57,8 @@ logins_per_minute = 10          # accounts made and tokens asked for, per client
 isolation = ""                  # "", isolated, namespaces or limits ("": $ARENA_ISOLATION)
 workers = 0                     # local worker processes; 0: all cores
 publish_every = 0               # seconds between static publishes of the league's report
-                                # (league/public/current); 0: never (the site reads the store)
+                                # (league/public/current), served as the site's statistics
+                                # pages at /stats/; 0: never (no statistics pages)
 """
 
 
@@ -98,6 +99,13 @@ class Settings:
     @property
     def data_dir(self) -> Path:
         return self.folder / DATA_DIR
+
+    @property
+    def stats_dir(self) -> Path:
+        """The league's newest static publish (``publish_every``; league.toml names no other
+        folder, so the league's default, ``public``): the report's statistics pages, charts,
+        head-to-head and replays, public by construction (report/public.py). Switched whole."""
+        return self.league_dir / "public" / "current"
 
     @property
     def uploads_dir(self) -> Path:

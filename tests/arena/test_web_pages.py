@@ -457,3 +457,28 @@ def test_the_upload_page_reloads_until_done(site, folder):
     status = re.search(r'id="upload-status">(\w+)<', page).group(1)
     assert status == "active", page
     assert "qualification of mybot: PASSED" in page and str(folder) not in page
+
+
+def test_the_statistics_pages_are_the_leagues_newest_publish_and_nothing_beside(site, folder):
+    """Point 3's statistics pages: /stats/ serves the league's newest static publish (its
+    `current` link, switched whole), linked from every page once there is one; a path out of it
+    is not served, nor is the store beside it."""
+    assert site.get("/stats/").status_code == 404
+    assert 'id="stats-link"' not in site.get("/matches").text
+    public = folder / "league" / "public"
+    for build, title in (("b1", "first"), ("b2", "second")):
+        (public / build / "report").mkdir(parents=True)
+        (public / build / "index.html").write_text(f"<title>{title}</title>")
+        (public / build / "report" / "elo.svg").write_text("<svg/>")
+    (public / "current").symlink_to("b1")
+    assert 'href="/stats/"' in site.get("/matches").text
+    assert "<title>first</title>" in site.get("/stats/").text
+    assert site.get("/stats/report/elo.svg").text == "<svg/>"
+    (public / "next").symlink_to("b2")
+    (public / "next").replace(public / "current")  # as a publish switches it
+    assert "<title>second</title>" in site.get("/stats/").text
+    for path in ("/stats/../league.toml", "/stats/%2e%2e/league.toml",
+                 "/stats/..%2f..%2fcompetition.toml", "/stats/../../data/registry/registry.sqlite"):
+        answer = site.get(path)
+        assert answer.status_code == 404 or "name =" not in answer.text, path
+        assert "SQLite format" not in answer.text and "[" not in answer.text[:1], path
