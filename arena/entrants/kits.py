@@ -52,7 +52,11 @@ def new_bot(folder: Path, language: str) -> NewBot:
     if language not in languages:
         known = ", ".join(languages) or f"none (this installation has no {KITS_DIR})"
         raise KitError(f"no starter kit for {language!r}; kits: {known}")
-    name = folder.resolve().name
+    try:
+        name = folder.resolve().name
+    except (OSError, RuntimeError) as err:  # RuntimeError: Python 3.11's word for a link loop
+        raise KitError(f"cannot use {folder} as the new bot's folder: "
+                       f"{getattr(err, 'strerror', None) or err}") from None
     try:
         check_name(name, f"the bot's name (its folder's, {folder})")
     except ManifestError as err:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import time
 
 import pytest
 
@@ -79,7 +80,14 @@ def test_register_upload_watch_it_qualify_and_play_in_a_browser(tmp_path):
                 page.click("#leaderboard a[href='/bots/mybot']")
                 page.wait_for_url(url + "/bots/mybot")
                 assert page.inner_text("#owner") == "alice"
-                page.wait_for_selector("table.matches a[href^='/matches/']")
+                # Its matches are listed once their duplicate partner is stored too (the partner
+                # is dealt the same cards), which on a loaded machine can come well after the
+                # leaderboard's row; the bot's page is not live: read it again, as its author would.
+                deadline = time.monotonic() + 180
+                while page.query_selector("table.matches a[href^='/matches/']") is None:
+                    assert time.monotonic() < deadline, "no match of mybot listed within 180 s"
+                    time.sleep(2)
+                    page.reload()
                 page.click("table.matches td:first-child a")
                 page.wait_for_selector("#match-data", state="attached")
                 page.wait_for_function("document.getElementById('title').textContent.length > 0")
