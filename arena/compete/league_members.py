@@ -63,20 +63,8 @@ def store_name(spec: BotSpec) -> str:
 def set_membership(folder: Path, family: str, text: str, state: str) -> None:
     """Record that ``family`` is in (as ``text``) or out of the league: written by ``arena league
     add|remove``, read by the running league between pairs."""
-    path = folder / MEMBERS_NAME
-    try:
-        private_file(path)
-        db = sqlite3.connect(path, timeout=30, isolation_level=None)
-    except (OSError, sqlite3.Error) as err:
-        raise ConfigError(f"cannot open {path}: {err}") from None
-    try:
-        db.executescript(_MEMBERS_SCHEMA)
-        db.execute("INSERT OR REPLACE INTO members VALUES (?, ?, ?, ?)",
-                   (family, text, state, utc_now()))
-    except sqlite3.Error as err:
-        raise ConfigError(f"cannot write {path}: {err}") from None
-    finally:
-        db.close()
+    _write(folder, "INSERT OR REPLACE INTO members VALUES (?, ?, ?, ?)",
+           (family, text, state, utc_now()))
 
 
 def _write(folder: Path, statement: str, args: tuple[object, ...]) -> int:
