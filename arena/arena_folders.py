@@ -29,6 +29,7 @@ import contextvars
 import logging
 import os
 import stat
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, TypeVar
@@ -175,9 +176,71 @@ def holder(path: str, also: Iterable[str] = ()) -> str | None:
     while True:
         marked = memo.get(current) if memo is not None else None
         if not isinstance(marked, bool):
-            marked = any(os.path.lexists(os.path.join(current, name)) for name in _LAYOUT)
+            marked = _marked(current)
             if memo is not None:
                 memo[current] = marked
+        if marked:
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def _marked(folder: str) -> bool:
+    return any(os.path.lexists(os.path.join(folder, name)) for name in _LAYOUT)
+
+
+# ``holder_of_real``'s answers, by folder: what was seen of the folder and of its ``registry``
+# subfolder (None: there was none), which a layout name lies in, and whether it was marked.
+_Seen = tuple[int, int, int, int]
+_kept: dict[str, tuple[_Seen, _Seen | None, bool]] = {}
+_KEPT_MAX = 4096
+# A folder changed this close to when it is looked at may change again with the same mtime (the
+# kernel stamps a change with a clock that moves a tick at a time, up to 10 ms; FAT keeps 2 s):
+# its answer is not kept. Git's racy-clean rule, with room to spare.
+RACY_NS = 3_000_000_000
+
+
+def _seen(path: str) -> _Seen | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_ctime_ns)
+
+
+def holder_of_real(real: str) -> str | None:
+    """``holder`` of a resolved path, for a bot's every start (``allow_list``): each folder's
+    answer is kept while the folder is seen unchanged, one ``stat`` of it instead of a look for
+    each layout name (issue 34: those were ~115 ``lstat``s of a start). A name added to or
+    removed from a folder changes its mtime and ctime, a folder put in its place its inode, a
+    mount over it its device: any of these, and it is looked at again, so a folder marked after
+    a bot's first start is seen at its next. Its ``registry`` folder, where there is one, is
+    seen the same way (a name in it counts). An answer is kept only when neither had changed for
+    ``RACY_NS`` before the look (a change after the look then has a later mtime)."""
+    current = real
+    while True:
+        before = time.time_ns()
+        seen = _seen(current)
+        if seen is None:
+            marked = False  # not there, or not a folder one can enter: nothing in it to find
+        else:
+            registry = os.path.join(current, "registry")
+            kept = _kept.get(current)
+            if kept is not None and kept[0] == seen and (kept[1] is None or
+                                                          kept[1] == _seen(registry)):
+                marked = kept[2]
+            else:
+                registry_seen = _seen(registry)
+                marked = _marked(current)
+                newest = max(t[i] for t in (seen, registry_seen) if t is not None for i in (2, 3))
+                if before - newest > RACY_NS:
+                    if len(_kept) >= _KEPT_MAX:
+                        _kept.clear()
+                    _kept[current] = (seen, registry_seen, marked)
+                else:
+                    _kept.pop(current, None)
         if marked:
             return current
         parent = os.path.dirname(current)

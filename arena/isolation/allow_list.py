@@ -139,7 +139,7 @@ def allow_list(argv: Sequence[str], private: Sequence[str] = ()) -> list[str]:
         folder = real if os.path.isdir(real) else os.path.dirname(real)
         if any(_inside(real, p) or _inside(folder, p) for p in private_real):
             continue  # fail closed: the bot will not find it
-        if arena_folders.holder(real) is not None:
+        if arena_folders.holder_of_real(real) is not None:
             continue  # in another run's folder, say (issue 29): refused before, never shown
         if folder in shared or any(_inside(p, folder) for p in keep_out):
             if os.path.isfile(real):
