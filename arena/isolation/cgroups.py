@@ -364,15 +364,18 @@ class BotCgroup:
     def reuse(self) -> bool:
         """Make this cgroup, whose bot has ended, as a fresh one for the next bot of this process
         with the same limits (issue 34: a memory cgroup's mkdir and its removal were ~1 ms of a
-        bot start's CPU, and more in the kernel's workers). False, and nothing changed, unless it
-        is empty (``_empty``) and was never killed for a cap. Then: its limits written again (a
-        bot of the ``namespaces`` level owns these files and could have raised them), the normal
-        weight, and its counters taken as the new bot's zero. What the last bot left charged to
-        its memory is only page cache of files it read first (its tmpfs went with its mount
-        namespace, its processes with it), which the kernel reclaims before any OOM kill: not
-        emptied here (v1's ``memory.force_empty`` drains every CPU's page lists and cost more
+        bot start's CPU, and more in the kernel's workers). False unless it is empty
+        (``_empty``) and was never killed for a cap. Its limits are written again (a bot of the
+        ``namespaces`` level owns these files and could have raised them), the normal weight,
+        and its counters taken as the new bot's zero; then it is looked at: empty, or not handed
+        on. One look, after the writes, not one before them too: ``give_back`` found it empty,
+        and a process that joined it since is seen by this one (each look reads every
+        hierarchy's ``cgroup.procs``, ~60 us of a start; step four). What the last bot left
+        charged to its memory is only page cache of files it read first (its tmpfs went with its
+        mount namespace, its processes with it), which the kernel reclaims before any OOM kill:
+        not emptied here (v1's ``memory.force_empty`` drains every CPU's page lists and cost more
         than a new cgroup, 0.8 ms against 0.4 a start, measured)."""
-        if self.killed or self._weight < 0 or not self._empty():
+        if self.killed or self._weight < 0:
             return False
         try:
             self._set_limits()

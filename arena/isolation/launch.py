@@ -263,9 +263,11 @@ class Launch:
             self._lease.release()
             self._lease = None
         if self._cgroup is not None:
-            if self._cgroup.processes_inside():  # only when finish() was never reached
-                self._cgroup.kill()
-            if not cgroups.give_back(self._cgroup):  # emptied: the next bot's (issue 34)
+            # Emptied: the next bot's (issue 34). give_back looks whether it is empty first: a
+            # look of its own before it read the same files again (step four).
+            if not cgroups.give_back(self._cgroup):
+                if self._cgroup.processes_inside():  # only when finish() was never reached
+                    self._cgroup.kill()
                 remove_later(self._cgroup.remove)
             self._cgroup = None
         remove_later(self._base)
