@@ -189,7 +189,8 @@ def main() -> int:
             limit = f" ({100 * r['p99_ms'] / args.decision_ms:.1f}% of the {args.decision_ms} ms " \
                     "limit)" if args.decision_ms else ""
             print(f"  strong's decision time over {r['decisions']:.0f} decisions: median "
-                  f"{r['median_ms']:.1f} ms, p99 {r['p99_ms']:.1f} ms{limit}, max {r['max_ms']:.1f} ms")
+                  f"{r['median_ms']:.1f} ms, p99 {r['p99_ms']:.1f} ms{limit}, "
+                  f"max {r['max_ms']:.1f} ms")
     return 1 if failed else 0
 
 
