@@ -441,9 +441,16 @@ def decide(k: SeatKnowledge, legal: Sequence[Action], rng: random.Random, budget
         if world is None:
             break
         assert world.to_act == k.seat, "the sampled world disagrees about whose turn it is"
+        values = []
+        for action in plays:
+            if worlds and time.monotonic() > deadline:
+                break
+            values.append(playout_value(world.apply_unchecked(action), k.side))
+        if len(values) < len(plays):
+            break  # a loaded machine: this world is dropped rather than the limit overrun
         worlds += 1
-        for i, action in enumerate(plays):
-            totals[i] += playout_value(world.apply_unchecked(action), k.side)
+        for i, value in enumerate(values):
+            totals[i] += value
         slowest = max(slowest, time.monotonic() - started)
     if worlds == 0:
         return greedy_choice(k, legal)  # no consistent world found: play the heuristic
