@@ -6,6 +6,7 @@ goes through ``DealState.apply``, which refuses an illegal one."""
 from __future__ import annotations
 
 import random
+import time
 from collections import Counter
 
 import pytest
@@ -266,6 +267,32 @@ def test_a_playout_plays_the_deal_as_greedy_bots_do(name):
             + (totals[0] - (sum(totals) - totals[0]) / others) / 1000
         alike += playout_value(DealState.new(rules, 0, order), 0) == greedy
     assert alike >= 32, alike
+
+
+def test_a_world_the_deadline_interrupts_is_dropped_not_finished(monkeypatch):
+    # The first world is quick, the next ones slow (a loaded machine): the decision stops after
+    # the first slow playout past its deadline instead of finishing the world (old: every one of
+    # its candidates, 0.6 s each).
+    import bots.strong.nseat as strong_nseat
+
+    deal, k = next((d, k) for d, k in _positions("three_player", range(4))
+                   if d.decision is Decision.LEAD and len(d.legal_actions()) >= 4
+                   and not any(a.kind is not ActionKind.PLAY for a in d.legal_actions()))
+    legal = deal.legal_actions()
+    calls = []
+    real = strong_nseat.playout_value
+
+    def slow_after_one_world(state, side):
+        calls.append(1)
+        time.sleep(0 if len(calls) <= len(legal) else 0.6)
+        return real(state, side)
+
+    monkeypatch.setattr(strong_nseat, "playout_value", slow_after_one_world)
+    started = time.monotonic()
+    action = decide(k, legal, random.Random(1), Budget(worlds=50, seconds=0.5))
+    assert action in legal
+    assert len(calls) == len(legal) + 1, len(calls)
+    assert time.monotonic() - started < 0.5 + 0.6 + 0.5  # the old way: 4 x 0.6 s and more
 
 
 def test_a_void_shown_in_phase_two_keeps_the_suit_out_of_that_hand():
