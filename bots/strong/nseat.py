@@ -422,6 +422,15 @@ def likely_world(k: SeatKnowledge, rng: random.Random, at_window: bool = False,
 # -- the decision -----------------------------------------------------------------------------------
 
 
+def _modelled(k: SeatKnowledge) -> list[int]:
+    """The seats whose play ``likely_world`` reads with the greedy model: the opponents. A partner
+    is left out: with four players it is most often this bot too, whose searched cards the greedy
+    model calls misses (the strong pair took 0.740 of 8 deal sets' game points so, 0.673 with the
+    partner modelled)."""
+    partner = k.partner
+    return [s for s in range(k.players) if s != k.seat and s != partner]
+
+
 def decide(k: SeatKnowledge, legal: Sequence[Action], rng: random.Random, budget: Budget) -> Action:
     """The strong bot's choice with three or four players."""
     if CLAIM in legal and k.my_points() >= k.target:
@@ -437,7 +446,7 @@ def decide(k: SeatKnowledge, legal: Sequence[Action], rng: random.Random, budget
     slowest = 0.0  # the longest world so far: one is not begun unless that much time is left
     while worlds < budget.worlds and (worlds == 0 or time.monotonic() + slowest < deadline):
         started = time.monotonic()
-        world = likely_world(k, rng)
+        world = likely_world(k, rng, seats=_modelled(k))
         if world is None:
             break
         assert world.to_act == k.seat, "the sampled world disagrees about whose turn it is"

@@ -295,6 +295,27 @@ def test_a_world_the_deadline_interrupts_is_dropped_not_finished(monkeypatch):
     assert time.monotonic() - started < 0.5 + 0.6 + 0.5  # the old way: 4 x 0.6 s and more
 
 
+@pytest.mark.parametrize("name", NSEAT)
+def test_the_partner_is_not_read_with_the_greedy_model(monkeypatch, name):
+    # Four players: the partner is most often this bot too, not greedy; its cards are not misses.
+    import bots.strong.nseat as strong_nseat
+
+    deal, k = next((d, k) for d, k in _positions(name, range(4)) if d.decision is Decision.FOLLOW
+                   and sum(a.kind is ActionKind.PLAY for a in d.legal_actions()) >= 2)
+    asked = []
+    real = strong_nseat.likely_world
+
+    def spy(k, rng, *args, **kwargs):
+        asked.append(kwargs.get("seats"))
+        return real(k, rng, *args, **kwargs)
+
+    monkeypatch.setattr(strong_nseat, "likely_world", spy)
+    decide(k, deal.legal_actions(), random.Random(1), Budget(worlds=2))
+    others = [s for s in range(deal.rules.players) if s != k.seat]
+    expected = [s for s in others if s != deal.rules.partner(k.seat)]
+    assert asked and all(sorted(seats) == expected for seats in asked), (asked, expected)
+
+
 def test_a_void_shown_in_phase_two_keeps_the_suit_out_of_that_hand():
     rules = profile("three_player")
     voids = 0
