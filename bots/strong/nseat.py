@@ -10,11 +10,12 @@ this way instead:
    copies of every card. The dead pile of three players is unseen and sampled like the stock. The
    sample is then checked by replaying the deal's public history on the engine: a world in which
    some seat's past play would have been illegal is thrown away. **Inference from the play**
-   (``likely_world``): on that replay, each card another seat played where the greedy strategy
-   (``greedy_card``, the model of the other seats) would have played another is a miss; a world is
-   kept with probability ``MISS_WEIGHT`` per miss, else another is drawn (``MODEL_TRIES`` in all, then
-   the one with the fewest misses). A seat that plays greedily thus shows what it holds: a low lead
-   says it has no lower plain card, a duck says it had no cheap winner.
+   (``likely_world``): on that replay, each card an opponent played where the greedy strategy
+   (``greedy_card``, the model of the opponents; a partner is most often this bot, and left out)
+   would have played another is a miss; a world is kept with probability ``MISS_WEIGHT`` per miss,
+   else another is drawn (``MODEL_TRIES`` in all, then the one with the fewest misses). A seat
+   that plays greedily thus shows what it holds: a low lead says it has no lower plain card, a duck
+   says it had no cheap winner.
 2. **Play out** every candidate card in each world with the greedy strategy for every seat
    (``greedy_rollout_choice``: ``greedy_card``, the bundled greedy bot's card read off the engine's
    ``DealState``, and ``rollout_choice`` for claims, the exchange and marriages), and score the end
