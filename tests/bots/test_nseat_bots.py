@@ -6,17 +6,20 @@ goes through ``DealState.apply``, which refuses an illegal one."""
 from __future__ import annotations
 
 import random
+import time
 from collections import Counter
 
 import pytest
 
-from arena.game import (CLAIM, PASS, Action, Card, DealState, Decision, Event, EventKind, MatchState,
-                        Rank, Suit, profile)
+from arena.game import (CLAIM, PASS, Action, ActionKind, Card, DealState, Decision, Event, EventKind,
+                        MatchState, Rank, Suit, profile)
+from arena.game.dealing import shuffled_order
 from arena.game.observation import visible_event
 from bots.greedy_bot import GreedyBot
 from bots.nseat import GREEDY, RandomPolicy, SeatKnowledge, greedy_choice, play_local_match
-from bots.strong.nseat import (Budget, NSeatPlanner, _allowed, decide, layout_positions, replay,
-                               sample_order, sample_world)
+from bots.strong.nseat import (Budget, NSeatPlanner, _allowed, decide, greedy_card, layout_positions,
+                               likely_world, model_misses, playout_value, replay, sample_order,
+                               sample_world)
 from bots.random_bot import RandomBot
 from bots.strong.bot import StrongBot
 from protocol import BotSession, from_engine
@@ -175,6 +178,142 @@ def _same_public(world: DealState, deal: DealState, seat: int) -> bool:
     """The events the seat saw are the same (other seats' private draws may differ)."""
     return [visible_event(e, seat) for e in world.events()] == \
         [visible_event(e, seat) for e in deal.events()]
+
+
+@pytest.mark.parametrize("name", NSEAT)
+def test_greedy_card_is_the_greedy_strategys_card_read_off_the_world(name):
+    # The model of the other seats (inference, greedy playouts) must be the greedy bot's choice,
+    # computed from the world rather than from a SeatKnowledge. The greedy strategy's "unseen"
+    # leaves out cards it saw shown (a marriage) that the world still counts: a rare difference.
+    checked = same = 0
+    for deal, k in _positions(name, range(6)):
+        if deal.decision not in (Decision.LEAD, Decision.FOLLOW):
+            continue
+        legal = deal.legal_actions()
+        chosen = greedy_choice(k, legal)
+        model = greedy_card(deal)
+        if chosen.card is None:
+            assert model is None or chosen.kind is not ActionKind.PLAY
+            continue
+        checked += 1
+        same += model == chosen.card
+    assert checked > 100 and same >= 0.97 * checked, (same, checked)
+
+
+@pytest.mark.parametrize("name", NSEAT)
+def test_the_play_of_greedy_seats_pins_their_hands_better_than_the_rules_alone(name):
+    # Inference from the play: worlds in which the other seats would have played what they did
+    # (likely_world) put more of their real cards in their hands than worlds that only respect the
+    # rules (sample_world), from trick 3 on; and a greedy deal's real order has no model miss.
+    rng = random.Random(3)
+    hits = {"rules": 0, "play": 0}
+    for i, (deal, k) in enumerate(_positions(name, range(8))):
+        if i % 4 or deal.decision not in (Decision.LEAD, Decision.FOLLOW) or deal.trick_no < 2:
+            continue
+        for key, world in (("rules", sample_world(k, rng)), ("play", likely_world(k, rng))):
+            assert world is not None and world.hand(k.seat) == deal.hand(k.seat)
+            for seat in range(deal.rules.players):
+                if seat != k.seat:
+                    hits[key] += sum((Counter(world.hand(seat)) & Counter(deal.hand(seat))).values())
+    assert hits["play"] > 1.03 * hits["rules"], hits
+
+
+@pytest.mark.parametrize("name", NSEAT)
+def test_a_greedy_deal_replayed_on_its_own_cards_has_no_model_miss(name):
+    rules = profile(name)
+    order = shuffled_order(rules, 5, 1)
+    deal = DealState.new(rules, 0, order)
+    seats = [SeatKnowledge(rules, s) for s in range(rules.players)]
+    for s, k in enumerate(seats):
+        k.start_deal(deal.dealer, deal.hand(s), deal.up_card, deal.stock_size)
+    seen = 0
+    while not deal.is_over:
+        events = deal.events()
+        for event in events[seen:]:
+            for s, k in enumerate(seats):
+                k.feed(visible_event(event, s))
+        seen = len(events)
+        deal = deal.apply(greedy_choice(seats[deal.to_act], deal.legal_actions()))
+    k = seats[0]
+    _, misses = model_misses(rules, k.dealer, order, k.history, k.seat)
+    assert misses <= 1  # the rare shown-marriage difference above
+
+
+@pytest.mark.parametrize("name", NSEAT)
+def test_a_playout_plays_the_deal_as_greedy_bots_do(name):
+    # The playouts' policy is the greedy strategy for every seat (the other seats' model), so a
+    # playout from the start of a deal ends as a deal between greedy bots, each deciding from what
+    # it saw, does: same awards, same totals (the cheap old policy: 0 deals of 40 alike).
+    rules = profile(name)
+    alike = 0
+    for seed in range(40):
+        order = shuffled_order(rules, seed, 1)
+        deal = DealState.new(rules, 0, order)
+        seats = [SeatKnowledge(rules, s) for s in range(rules.players)]
+        for s, k in enumerate(seats):
+            k.start_deal(0, deal.hand(s), deal.up_card, deal.stock_size)
+        seen = 0
+        while not deal.is_over:
+            events = deal.events()
+            for event in events[seen:]:
+                for s, k in enumerate(seats):
+                    k.feed(visible_event(event, s))
+            seen = len(events)
+            deal = deal.apply(greedy_choice(seats[deal.to_act], deal.legal_actions()))
+        assert deal.settlement is not None
+        awards, totals = deal.settlement.awards, deal.settlement.totals
+        others = len(awards) - 1
+        greedy = awards[0] - (sum(awards) - awards[0]) / others \
+            + (totals[0] - (sum(totals) - totals[0]) / others) / 1000
+        alike += playout_value(DealState.new(rules, 0, order), 0) == greedy
+    assert alike >= 32, alike
+
+
+def test_a_world_the_deadline_interrupts_is_dropped_not_finished(monkeypatch):
+    # The first world is quick, the next ones slow (a loaded machine): the decision stops after
+    # the first slow playout past its deadline instead of finishing the world (old: every one of
+    # its candidates, 0.6 s each).
+    import bots.strong.nseat as strong_nseat
+
+    deal, k = next((d, k) for d, k in _positions("three_player", range(4))
+                   if d.decision is Decision.LEAD and len(d.legal_actions()) >= 4
+                   and not any(a.kind is not ActionKind.PLAY for a in d.legal_actions()))
+    legal = deal.legal_actions()
+    calls = []
+    real = strong_nseat.playout_value
+
+    def slow_after_one_world(state, side):
+        calls.append(1)
+        time.sleep(0 if len(calls) <= len(legal) else 0.6)
+        return real(state, side)
+
+    monkeypatch.setattr(strong_nseat, "playout_value", slow_after_one_world)
+    started = time.monotonic()
+    action = decide(k, legal, random.Random(1), Budget(worlds=50, seconds=0.5))
+    assert action in legal
+    assert len(calls) == len(legal) + 1, len(calls)
+    assert time.monotonic() - started < 0.5 + 0.6 + 0.5  # the old way: 4 x 0.6 s and more
+
+
+@pytest.mark.parametrize("name", NSEAT)
+def test_the_partner_is_not_read_with_the_greedy_model(monkeypatch, name):
+    # Four players: the partner is most often this bot too, not greedy; its cards are not misses.
+    import bots.strong.nseat as strong_nseat
+
+    deal, k = next((d, k) for d, k in _positions(name, range(4)) if d.decision is Decision.FOLLOW
+                   and sum(a.kind is ActionKind.PLAY for a in d.legal_actions()) >= 2)
+    asked = []
+    real = strong_nseat.likely_world
+
+    def spy(k, rng, *args, **kwargs):
+        asked.append(kwargs.get("seats"))
+        return real(k, rng, *args, **kwargs)
+
+    monkeypatch.setattr(strong_nseat, "likely_world", spy)
+    decide(k, deal.legal_actions(), random.Random(1), Budget(worlds=2))
+    others = [s for s in range(deal.rules.players) if s != k.seat]
+    expected = [s for s in others if s != deal.rules.partner(k.seat)]
+    assert asked and all(sorted(seats) == expected for seats in asked), (asked, expected)
 
 
 def test_a_void_shown_in_phase_two_keeps_the_suit_out_of_that_hand():
