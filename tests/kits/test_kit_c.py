@@ -28,8 +28,7 @@ from arena.entrants.registry import Registry
 from arena.isolation.launcher import BOT_PATH
 from arena.isolation import levels, probe
 from arena.isolation.limits import PER_PROCESS_ENV
-from arena.types import BotSpec
-from kit_matches import play_against_greedy
+from kit_matches import built_kit, kit_bot, kit_sources, play_against_greedy, skip_or_fail
 
 # As tests/arena/conftest.py does (kept here so that this file runs alone): the arena refuses to
 # run bots below the level asked for (isolated, which needs root), so the kit runs at the strongest
@@ -49,10 +48,8 @@ def _require_cc() -> None:
     """A skip naming what to install where cc is missing (here, or where the sandbox's build looks
     for it), or a failure under CI."""
     if shutil.which("cc") is None or shutil.which("cc", path=BOT_PATH) is None:
-        why = f"the C kit needs cc (Debian: apt-get install gcc); cc is not on PATH or {BOT_PATH}"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{why} (CI=true: kits never skip)")
-        pytest.skip(why)
+        skip_or_fail(f"the C kit needs cc (Debian: apt-get install gcc); cc is not on PATH or "
+                     f"{BOT_PATH}")
 
 
 @pytest.fixture(autouse=True)
@@ -61,21 +58,14 @@ def cc() -> None:
 
 
 def _sources(into: Path) -> Path:
-    """A copy of the kit as it is checked in: without what a local build left behind."""
-    shutil.copytree(KIT, into, ignore=shutil.ignore_patterns(*BUILT))
-    return into
+    return kit_sources(KIT, into, BUILT)
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The kit built from a clean copy by its manifest's own build line."""
     _require_cc()  # a module fixture is set up before the autouse one: skip (or fail) here too
-    folder = _sources(tmp_path_factory.mktemp("kit-c") / "c")
-    manifest = load_manifest(folder)
-    run = subprocess.run(list(manifest.build), cwd=folder, capture_output=True, text=True,
-                         timeout=300)
-    assert run.returncode == 0, run.stdout + run.stderr
-    return folder
+    return built_kit(KIT, tmp_path_factory.mktemp("kit-c") / "c", BUILT)
 
 
 def test_the_kit_builds_with_cc_alone_and_without_a_warning(built: Path) -> None:
@@ -132,10 +122,7 @@ def test_c_counter_is_the_kits_sample_bot(built: Path) -> None:
 def test_twenty_matches_against_greedy_without_fault_or_wrong_claim(profile_name: str,
                                                                      built: Path,
                                                                      tmp_path: Path) -> None:
-    manifest = load_manifest(built)
-    # As a submitted bot runs: the manifest's command, in a copy of its built folder.
-    kit = BotSpec(manifest.name, manifest.argv(), folder=str(built), workdir=manifest.workdir)
-    play_against_greedy(kit, profile_name, tmp_path, "kit-c")
+    play_against_greedy(kit_bot(built), profile_name, tmp_path, "kit-c")
 
 
 @pytest.mark.slow

@@ -21,12 +21,10 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli.main import app
-from arena.entrants.manifest import load_manifest
 from arena.entrants.registry import Registry
 from arena.isolation import levels, probe
 from arena.isolation.limits import PER_PROCESS_ENV
-from arena.types import BotSpec
-from kit_matches import play_against_greedy
+from kit_matches import built_kit, kit_bot, kit_sources, play_against_greedy, skip_or_fail
 
 # As tests/arena/conftest.py does (kept here so that this file runs alone): the arena refuses to
 # run bots below the level asked for (isolated, which needs root), so the kit runs at the strongest
@@ -46,26 +44,17 @@ def jdk() -> None:
     """A skip naming what to install where javac or java is missing, or a failure under CI."""
     missing = [tool for tool in ("javac", "java") if shutil.which(tool) is None]
     if missing:
-        why = (f"the Java kit needs a JDK (Debian: apt-get install default-jdk-headless); "
-               f"{' and '.join(missing)} not on PATH")
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{why} (CI=true: kits never skip)")
-        pytest.skip(why)
+        skip_or_fail(f"the Java kit needs a JDK (Debian: apt-get install default-jdk-headless); "
+                     f"{' and '.join(missing)} not on PATH")
 
 
 def _sources(into: Path) -> Path:
-    """A copy of the kit as it is checked in: without what a local build left behind."""
-    shutil.copytree(KIT, into, ignore=shutil.ignore_patterns(*BUILT))
-    return into
+    return kit_sources(KIT, into, BUILT)
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = _sources(tmp_path_factory.mktemp("kit-java") / "java")
-    run = subprocess.run(["sh", "build.sh"], cwd=folder, capture_output=True, text=True,
-                         timeout=300)
-    assert run.returncode == 0, run.stdout + run.stderr
-    return folder
+    return built_kit(KIT, tmp_path_factory.mktemp("kit-java") / "java", BUILT, ["sh", "build.sh"])
 
 
 def test_the_kit_builds_with_javac_alone(built: Path) -> None:
@@ -91,10 +80,7 @@ def test_the_kits_own_unit_tests_pass(tmp_path: Path) -> None:
 def test_twenty_matches_against_greedy_without_fault_or_wrong_claim(profile_name: str,
                                                                      built: Path,
                                                                      tmp_path: Path) -> None:
-    manifest = load_manifest(built)
-    # As a submitted bot runs: the manifest's command, in a copy of its built folder.
-    kit = BotSpec(manifest.name, manifest.argv(), folder=str(built), workdir=manifest.workdir)
-    play_against_greedy(kit, profile_name, tmp_path, "kit-java")
+    play_against_greedy(kit_bot(built), profile_name, tmp_path, "kit-java")
 
 
 @pytest.mark.slow

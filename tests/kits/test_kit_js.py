@@ -19,12 +19,10 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli.main import app
-from arena.entrants.manifest import load_manifest
 from arena.entrants.registry import Registry
 from arena.isolation import levels, probe
 from arena.isolation.limits import PER_PROCESS_ENV
-from arena.types import BotSpec
-from kit_matches import play_against_greedy
+from kit_matches import kit_bot, play_against_greedy, skip_or_fail
 
 # As tests/arena/conftest.py does (kept here so that this file runs alone): the arena refuses to
 # run bots below the level asked for (isolated, which needs root), so the kit runs at the strongest
@@ -43,10 +41,8 @@ def node() -> str:
     """The ``node`` program; a skip naming what to install, or a failure under CI."""
     found = shutil.which("node")
     if found is None:
-        why = "the JavaScript kit needs Node.js (Debian: apt-get install nodejs); node is not on PATH"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{why} (CI=true: kits never skip)")
-        pytest.skip(why)
+        skip_or_fail("the JavaScript kit needs Node.js (Debian: apt-get install nodejs); "
+                     "node is not on PATH")
     return found
 
 
@@ -61,18 +57,11 @@ def test_the_kits_own_unit_tests_pass(node: str) -> None:
     assert int(passed.group(1)) >= 40 and failed.group(1) == "0"
 
 
-def _kit_bot() -> BotSpec:
-    """The kit as a submitted bot runs: its manifest's command, in a copy of its folder."""
-    manifest = load_manifest(KIT)
-    return BotSpec(manifest.name, manifest.argv(), folder=str(KIT), workdir=manifest.workdir)
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("profile_name", PROFILES)
 def test_twenty_matches_against_greedy_without_fault_or_wrong_claim(profile_name: str,
                                                                      tmp_path: Path) -> None:
-    kit = _kit_bot()
-    play_against_greedy(kit, profile_name, tmp_path, "kit-js")
+    play_against_greedy(kit_bot(KIT), profile_name, tmp_path, "kit-js")
 
 
 @pytest.mark.slow

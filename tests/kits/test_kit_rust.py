@@ -23,13 +23,11 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli.main import app
-from arena.entrants.manifest import load_manifest
 from arena.entrants.registry import Registry
 from arena.isolation import levels, probe
 from arena.isolation.launcher import BOT_PATH
 from arena.isolation.limits import PER_PROCESS_ENV
-from arena.types import BotSpec
-from kit_matches import play_against_greedy
+from kit_matches import built_kit, kit_bot, kit_sources, play_against_greedy, skip_or_fail
 
 # As tests/arena/conftest.py does (kept here so that this file runs alone): the arena refuses to
 # run bots below the level asked for (isolated, which needs root), so the kit runs at the strongest
@@ -45,19 +43,13 @@ BUILT = ("bot", "target")  # what build.sh and cargo test make
 DEBIAN_CARGO = "/usr/bin/cargo"
 
 
-def _skip_or_fail(why: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{why} (CI=true: kits never skip)")
-    pytest.skip(why)
-
-
 @pytest.fixture(scope="module", autouse=True)
 def cargo() -> str:
     """The cargo the tests build with; a skip naming what to install where there is none, or a
     failure under CI."""
     found = shutil.which("cargo") or (DEBIAN_CARGO if os.access(DEBIAN_CARGO, os.X_OK) else None)
     if found is None:
-        _skip_or_fail("the Rust kit needs cargo and rustc (Debian: apt-get install cargo); "
+        skip_or_fail("the Rust kit needs cargo and rustc (Debian: apt-get install cargo); "
                       "cargo is not on PATH")
     assert found is not None
     return found
@@ -67,7 +59,7 @@ def cargo() -> str:
 def sandbox_cargo() -> None:
     """The sandbox builds a submission with the cargo its own PATH finds, not a rustup one."""
     if shutil.which("cargo", path=BOT_PATH) is None:
-        _skip_or_fail(f"the sandbox builds the Rust kit with a cargo on {BOT_PATH} "
+        skip_or_fail(f"the sandbox builds the Rust kit with a cargo on {BOT_PATH} "
                       "(Debian: apt-get install cargo); a rustup cargo is not seen there")
 
 
@@ -81,19 +73,14 @@ def _env(cargo: str, scratch: Path) -> dict[str, str]:
 
 
 def _sources(into: Path) -> Path:
-    """A copy of the kit as it is checked in: without what a local build left behind."""
-    shutil.copytree(KIT, into, ignore=shutil.ignore_patterns(*BUILT))
-    return into
+    return kit_sources(KIT, into, BUILT)
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory, cargo: str) -> Path:
     scratch = tmp_path_factory.mktemp("kit-rust")
-    folder = _sources(scratch / "rust")
-    run = subprocess.run(["sh", "build.sh"], cwd=folder, capture_output=True, text=True,
-                         timeout=900, env=_env(cargo, scratch))
-    assert run.returncode == 0, run.stdout + run.stderr
-    return folder
+    return built_kit(KIT, scratch / "rust", BUILT, ["sh", "build.sh"], env=_env(cargo, scratch),
+                     timeout=900)
 
 
 def test_the_kit_builds_offline_into_one_program(built: Path) -> None:
@@ -118,10 +105,7 @@ def test_the_kits_own_unit_tests_pass(tmp_path: Path, cargo: str) -> None:
 def test_twenty_matches_against_greedy_without_fault_or_wrong_claim(profile_name: str,
                                                                      built: Path,
                                                                      tmp_path: Path) -> None:
-    manifest = load_manifest(built)
-    # As a submitted bot runs: the manifest's command, in a copy of its built folder.
-    kit = BotSpec(manifest.name, manifest.argv(), folder=str(built), workdir=manifest.workdir)
-    play_against_greedy(kit, profile_name, tmp_path, "kit-rust")
+    play_against_greedy(kit_bot(built), profile_name, tmp_path, "kit-rust")
 
 
 @pytest.mark.slow
