@@ -93,7 +93,10 @@ def test_first_decision_ms_lets_a_slow_first_decision_pass(tmp_path):
     rec = read_record(record)
     assert rec.header["limits"]["first_decision_ms"] == 4000
     assert ["clock 4000 0"] in [d["lines"] for d in rec.debug if d["seat"] == 0]
-    assert [a["ms"] for a in rec.actions if a["seat"] == 0][0] >= 1200
+    # Far over the 400 ms limit, yet accepted. Not ">= 1200": the referee starts the clock after
+    # its own writes (request, then record), so a loaded machine can show a little less than the
+    # bot slept (1197.6 ms once, as a normal user at load 6): the delay is never the bot's to pay.
+    assert [a["ms"] for a in rec.actions if a["seat"] == 0][0] >= 1000
     # The same bot with the plain limit forfeits its first decision...
     result, _ = play(slow, tmp_path)
     assert (result.offender, result.fault) == (0, "timeout")
