@@ -172,8 +172,7 @@ def holder(path: str, also: Iterable[str] = ()) -> str | None:
     for folder in own:
         if real == folder or real.startswith(folder.rstrip("/") + "/"):
             return folder
-    current = real
-    while True:
+    for current in _folder_and_parents(real):
         marked = memo.get(current) if memo is not None else None
         if not isinstance(marked, bool):
             marked = _marked(current)
@@ -181,9 +180,17 @@ def holder(path: str, also: Iterable[str] = ()) -> str | None:
                 memo[current] = marked
         if marked:
             return current
+    return None
+
+
+def _folder_and_parents(real: str) -> Iterator[str]:
+    """``real``, then each folder above it up to the root."""
+    current = real
+    while True:
+        yield current
         parent = os.path.dirname(current)
         if parent == current:
-            return None
+            return
         current = parent
 
 
@@ -219,8 +226,7 @@ def holder_of_real(real: str) -> str | None:
     a bot's first start is seen at its next. Its ``registry`` folder, where there is one, is
     seen the same way (a name in it counts). An answer is kept only when neither had changed for
     ``RACY_NS`` before the look (a change after the look then has a later mtime)."""
-    current = real
-    while True:
+    for current in _folder_and_parents(real):
         before = time.time_ns()
         seen = _seen(current)
         if seen is None:
@@ -243,10 +249,7 @@ def holder_of_real(real: str) -> str | None:
                     _kept.pop(current, None)
         if marked:
             return current
-        parent = os.path.dirname(current)
-        if parent == current:
-            return None
-        current = parent
+    return None
 
 
 def _realpath(path: str, memo: dict[object, object] | None) -> str:

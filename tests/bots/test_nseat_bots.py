@@ -218,10 +218,9 @@ def test_the_play_of_greedy_seats_pins_their_hands_better_than_the_rules_alone(n
     assert hits["play"] > 1.03 * hits["rules"], hits
 
 
-@pytest.mark.parametrize("name", NSEAT)
-def test_a_greedy_deal_replayed_on_its_own_cards_has_no_model_miss(name):
-    rules = profile(name)
-    order = shuffled_order(rules, 5, 1)
+def greedy_deal(rules, order) -> tuple[DealState, list[SeatKnowledge]]:
+    """One deal (dealer 0) between greedy seats, each deciding from what it saw: the ended deal
+    and every seat's knowledge of it."""
     deal = DealState.new(rules, 0, order)
     seats = [SeatKnowledge(rules, s) for s in range(rules.players)]
     for s, k in enumerate(seats):
@@ -234,6 +233,14 @@ def test_a_greedy_deal_replayed_on_its_own_cards_has_no_model_miss(name):
                 k.feed(visible_event(event, s))
         seen = len(events)
         deal = deal.apply(greedy_choice(seats[deal.to_act], deal.legal_actions()))
+    return deal, seats
+
+
+@pytest.mark.parametrize("name", NSEAT)
+def test_a_greedy_deal_replayed_on_its_own_cards_has_no_model_miss(name):
+    rules = profile(name)
+    order = shuffled_order(rules, 5, 1)
+    _, seats = greedy_deal(rules, order)
     k = seats[0]
     _, misses = model_misses(rules, k.dealer, order, k.history, k.seat)
     assert misses <= 1  # the rare shown-marriage difference above
@@ -248,18 +255,7 @@ def test_a_playout_plays_the_deal_as_greedy_bots_do(name):
     alike = 0
     for seed in range(40):
         order = shuffled_order(rules, seed, 1)
-        deal = DealState.new(rules, 0, order)
-        seats = [SeatKnowledge(rules, s) for s in range(rules.players)]
-        for s, k in enumerate(seats):
-            k.start_deal(0, deal.hand(s), deal.up_card, deal.stock_size)
-        seen = 0
-        while not deal.is_over:
-            events = deal.events()
-            for event in events[seen:]:
-                for s, k in enumerate(seats):
-                    k.feed(visible_event(event, s))
-            seen = len(events)
-            deal = deal.apply(greedy_choice(seats[deal.to_act], deal.legal_actions()))
+        deal, _ = greedy_deal(rules, order)
         assert deal.settlement is not None
         awards, totals = deal.settlement.awards, deal.settlement.totals
         others = len(awards) - 1
