@@ -44,7 +44,7 @@ from protocol.codec import MAX_LINE_BYTES, PROTOCOL_VERSION, decode_from_referee
 from protocol.messages import (EVENT_TYPES, MATCH_END_REASONS, NAME_RE, REQUEST_DECISIONS,
                                SETTLE_REASONS, ActionReply, Claim,
                                Close, DealStart, Decline, Draw, Event, Exchange, Hello, Marriage,
-                               MatchEnd, MatchStart, Played, Player, Ready, RefereeMessage,
+                               MatchEnd, MatchStart, Played, Ready, RefereeMessage,
                                Request, RulesLine, Settle, Trick, Unknown, Who)
 from protocol.view import PROFILES, BotView, _profile_texts
 

@@ -37,26 +37,20 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
-from arena.game import CLAIM, EXCHANGE, PASS, Action, ActionKind, Card, Decision, Rank, Rules
+from arena.game import CLAIM, EXCHANGE, PASS, Action, ActionKind, Card, Decision, Rules
 from arena.game.cards import CARDS, LOW_MASK, NUM_CARD_INDICES, RANK_POINTS, beats
 from arena.game.errors import IllegalActionError
 from arena.game.rules import DealPattern
 from arena.game.state import DealState
 from bots.nseat import HIGH_TRICK_POINTS, SeatKnowledge, greedy_choice
 
-TIME_SHARE = 0.4
-"""Share of ``decision_ms`` the search may use: the rest is margin for start-up, the pipe and a
-loaded machine (as the two-player bot's planner)."""
-
 
 @dataclass(frozen=True)
 class Budget:
+    """What one decision may spend; the caller (``StrongBot``, ``bench_nseat.py``) sets the
+    seconds from the limit the referee announced, as for two players (``BUDGET_FRACTION``)."""
     worlds: int = 24        # sampled deals per decision
     seconds: float = 10.0   # and no more time than this
-
-    @staticmethod
-    def for_decision_ms(decision_ms: int) -> Budget:
-        return Budget(worlds=64, seconds=max(0.005, decision_ms * TIME_SHARE / 1000))
 
 
 # -- where every card of a deal is dealt (RULES.md §10.4) -------------------------------------------
