@@ -252,7 +252,7 @@ static void on_draw(GameState *s, const Message *m)
 static void on_settle(GameState *s, const Message *m)
 {
     s->has_last_settle = true;
-    s->last_settle = *m;
+    message_copy(&s->last_settle, m);
     copy_score(s, m->score, m->n_score);
     s->pot = m->pot;
     memcpy(s->dead_pile, m->dead, sizeof m->dead);
@@ -306,12 +306,12 @@ void state_update(GameState *s, const Message *m)
     case MSG_CLAIM: s->claimed_by = state_seat_of(s, m->who); break;
     case MSG_REQUEST:
         s->has_request = true;
-        s->request = *m;
+        message_copy(&s->request, m); /* 55 KB by `=`, at every request */
         break;
     case MSG_SETTLE: on_settle(s, m); break;
     case MSG_MATCH_END:
         s->has_match_end = true;
-        s->match_end = *m;
+        message_copy(&s->match_end, m);
         copy_score(s, m->score, m->n_score);
         s->has_request = false;
         break;
