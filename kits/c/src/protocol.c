@@ -418,13 +418,18 @@ static MsgType type_of(const char *first)
     return MSG_UNKNOWN;
 }
 
-static void clear(Message *m)
+void message_clear(Message *m)
 {
     /* All but the pair tables, which are nearly all of the Message: a line fills what it reads of
      * them, and the entry after its last is made empty (see Message). */
     memset(m, 0, offsetof(Message, extra));
     end_pairs(m->extra, 0);
     end_pairs(m->flags, 0);
+}
+
+static void clear(Message *m)
+{
+    message_clear(m);
     m->players = 2;
     m->dealer = m->who = m->winner = m->by = who_none();
 }

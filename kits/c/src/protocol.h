@@ -151,6 +151,9 @@ int format_message(const Message *msg, char *out, size_t size);
 /** *to = *from, without the 48 KB of pair entries past the counts: keep a message this way (the
  * tracker keeps the request, the last settle and the match end). */
 void message_copy(Message *to, const Message *from);
+/** A Message of zeroes, as far as a reader of the counts can tell: all but the pair tables, whose
+ * first entries are made empty. */
+void message_clear(Message *m);
 /** The answer to the greeting (§3) into out; false for a name the referee would refuse. */
 bool ready(const char *name, char *out, size_t size);
 /** The answer to a three- or four-player greeting the bot does not play (§9.1); text may be NULL. */

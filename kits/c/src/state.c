@@ -34,8 +34,9 @@ static int count_of(const Card *cards, int n, Card card)
 
 static void reset_deal(GameState *s)
 {
-    /* Everything from deal_no on belongs to one deal. */
-    memset(&s->deal_no, 0, sizeof *s - offsetof(GameState, deal_no));
+    /* Everything from deal_no up to the kept messages belongs to one deal, and the request. */
+    memset(&s->deal_no, 0, offsetof(GameState, last_settle) - offsetof(GameState, deal_no));
+    message_clear(&s->request);
     s->dealer = s->closer = s->exchanged_by = s->claimed_by = s->leader = -1;
     s->last_trick_winner = -1;
     s->stock_state = STOCK_OPEN;
@@ -43,7 +44,9 @@ static void reset_deal(GameState *s)
 
 static void reset_match(GameState *s)
 {
-    memset(s, 0, sizeof *s);
+    memset(s, 0, offsetof(GameState, last_settle));
+    message_clear(&s->last_settle);
+    message_clear(&s->match_end);
     s->players = 2;
     s->n_score = 2;
     reset_deal(s);

@@ -734,6 +734,44 @@ static void the_tracker_keeps_the_last_request_settle_and_match_end(void)
     CHECK_STR(out, end);
 }
 
+static void a_new_deal_or_match_clears_the_kept_messages_but_not_their_pair_tables(void)
+{
+    /* A new deal clears the request, a new match the last settle and the match end too, as read
+     * through their counts; past their first entries the pair tables are left alone, so their
+     * pages stay untouched from a bot's start (docs/internals/benchmarks.md, step five). */
+    const char *lines[] = {
+        "match m profile sixty_six target 7 seat 0 opponent o decision_ms 1000",
+        "deal 1 dealer opp upcard 9D stock 12 hand AS TH KH QH 9H 9C score 0 0 pot 0",
+        "lead? marry:H play:AS play:TH",
+        "settle winner me reason claim points 1 awarded 1 totals 70 20 tricks 4 1 score 1 0 pot 0",
+        "deal 2 dealer me upcard 9S stock 12 hand AD TD KD QD 9D 9C score 1 0 pot 0",
+        "lead? play:AD",
+        "match_end winner me reason target score 7 0",
+        "deal 3 dealer opp upcard 9H stock 12 hand AS TH KH QH 9H 9C score 7 0 pot 0",
+        "match n profile sixty_six target 7 seat 0 opponent o decision_ms 1000"};
+    state_init(&gs);
+    strcpy(gs.request.extra[3].key, "mark");
+    strcpy(gs.last_settle.flags[3].key, "mark");
+    strcpy(gs.match_end.extra[3].key, "mark");
+    feed(&gs, lines, 4);
+    CHECK(gs.has_last_settle && gs.last_settle.n_totals == 2 && gs.last_settle.totals[0] == 70);
+    feed(&gs, lines + 4, 1);
+    CHECK(!gs.has_request && gs.request.type == MSG_UNKNOWN && gs.request.n_actions == 0);
+    CHECK_STR(gs.request.decision, "");
+    feed(&gs, lines + 5, 3);
+    CHECK(gs.request.type == MSG_UNKNOWN && gs.request.n_actions == 0);
+    CHECK(gs.has_match_end && gs.match_end.type == MSG_MATCH_END);
+    feed(&gs, lines + 8, 1);
+    CHECK(!gs.has_last_settle && gs.last_settle.type == MSG_UNKNOWN && gs.last_settle.n_totals == 0);
+    CHECK(!gs.has_match_end && gs.match_end.type == MSG_UNKNOWN && gs.match_end.n_score == 0);
+    CHECK_STR(gs.match_end.reason, "");
+    CHECK(gs.request.n_extra == 0 && gs.last_settle.n_flags == 0 && gs.match_end.n_extra == 0);
+    CHECK_STR(gs.request.extra[0].key, "");
+    CHECK_STR(gs.request.extra[3].key, "mark");
+    CHECK_STR(gs.last_settle.flags[3].key, "mark");
+    CHECK_STR(gs.match_end.extra[3].key, "mark");
+}
+
 static void a_new_matchs_rules_show_none_of_the_last_ones(void)
 {
     /* The same Message carries both rules lines: the first's longer table must not reach the
@@ -1051,6 +1089,7 @@ int main(void)
     TEST(last_trick_bonus_after_a_played_out_deal_only, "the last-trick bonus counts after the last trick of a played-out deal, not after a close");
     TEST(a_new_deal_and_a_new_match_forget_the_old, "a new deal and a new match forget the old one");
     TEST(the_tracker_keeps_the_last_request_settle_and_match_end, "the tracker keeps the last request, settle and match end, each reading back as its line");
+    TEST(a_new_deal_or_match_clears_the_kept_messages_but_not_their_pair_tables, "a new deal clears the kept request, a new match the kept settle and match end, not their pair tables");
     TEST(a_new_matchs_rules_show_none_of_the_last_ones, "a new match's shorter rules line shows the tracker none of the last match's flags");
     TEST(unseen_cards, "unseen cards: the pack less the hand, the played cards and the bottom card");
     TEST(events_naming_missing_seats_are_ignored, "an event naming a seat the match does not have is ignored, not a crash");
