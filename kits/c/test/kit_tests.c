@@ -3,9 +3,11 @@
  * "# fail M", and the exit status is 0 only when every case passed.
  *
  * What is covered: every message kind read and written back byte for byte (two, three and four
- * players), broken lines rejected, the count on the protocol's two recorded transcripts, the claim
- * at exactly the target, the tracker's rules (marriage credit, last-trick bonus, two packs), the
- * sample policy's choices, the runner's fallback, and the program itself over real pipes. */
+ * players), broken lines rejected, the pair tables a line does not clear (no earlier line's pairs
+ * show through them), the messages the tracker keeps, the count on the protocol's two recorded
+ * transcripts, the claim at exactly the target, the tracker's rules (marriage credit, last-trick
+ * bonus, two packs), the sample policy's choices, the runner's fallback, and the program itself
+ * over real pipes. */
 #define _POSIX_C_SOURCE 200809L /* popen, mkstemp, fdopen: the program test over real pipes */
 
 #include <stdio.h>
