@@ -2,6 +2,7 @@
 #include "protocol.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,15 +189,23 @@ static bool end(Words *w)
     return true;
 }
 
+/* The entry after a table's last pair made empty: clear() leaves the tables alone (see Message). */
+static void end_pairs(Pair *pairs, int n)
+{
+    if (n < MAX_PAIRS)
+        pairs[n].key[0] = pairs[n].value[0] = '\0';
+}
+
 static bool add_pair(Words *w, Pair *pairs, int *n, const char *key, Words *value_from)
 {
     if (*n == MAX_PAIRS)
         return fail(w, "more than %d key/value pairs", MAX_PAIRS);
     if (strlen(key) > WORD_MAX)
         return fail(w, "key longer than %d bytes", WORD_MAX);
-    strcpy(pairs[*n].key, key);
+    /* The value first: a broken one leaves the entry after the last as empty as it was. */
     TRY(copy_word(value_from, key, pairs[*n].value, sizeof pairs[*n].value));
-    (*n)++;
+    strcpy(pairs[*n].key, key);
+    end_pairs(pairs, ++*n);
     return true;
 }
 
@@ -285,6 +294,7 @@ static bool parse_rules(Words *w, Message *m)
         memcpy(p->key, flag, (size_t)(eq - flag));
         p->key[eq - flag] = '\0';
         strcpy(p->value, eq + 1);
+        end_pairs(m->flags, m->n_flags);
     }
     return true;
 }
@@ -408,9 +418,18 @@ static MsgType type_of(const char *first)
     return MSG_UNKNOWN;
 }
 
+void message_clear(Message *m)
+{
+    /* All but the pair tables, which are nearly all of the Message: a line fills what it reads of
+     * them, and the entry after its last is made empty (see Message). */
+    memset(m, 0, offsetof(Message, extra));
+    end_pairs(m->extra, 0);
+    end_pairs(m->flags, 0);
+}
+
 static void clear(Message *m)
 {
-    memset(m, 0, sizeof *m);
+    message_clear(m);
     m->players = 2;
     m->dealer = m->who = m->winner = m->by = who_none();
 }
@@ -498,6 +517,23 @@ bool parse_line(const char *text, Message *msg, char err[ERROR_MAX])
     case MSG_UNKNOWN: break;
     }
     return ok && end(&w);
+}
+
+static int pairs_in_use(int n) { return n < 0 ? 0 : n > MAX_PAIRS ? MAX_PAIRS : n; }
+
+void message_copy(Message *to, const Message *from)
+{
+    /* A hand-made count past the table is cut to it, not copied past it. */
+    int n_extra = pairs_in_use(from->n_extra), n_flags = pairs_in_use(from->n_flags);
+    if (to == from)
+        return;
+    memcpy(to, from, offsetof(Message, extra));
+    to->n_extra = n_extra;
+    to->n_flags = n_flags;
+    memcpy(to->extra, from->extra, (size_t)n_extra * sizeof *from->extra);
+    memcpy(to->flags, from->flags, (size_t)n_flags * sizeof *from->flags);
+    end_pairs(to->extra, n_extra);
+    end_pairs(to->flags, n_flags);
 }
 
 /* -- writing --------------------------------------------------------------------------------------- */

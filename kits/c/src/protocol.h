@@ -78,8 +78,9 @@ typedef struct {
     int players;
     char profile[WORD_MAX + 1]; /* also MSG_MATCH */
 
-    /* MSG_MATCH (§3, §9.2): opponent with two players, names with more. `extra` keeps key/value
-     * pairs a newer referee may add, rather than failing on them. MSG_CLOCK (§3): its own pairs. */
+    /* MSG_MATCH (§3, §9.2): opponent with two players, names with more. `extra` (at the end) keeps
+     * key/value pairs a newer referee may add, rather than failing on them. MSG_CLOCK (§3): its own
+     * pairs. */
     char match_id[MAX_LINE_BYTES + 1];
     int target;
     int seat;
@@ -90,11 +91,9 @@ typedef struct {
     int decision_ms;
     int first_decision_ms;
     int bank_ms;
-    Pair extra[MAX_PAIRS];
-    int n_extra;
+    int n_extra; /* the pairs in extra[0..n_extra) */
 
-    Pair flags[MAX_PAIRS]; /* MSG_RULES: flag=value, several lines add up (§3) */
-    int n_flags;
+    int n_flags; /* MSG_RULES: flag=value pairs in flags[0..n_flags); several lines add up (§3) */
 
     /* MSG_DEAL (§4, §9.3) */
     int deal_no;
@@ -133,6 +132,14 @@ typedef struct {
     bool has_fault; /* MSG_MATCH_END */
     char fault[WORD_MAX + 1];
     Who by;
+
+    /* The two tables of pairs, last: at 24 KB each they are nearly all of the Message's 55 KB,
+     * while a line fills a few entries. So parse_line clears only what comes before them, and
+     * message_copy copies that and the entries in use: a line costs what it holds. Read a table
+     * up to its count. The entry at the count is empty (a loop to the first empty key stops there
+     * too); those past it may still hold an earlier line's pairs. */
+    Pair extra[MAX_PAIRS]; /* MSG_MATCH, MSG_CLOCK: [0, n_extra) */
+    Pair flags[MAX_PAIRS]; /* MSG_RULES: [0, n_flags) */
 } Message;
 
 /** One referee line (with or without its "\n"; a "\r" before it is dropped, §1) as a message.
@@ -141,6 +148,12 @@ bool parse_line(const char *line, Message *msg, char err[ERROR_MAX]);
 /** Any message as its line, without the "\n", into out (size bytes): parse_line of it reads msg
  * back. Returns the line's length, or -1 when it does not fit. */
 int format_message(const Message *msg, char *out, size_t size);
+/** *to = *from, without the 48 KB of pair entries past the counts: keep a message this way (the
+ * tracker keeps the request, the last settle and the match end). */
+void message_copy(Message *to, const Message *from);
+/** A Message of zeroes, as far as a reader of the counts can tell: all but the pair tables, whose
+ * first entries are made empty. */
+void message_clear(Message *m);
 /** The answer to the greeting (§3) into out; false for a name the referee would refuse. */
 bool ready(const char *name, char *out, size_t size);
 /** The answer to a three- or four-player greeting the bot does not play (§9.1); text may be NULL. */

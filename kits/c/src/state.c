@@ -34,8 +34,9 @@ static int count_of(const Card *cards, int n, Card card)
 
 static void reset_deal(GameState *s)
 {
-    /* Everything from deal_no on belongs to one deal. */
-    memset(&s->deal_no, 0, sizeof *s - offsetof(GameState, deal_no));
+    /* Everything from deal_no up to the kept messages belongs to one deal, and the request. */
+    memset(&s->deal_no, 0, offsetof(GameState, last_settle) - offsetof(GameState, deal_no));
+    message_clear(&s->request);
     s->dealer = s->closer = s->exchanged_by = s->claimed_by = s->leader = -1;
     s->last_trick_winner = -1;
     s->stock_state = STOCK_OPEN;
@@ -43,7 +44,9 @@ static void reset_deal(GameState *s)
 
 static void reset_match(GameState *s)
 {
-    memset(s, 0, sizeof *s);
+    memset(s, 0, offsetof(GameState, last_settle));
+    message_clear(&s->last_settle);
+    message_clear(&s->match_end);
     s->players = 2;
     s->n_score = 2;
     reset_deal(s);
@@ -252,7 +255,7 @@ static void on_draw(GameState *s, const Message *m)
 static void on_settle(GameState *s, const Message *m)
 {
     s->has_last_settle = true;
-    s->last_settle = *m;
+    message_copy(&s->last_settle, m);
     copy_score(s, m->score, m->n_score);
     s->pot = m->pot;
     memcpy(s->dead_pile, m->dead, sizeof m->dead);
@@ -306,12 +309,12 @@ void state_update(GameState *s, const Message *m)
     case MSG_CLAIM: s->claimed_by = state_seat_of(s, m->who); break;
     case MSG_REQUEST:
         s->has_request = true;
-        s->request = *m;
+        message_copy(&s->request, m); /* 55 KB by `=`, at every request */
         break;
     case MSG_SETTLE: on_settle(s, m); break;
     case MSG_MATCH_END:
         s->has_match_end = true;
-        s->match_end = *m;
+        message_copy(&s->match_end, m);
         copy_score(s, m->score, m->n_score);
         s->has_request = false;
         break;

@@ -61,10 +61,8 @@ typedef struct {
     int score[MAX_SIDES]; /* as the wire says: {mine, theirs}, or one per side with more players */
     int n_score;
     int pot;
-    bool has_last_settle;
-    Message last_settle;
+    bool has_last_settle; /* last_settle and match_end: at the end */
     bool has_match_end;
-    Message match_end;
 
     /* -- the deal ------------------------------------------------------------------------------- */
     int deal_no;
@@ -103,7 +101,13 @@ typedef struct {
     int n_dead_pile;
     bool deal_over;
     bool has_request;
-    Message request; /* the request being answered */
+
+    /* -- messages kept whole, last: most of each one's 55 KB is its two pair tables, which
+     * message_clear leaves alone (protocol.h), so a new deal or match clears what the state holds
+     * rather than 165 KB, and a bot's start does not touch their pages. ------------------------- */
+    Message last_settle;
+    Message match_end;
+    Message request; /* the request being answered; a new deal clears it */
 } GameState;
 
 /** A state before any message: two players, nothing known. */

@@ -3,9 +3,11 @@
  * "# fail M", and the exit status is 0 only when every case passed.
  *
  * What is covered: every message kind read and written back byte for byte (two, three and four
- * players), broken lines rejected, the count on the protocol's two recorded transcripts, the claim
- * at exactly the target, the tracker's rules (marriage credit, last-trick bonus, two packs), the
- * sample policy's choices, the runner's fallback, and the program itself over real pipes. */
+ * players), broken lines rejected, the pair tables a line does not clear (no earlier line's pairs
+ * show through them), the messages the tracker keeps, the count on the protocol's two recorded
+ * transcripts, the claim at exactly the target, the tracker's rules (marriage credit, last-trick
+ * bonus, two packs), the sample policy's choices, the runner's fallback, and the program itself
+ * over real pipes. */
 #define _POSIX_C_SOURCE 200809L /* popen, mkstemp, fdopen: the program test over real pipes */
 
 #include <stdio.h>
@@ -280,6 +282,98 @@ static void new_words_of_match_and_clock_are_kept(void)
     CHECK(m->n_extra == 1 && strcmp(m->extra[0].key, "overtime_ms") == 0);
     CHECK(format_message(m, out, sizeof out) > 0);
     CHECK_STR(out, "clock first_decision_ms 3000 bank_ms 0 overtime_ms 7");
+}
+
+/* How many entries a reader that stops at the first empty key sees. */
+static int pairs_to_first_empty(const Pair *pairs)
+{
+    int n = 0;
+    while (n < MAX_PAIRS && pairs[n].key[0] != '\0')
+        n++;
+    return n;
+}
+
+static void a_short_line_shows_none_of_a_longer_lines_pairs(void)
+{
+    /* parse_line no longer clears the pair tables (see Message): a longer line's pairs stay in
+     * them, and must show neither through the counts, format_message, nor a loop to the first
+     * empty key. */
+    const char *shorter = "match m profile sixty_six target 7 seat 1 opponent x decision_ms 900 f 6";
+    const Message *m =
+        parsed("match m profile sixty_six target 7 seat 1 opponent x decision_ms 900 a 1 b 2 c 3 d 4");
+    CHECK_INT(m->n_extra, 4);
+    m = parsed(shorter);
+    CHECK_INT(m->n_extra, 1);
+    CHECK_STR(m->extra[0].key, "f");
+    CHECK_STR(m->extra[1].key, "");
+    CHECK_STR(m->extra[1].value, "");
+    CHECK_INT(pairs_to_first_empty(m->extra), 1);
+    CHECK(format_message(m, out, sizeof out) > 0);
+    CHECK_STR(out, shorter);
+    m = parsed("clock first_decision_ms 3000 bank_ms 0");
+    CHECK(m->n_extra == 0 && pairs_to_first_empty(m->extra) == 0);
+    CHECK(format_message(m, out, sizeof out) > 0);
+    CHECK_STR(out, "clock first_decision_ms 3000 bank_ms 0");
+    CHECK_INT(parsed("rules deck_size=24 hand_size=6 a=1 b=2")->n_flags, 4);
+    m = parsed("rules claim_target=66");
+    CHECK(m->n_flags == 1 && pairs_to_first_empty(m->flags) == 1);
+    CHECK(format_message(m, out, sizeof out) > 0);
+    CHECK_STR(out, "rules claim_target=66");
+    /* A line of another kind shows no pair of either table. */
+    m = parsed("deal 1 dealer me upcard 9D stock 12 hand AS TH KH QH 9H 9C score 0 0 pot 0");
+    CHECK(m->n_extra == 0 && m->n_flags == 0);
+    CHECK(pairs_to_first_empty(m->extra) == 0 && pairs_to_first_empty(m->flags) == 0);
+    /* A line broken at its last pair's value: the entry after the pairs read stays empty. */
+    CHECK(parsed("match m profile sixty_six target 7 seat 1 opponent x decision_ms 900 a 1 b 2 c 3 d 4")
+              ->n_extra == 4);
+    CHECK(!parse_line("match m profile sixty_six target 7 seat 1 opponent x decision_ms 9 a 1 zz", &msg, err));
+    CHECK_INT(msg.n_extra, 1);
+    CHECK_STR(msg.extra[1].key, "");
+    CHECK_INT(pairs_to_first_empty(msg.extra), 1);
+}
+
+static void a_line_leaves_the_pair_tables_past_its_pairs_alone(void)
+{
+    /* What the cut bought (docs/internals/benchmarks.md, step five): a line writes its pairs and
+     * the empty entry after them, not the 48 KB of both tables, so a mark further on survives. */
+    static Message kept;
+    strcpy(msg.extra[3].key, "mark");
+    strcpy(msg.flags[3].key, "mark");
+    parsed("deal 1 dealer me upcard 9D stock 12 hand AS TH KH QH 9H 9C score 0 0 pot 0");
+    CHECK_STR(msg.extra[3].key, "mark");
+    CHECK_STR(msg.flags[3].key, "mark");
+    parsed("rules a=1 b=2");
+    CHECK_STR(msg.flags[2].key, "");
+    CHECK_STR(msg.flags[3].key, "mark");
+    /* message_copy likewise: the entries in use and the empty one after them. */
+    strcpy(kept.flags[3].key, "kept");
+    message_copy(&kept, &msg);
+    CHECK(kept.n_flags == 2 && strcmp(kept.flags[1].key, "b") == 0);
+    CHECK_STR(kept.flags[2].key, "");
+    CHECK_STR(kept.flags[3].key, "kept");
+}
+
+static void message_copy_keeps_a_message_and_only_its_pairs(void)
+{
+    static Message kept;
+    parsed("rules deck_size=24 hand_size=6 a=1 b=2");
+    message_copy(&kept, &msg);
+    parsed("rules claim_target=66"); /* the parser's Message is reused: the copy is not */
+    CHECK(format_message(&kept, out, sizeof out) > 0);
+    CHECK_STR(out, "rules deck_size=24 hand_size=6 a=1 b=2");
+    message_copy(&kept, &msg); /* a shorter message onto a longer one */
+    CHECK(kept.n_flags == 1 && pairs_to_first_empty(kept.flags) == 1);
+    CHECK(format_message(&kept, out, sizeof out) > 0);
+    CHECK_STR(out, "rules claim_target=66");
+    parsed("follow? play:AC play:9C");
+    message_copy(&kept, &msg);
+    CHECK(kept.type == MSG_REQUEST && kept.n_actions == 2 && kept.n_flags == 0);
+    CHECK(format_message(&kept, out, sizeof out) > 0);
+    CHECK_STR(out, "follow? play:AC play:9C");
+    /* A count set by hand past its table is cut to the table, not copied past it. */
+    msg.n_extra = MAX_PAIRS + 5;
+    message_copy(&kept, &msg);
+    CHECK_INT(kept.n_extra, MAX_PAIRS);
 }
 
 static void an_unknown_action_word_is_kept(void)
@@ -613,6 +707,89 @@ static void a_new_deal_and_a_new_match_forget_the_old(void)
     CHECK(gs.n_score == 2 && gs.score[0] == 0 && gs.score[1] == 0);
 }
 
+static void the_tracker_keeps_the_last_request_settle_and_match_end(void)
+{
+    /* The tracker keeps them with message_copy, not the 55 KB `=`: each must read back as its
+     * line, whatever lines came after it through the parser's one Message. */
+    const char *lines[64], *request = NULL, *settle = NULL;
+    int n = referee_lines(EXAMPLE_2P, lines), i, requests = 0;
+    const char *end = "match_end winner opp reason forfeit score 0 0 fault malformed by me";
+    state_init(&gs);
+    for (i = 0; i < n; i++) {
+        state_update(&gs, parsed(lines[i]));
+        if (strstr(lines[i], "? ") != NULL) {
+            request = lines[i];
+            requests++;
+        } else if (strncmp(lines[i], "settle ", 7) == 0)
+            settle = lines[i];
+        if (gs.has_request && request != NULL) {
+            CHECK(format_message(&gs.request, out, sizeof out) > 0);
+            CHECK_STR(out, request);
+        }
+    }
+    CHECK(requests > 2 && settle != NULL);
+    CHECK(gs.has_last_settle && format_message(&gs.last_settle, out, sizeof out) > 0);
+    CHECK_STR(out, settle == NULL ? "" : settle);
+    state_update(&gs, parsed(end));
+    parsed("rules a=1"); /* the parser's Message again */
+    CHECK(gs.has_match_end && format_message(&gs.match_end, out, sizeof out) > 0);
+    CHECK_STR(out, end);
+}
+
+static void a_new_deal_or_match_clears_the_kept_messages_but_not_their_pair_tables(void)
+{
+    /* A new deal clears the request, a new match the last settle and the match end too, as read
+     * through their counts; past their first entries the pair tables are left alone, so their
+     * pages stay untouched from a bot's start (docs/internals/benchmarks.md, step five). */
+    const char *lines[] = {
+        "match m profile sixty_six target 7 seat 0 opponent o decision_ms 1000",
+        "deal 1 dealer opp upcard 9D stock 12 hand AS TH KH QH 9H 9C score 0 0 pot 0",
+        "lead? marry:H play:AS play:TH",
+        "settle winner me reason claim points 1 awarded 1 totals 70 20 tricks 4 1 score 1 0 pot 0",
+        "deal 2 dealer me upcard 9S stock 12 hand AD TD KD QD 9D 9C score 1 0 pot 0",
+        "lead? play:AD",
+        "match_end winner me reason target score 7 0",
+        "deal 3 dealer opp upcard 9H stock 12 hand AS TH KH QH 9H 9C score 7 0 pot 0",
+        "match n profile sixty_six target 7 seat 0 opponent o decision_ms 1000"};
+    state_init(&gs);
+    strcpy(gs.request.extra[3].key, "mark");
+    strcpy(gs.last_settle.flags[3].key, "mark");
+    strcpy(gs.match_end.extra[3].key, "mark");
+    feed(&gs, lines, 4);
+    CHECK(gs.has_last_settle && gs.last_settle.n_totals == 2 && gs.last_settle.totals[0] == 70);
+    feed(&gs, lines + 4, 1);
+    CHECK(!gs.has_request && gs.request.type == MSG_UNKNOWN && gs.request.n_actions == 0);
+    CHECK_STR(gs.request.decision, "");
+    feed(&gs, lines + 5, 3);
+    CHECK(gs.request.type == MSG_UNKNOWN && gs.request.n_actions == 0);
+    CHECK(gs.has_match_end && gs.match_end.type == MSG_MATCH_END);
+    feed(&gs, lines + 8, 1);
+    CHECK(!gs.has_last_settle && gs.last_settle.type == MSG_UNKNOWN && gs.last_settle.n_totals == 0);
+    CHECK(!gs.has_match_end && gs.match_end.type == MSG_UNKNOWN && gs.match_end.n_score == 0);
+    CHECK_STR(gs.match_end.reason, "");
+    CHECK(gs.request.n_extra == 0 && gs.last_settle.n_flags == 0 && gs.match_end.n_extra == 0);
+    CHECK_STR(gs.request.extra[0].key, "");
+    CHECK_STR(gs.request.extra[3].key, "mark");
+    CHECK_STR(gs.last_settle.flags[3].key, "mark");
+    CHECK_STR(gs.match_end.extra[3].key, "mark");
+}
+
+static void a_new_matchs_rules_show_none_of_the_last_ones(void)
+{
+    /* The same Message carries both rules lines: the first's longer table must not reach the
+     * tracker of the second match. */
+    const char *lines[] = {"match m profile sixty_six target 7 seat 0 opponent o decision_ms 1000",
+                           "rules deck_size=20 hand_size=5 last_trick_bonus=0 marriage_credit=next_trick_after_meld",
+                           "match n profile sixty_six target 7 seat 0 opponent o decision_ms 1000",
+                           "rules deck_size=24"};
+    state_init(&gs);
+    feed(&gs, lines, 4);
+    CHECK_INT(gs.n_rules, 1);
+    CHECK_STR(state_flag(&gs, "deck_size", "none"), "24");
+    CHECK_STR(state_flag(&gs, "last_trick_bonus", "none"), "none");
+    CHECK_STR(state_flag(&gs, "marriage_credit", "none"), "none");
+}
+
 static void unseen_cards(void)
 {
     const char *lines[64];
@@ -894,6 +1071,9 @@ int main(void)
     TEST(new_first_words_are_unknown, "a line whose first word is new is unknown, not an error (§1, §8)");
     TEST(a_carriage_return_is_dropped, "a \\r before the \\n is dropped (§1)");
     TEST(new_words_of_match_and_clock_are_kept, "new words in the match and clock lines are kept, not fatal");
+    TEST(a_short_line_shows_none_of_a_longer_lines_pairs, "a short line shows none of a longer line's pairs: counts, format_message, the first empty key");
+    TEST(a_line_leaves_the_pair_tables_past_its_pairs_alone, "a line and message_copy leave the pair tables past the entry after their pairs alone (the cost cut)");
+    TEST(message_copy_keeps_a_message_and_only_its_pairs, "message_copy keeps a message apart from the parser's, with only its own pairs");
     TEST(an_unknown_action_word_is_kept, "an unknown action word in a request is kept so the bot can choose another");
     broken_known_lines_are_errors();
     TEST(an_error_says_why, "an error names the line and what is wrong with it");
@@ -910,6 +1090,9 @@ int main(void)
     TEST(once_any_trick_credits_at_once_after_a_trick, "marriage_credit=once_any_trick credits a marriage at once after a trick");
     TEST(last_trick_bonus_after_a_played_out_deal_only, "the last-trick bonus counts after the last trick of a played-out deal, not after a close");
     TEST(a_new_deal_and_a_new_match_forget_the_old, "a new deal and a new match forget the old one");
+    TEST(the_tracker_keeps_the_last_request_settle_and_match_end, "the tracker keeps the last request, settle and match end, each reading back as its line");
+    TEST(a_new_deal_or_match_clears_the_kept_messages_but_not_their_pair_tables, "a new deal clears the kept request, a new match the kept settle and match end, not their pair tables");
+    TEST(a_new_matchs_rules_show_none_of_the_last_ones, "a new match's shorter rules line shows the tracker none of the last match's flags");
     TEST(unseen_cards, "unseen cards: the pack less the hand, the played cards and the bottom card");
     TEST(events_naming_missing_seats_are_ignored, "an event naming a seat the match does not have is ignored, not a crash");
     TEST(claims_at_exactly_the_target, "claims at exactly the target, and not one point below");
