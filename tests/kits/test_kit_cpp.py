@@ -35,6 +35,10 @@ if not os.environ.get(levels.ISOLATION_ENV) and not os.environ.get("ARENA_SANDBO
 os.environ.setdefault(PER_PROCESS_ENV, "1")
 
 KIT = Path(__file__).resolve().parents[2] / "kits" / "cpp"
+# The first test sets up test.sh's run: two g++ lines of some 16 s of CPU each, which took over
+# 2 minutes each at a load of 12. pytest-timeout counts the setup as that test's: 300 s is too
+# short on a shared machine, so this file's tests get twice that (its matches take a fraction).
+pytestmark = pytest.mark.timeout(600)
 PROFILES = ("sixty_six", "schnapsen", "three_player", "four_player")
 BUILT = ("bot", "kit-tests")  # what the build and test.sh make
 
@@ -60,7 +64,7 @@ def tested(tmp_path_factory: pytest.TempPathFactory) -> KitTests:
     below), then the unit tests, and runs them. Each g++ line costs some 16 s of CPU: the matches
     play this ./bot rather than a second build of the same line."""
     _require_gxx()  # a module fixture is set up before the autouse one: skip (or fail) here too
-    return run_kit_tests(KIT, tmp_path_factory.mktemp("kit-cpp") / "cpp", BUILT)
+    return run_kit_tests(KIT, tmp_path_factory.mktemp("kit-cpp") / "cpp", BUILT, timeout=540)
 
 
 @pytest.fixture(scope="module")
