@@ -10,7 +10,7 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Mapping, NamedTuple, Sequence
 
 import pytest
 
@@ -40,14 +40,39 @@ def kit_sources(kit: Path, into: Path, built: Sequence[str]) -> Path:
 def built_kit(kit: Path, into: Path, built: Sequence[str], command: Sequence[str] | None = None,
               env: Mapping[str, str] | None = None, timeout: float = 300) -> Path:
     """The kit built in a clean copy at ``into`` by ``command``, or else by its manifest's own build
-    line: the tests leave the checkout as they found it. Each kit's module fixture calls it, so a
-    test file builds its kit once."""
+    line: the tests leave the checkout as they found it. The C and Rust kits' module fixtures call
+    it, so a test file builds its kit once (their unit tests build otherwise: test.sh's -Werror
+    line, cargo's debug profile); the others take their build from ``run_kit_tests``."""
     folder = kit_sources(kit, into, built)
     argv = list(command) if command is not None else list(load_manifest(folder).build)
     run = subprocess.run(argv, cwd=folder, capture_output=True, text=True, timeout=timeout,
                          env=None if env is None else dict(env))
     assert run.returncode == 0, run.stdout + run.stderr
     return folder
+
+
+class KitTests(NamedTuple):
+    """A clean copy of a kit after its own ``test.sh`` ran in it: the folder and that run."""
+    folder: Path
+    run: subprocess.CompletedProcess[str]
+
+
+def run_kit_tests(kit: Path, into: Path, built: Sequence[str], timeout: float = 300) -> KitTests:
+    """The kit's ``sh -x test.sh`` run once in a clean copy at ``into``. Where test.sh builds the
+    bot before its tests (the C++ kit with the manifest's own g++ line, the Java kit with
+    build.sh), the copy is then the built kit as well: a module fixture shares it between the
+    unit tests and the matches, rather than compiling the same bot twice (16 s of CPU for the C++
+    kit's -O2 line). ``-x`` traces each command as run, so a test can check which build ran."""
+    folder = kit_sources(kit, into, built)
+    run = subprocess.run(["sh", "-x", "test.sh"], cwd=folder, capture_output=True, text=True,
+                         timeout=timeout)
+    return KitTests(folder, run)
+
+
+def traced(run: subprocess.CompletedProcess[str], argv: Sequence[str]) -> bool:
+    """Whether ``sh -x`` traced ``argv`` as a command it ran (words without quoting: a build
+    line's paths and flags)."""
+    return f"+ {' '.join(argv)}" in run.stderr.splitlines()
 
 
 def kit_bot(folder: Path) -> BotSpec:

@@ -14,17 +14,18 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from arena.cli.main import app
+from arena.entrants.manifest import load_manifest
 from arena.entrants.registry import Registry
 from arena.isolation import levels, probe
 from arena.isolation.limits import PER_PROCESS_ENV
-from kit_matches import built_kit, kit_bot, kit_sources, play_against_greedy, skip_or_fail
+from kit_matches import (KitTests, kit_bot, kit_sources, play_against_greedy, skip_or_fail,
+                         run_kit_tests, traced)
 
 # As tests/arena/conftest.py does (kept here so that this file runs alone): the arena refuses to
 # run bots below the level asked for (isolated, which needs root), so the kit runs at the strongest
@@ -34,6 +35,10 @@ if not os.environ.get(levels.ISOLATION_ENV) and not os.environ.get("ARENA_SANDBO
 os.environ.setdefault(PER_PROCESS_ENV, "1")
 
 KIT = Path(__file__).resolve().parents[2] / "kits" / "cpp"
+# The first test sets up test.sh's run: two g++ lines of some 16 s of CPU each, which took over
+# 2 minutes each at a load of 12. pytest-timeout counts the setup as that test's: 300 s is too
+# short on a shared machine, so this file's tests get twice that (its matches take a fraction).
+pytestmark = pytest.mark.timeout(600)
 PROFILES = ("sixty_six", "schnapsen", "three_player", "four_player")
 BUILT = ("bot", "kit-tests")  # what the build and test.sh make
 
@@ -54,20 +59,29 @@ def _sources(into: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The kit built from a clean copy by its manifest's own build line."""
+def tested(tmp_path_factory: pytest.TempPathFactory) -> KitTests:
+    """A clean copy after ``sh test.sh``: it builds ./bot by the manifest's own build line (checked
+    below), then the unit tests, and runs them. Each g++ line costs some 16 s of CPU: the matches
+    play this ./bot rather than a second build of the same line."""
     _require_gxx()  # a module fixture is set up before the autouse one: skip (or fail) here too
-    return built_kit(KIT, tmp_path_factory.mktemp("kit-cpp") / "cpp", BUILT)
+    return run_kit_tests(KIT, tmp_path_factory.mktemp("kit-cpp") / "cpp", BUILT, timeout=540)
 
 
-def test_the_kit_builds_with_gxx_alone(built: Path) -> None:
+@pytest.fixture(scope="module")
+def built(tested: KitTests) -> Path:
+    assert (tested.folder / "bot").is_file(), tested.run.stdout[-2000:] + tested.run.stderr[-2000:]
+    return tested.folder
+
+
+def test_the_kit_builds_with_gxx_alone(tested: KitTests, built: Path) -> None:
     assert (built / "bot").is_file() and os.access(built / "bot", os.X_OK)
+    # The ./bot the matches play is the one the manifest's build line makes: test.sh ran that line.
+    build = load_manifest(KIT).build
+    assert traced(tested.run, build), (build, tested.run.stderr[-2000:])
 
 
-def test_the_kits_own_unit_tests_pass(tmp_path: Path) -> None:
-    folder = _sources(tmp_path / "cpp")
-    run = subprocess.run(["sh", "test.sh"], cwd=folder, capture_output=True, text=True,
-                         timeout=300)
+def test_the_kits_own_unit_tests_pass(tested: KitTests) -> None:
+    run = tested.run
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
     passed = re.search(r"^# pass (\d+)$", run.stdout, re.MULTILINE)
     failed = re.search(r"^# fail (\d+)$", run.stdout, re.MULTILINE)

@@ -14,17 +14,18 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from arena.cli.main import app
+from arena.entrants.manifest import load_manifest
 from arena.entrants.registry import Registry
 from arena.isolation import levels, probe
 from arena.isolation.limits import PER_PROCESS_ENV
-from kit_matches import built_kit, kit_bot, kit_sources, play_against_greedy, skip_or_fail
+from kit_matches import (KitTests, kit_bot, kit_sources, play_against_greedy, skip_or_fail,
+                         run_kit_tests, traced)
 
 # As tests/arena/conftest.py does (kept here so that this file runs alone): the arena refuses to
 # run bots below the level asked for (isolated, which needs root), so the kit runs at the strongest
@@ -53,19 +54,29 @@ def _sources(into: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return built_kit(KIT, tmp_path_factory.mktemp("kit-java") / "java", BUILT, ["sh", "build.sh"])
+def tested(tmp_path_factory: pytest.TempPathFactory) -> KitTests:
+    """A clean copy after ``sh test.sh``: it runs build.sh (checked below), then builds the unit
+    tests and runs them. The matches play these classes rather than a second javac of the kit."""
+    return run_kit_tests(KIT, tmp_path_factory.mktemp("kit-java") / "java", BUILT)
 
 
-def test_the_kit_builds_with_javac_alone(built: Path) -> None:
+@pytest.fixture(scope="module")
+def built(tested: KitTests) -> Path:
+    assert (tested.folder / "classes").is_dir(), \
+        tested.run.stdout[-2000:] + tested.run.stderr[-2000:]
+    return tested.folder
+
+
+def test_the_kit_builds_with_javac_alone(tested: KitTests, built: Path) -> None:
     assert (built / "classes" / "kit" / "Main.class").is_file()
     assert (built / "classes" / "kit" / "SampleBot.class").is_file()
+    # The classes the matches play are the manifest's build (sh build.sh): test.sh ran that line.
+    build = load_manifest(KIT).build
+    assert traced(tested.run, build), (build, tested.run.stderr[-2000:])
 
 
-def test_the_kits_own_unit_tests_pass(tmp_path: Path) -> None:
-    folder = _sources(tmp_path / "java")
-    run = subprocess.run(["sh", "test.sh"], cwd=folder, capture_output=True, text=True,
-                         timeout=300)
+def test_the_kits_own_unit_tests_pass(tested: KitTests) -> None:
+    run = tested.run
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
     passed = re.search(r"^# pass (\d+)$", run.stdout, re.MULTILINE)
     failed = re.search(r"^# fail (\d+)$", run.stdout, re.MULTILINE)
