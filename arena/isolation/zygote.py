@@ -521,6 +521,20 @@ def _run_bot(request: dict[str, Any]) -> None:
     runpy.run_path(script, run_name="__main__")
 
 
+def _own_tree_first(root: str) -> None:
+    """Import the arena, its SDK and its bots from ``root``, the tree this file is in, as the exec
+    path's bots/start.py does: after the standard library (nothing in the tree may shadow a
+    standard module) but before site-packages. There an installation may name another tree (an
+    editable install's ``.pth`` its checkout): a second checkout run with the first one's venv
+    (an A/B benchmark's baseline, ``bench_tournament.py --baseline``) would otherwise fork its
+    Python bots with the first tree's bots, SDK and engine, while it exec'ed them with its own."""
+    import site
+
+    sites = {os.path.realpath(p) for p in site.getsitepackages()}
+    at = next((i for i, p in enumerate(sys.path) if os.path.realpath(p) in sites), len(sys.path))
+    sys.path.insert(at, root)
+
+
 def _main() -> None:
     """The zygote: ``python -I zygote.py SOCKET_FD PARENT_PID LIBRARY_FD PDEATHSIG BOTS ROOM``
     (BOTS: the bundled bots' modules to pre-import, comma-separated, or ``*`` for all)."""
@@ -536,9 +550,7 @@ def _main() -> None:
         sys.exit(1)
     if os.getppid() != parent:
         sys.exit(1)  # the referee died before we could ask to die with it
-    # The installation's root (above arena/isolation/) after the standard library, as bots/start.py
-    # does.
-    sys.path.append(os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__)))))
+    _own_tree_first(os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__)))))
     sys.dont_write_bytecode = True
     lib = ctypes.CDLL(f"/proc/self/fd/{code}")  # loaded (and checked to load) once
     lib.sandbox_request.restype = ctypes.c_void_p

@@ -334,3 +334,48 @@ def test_a_failing_script_says_the_same_on_both_paths(tmp_path, monkeypatch, sou
         said[path] = (proc.close(), log.read_text())
     assert said["1"] == said["0"]
     assert said["1"][0] == (1 if source else 2)
+
+
+_GREET_FROM_A_COPY = """
+import json, sys
+sys.path.insert(0, sys.argv[1])  # the copy's code first, as bench_tournament.py's baseline runner
+from arena.entrants.bot_specs import resolve_bot
+from arena.match.bot_process import BotProcess, Limits
+from arena.isolation import zygote
+from arena.isolation.limits import SandboxLimits
+
+limits = Limits(decision_ms=5000, startup_ms=10000, max_line_bytes=1 << 15,
+                sandbox=SandboxLimits(cpu_s=20, memory_mb=1024, processes=32))
+proc = BotProcess(list(resolve_bot("random").argv), limits)
+proc.start()
+try:
+    proc.send("sixtysix 1")
+    print(json.dumps([proc.read_line(20).decode(), proc.via_zygote, zygote.__file__]))
+finally:
+    proc.close()
+    zygote.stop()
+"""
+
+
+@pytest.mark.parametrize("forked", [True, False], ids=["zygote", "exec"])
+def test_a_second_tree_run_with_this_venv_starts_its_own_bots_on_both_paths(tmp_path, forked):
+    """A copy of the tree run with this checkout's interpreter (an A/B benchmark's baseline) runs
+    the copy's bots whether it forks or execs them: the zygote once imported the bots, the SDK and
+    the engine from the tree the venv's editable install names."""
+    copy = tmp_path / "tree"
+    root = Path(__file__).resolve().parents[2]
+    for package in ("arena", "protocol", "bots"):
+        shutil.copytree(root / package, copy / package,
+                        ignore=shutil.ignore_patterns("__pycache__", "build", "target"))
+    bot = copy / "bots" / "random_bot.py"
+    bot.write_text(bot.read_text().replace('name = "random"', 'name = "random-of-the-copy"', 1))
+    env = {**os.environ, zygote.ENV: "1" if forked else "0"}
+    out = subprocess.run([sys.executable, "-c", _GREET_FROM_A_COPY, str(copy)], cwd=copy, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    import json
+
+    ready, via_zygote, zygote_file = json.loads(out.stdout.strip().splitlines()[-1])
+    assert Path(zygote_file).resolve().is_relative_to(copy.resolve())
+    assert via_zygote is forked
+    assert ready == "ready random-of-the-copy"
