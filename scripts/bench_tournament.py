@@ -239,15 +239,38 @@ def baseline_tree(rev: str, folder: Path) -> str:
     subprocess.run(["tar", "-x", "-C", str(folder)], stdin=archive.stdout, check=True)
     if archive.wait() != 0:
         raise SystemExit(f"git archive {rev} failed")
+    # Compiled once here, as this checkout's modules are from earlier runs: bots and zygotes
+    # run with -I and never write bytecode, and each would compile the baseline's code again.
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(folder)], check=True,
+                   stdout=subprocess.DEVNULL)
     return commit.stdout.strip()
 
 
-def run_in(tree: Path, settings: dict, phase_log: Path | None = None) -> dict:  # noqa: ANN001
+def baseline_python(folder: Path) -> str:
+    """An interpreter for the baseline tree: a venv in ``folder`` that sees this venv's installed
+    libraries but not its editable install of this checkout. Through that install an older tree's
+    zygote (before a25397c) imported its Python bots, the SDK and the engine from this checkout,
+    not its own, so the baseline's forked bots were this tree's. Each site-packages folder is
+    named in a ``.pth`` line, which adds the folder without running the ``.pth`` files in it."""
+    import site
+    import venv
+
+    venv.EnvBuilder(with_pip=False, symlinks=True).create(folder)
+    python = folder / "bin" / "python"
+    ours = subprocess.run([str(python), "-c", "import site; print(site.getsitepackages()[0])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    Path(ours, "bench-baseline-libraries.pth").write_text(
+        "".join(f"{path}\n" for path in site.getsitepackages()))
+    return str(python)
+
+
+def run_in(tree: Path, settings: dict, phase_log: Path | None = None,  # noqa: ANN001
+           python: str = sys.executable) -> dict:
     """One tournament in a fresh interpreter on ``tree``'s code; with ``phase_log``, each match's
     phases are appended there (``arena/match/phases.py``: trees before issue 34 ignore it)."""
     env = {**os.environ, phases.ENV: str(phase_log)} if phase_log else \
         {k: v for k, v in os.environ.items() if k != phases.ENV}
-    proc = subprocess.run([sys.executable, "-c", _RUNNER, str(tree), json.dumps(settings)],
+    proc = subprocess.run([python, "-c", _RUNNER, str(tree), json.dumps(settings)],
                           capture_output=True, text=True, cwd=tree, env=env)
     if proc.returncode != 0:
         raise SystemExit(f"the tournament with the code in {tree} failed:\n{proc.stderr[-2000:]}")
@@ -267,6 +290,7 @@ def compare_with_baseline(args: argparse.Namespace) -> None:
               f"{n} matches per run, {args.workers} workers; {args.rounds} rounds, each running "
               f"{name} (baseline) and this tree in turn; medians")
         trees = {f"baseline {name}": old_tree, "this tree": ROOT}
+        pythons = {old_tree: baseline_python(Path(tmp) / "venv"), ROOT: sys.executable}
         rates: dict[str, list[float]] = {label: [] for label in trees}
         whole: dict[str, list[float]] = {label: [] for label in trees}
         cpus: dict[str, list[float]] = {label: [] for label in trees}
@@ -280,7 +304,7 @@ def compare_with_baseline(args: argparse.Namespace) -> None:
             for label, tree in order:
                 out = Path(tmp) / f"{r}-{label.split()[0]}"
                 result = run_in(tree, {**settings, "output": str(out)},
-                                phase_log if tree == ROOT else None)
+                                phase_log if tree == ROOT else None, pythons[tree])
                 shutil.rmtree(out, ignore_errors=True)
                 rates[label].append(n / result["wall"])
                 whole[label].append(n / result["whole"])
