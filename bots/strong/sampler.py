@@ -73,7 +73,7 @@ class Sampler:
         opp_hand = self.opp_known
         for i in opp_cards:
             opp_hand |= 1 << i
-        me, opp = self.me, 1 - self.me
+        me = self.me
         hands = (self.my_hand, opp_hand) if me == 0 else (opp_hand, self.my_hand)
         totals = _seats(me, view.my_points(), view.opp_points_known())
         pending = _seats(me, view.pending_marriage_points(Who.ME),

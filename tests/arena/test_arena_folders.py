@@ -244,7 +244,7 @@ def test_every_folder_and_file_a_tournament_writes_is_private_whatever_the_umask
     finally:
         os.umask(old)
     modes = _modes(tmp_path / "data")
-    assert modes[f"t/results.sqlite"] == "0600"
+    assert modes["t/results.sqlite"] == "0600"
     assert any(name.startswith("t/records/") for name in modes)
     assert any(name.startswith("t/logs/") for name in modes)
     loose = {name: mode for name, mode in modes.items()

@@ -14,9 +14,7 @@ import re
 import shutil
 import sqlite3
 from dataclasses import replace
-from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from arena.cli.main import app

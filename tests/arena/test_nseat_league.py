@@ -5,7 +5,6 @@ end to end are in test_tournament_nseat.py."""
 
 from __future__ import annotations
 
-import json
 import re
 import sqlite3
 from pathlib import Path
@@ -20,9 +19,9 @@ from arena.results.ratings import ENV, leaderboard, partner_table, rate_ranked, 
 from arena.report import write_report
 from arena.report.charts import CHARTS, build_charts
 from arena.report.data import read_report_data
-from arena.compete.schedule import partnership_groups, round_robin, three_player_sets
+from arena.compete.schedule import partnership_groups, three_player_sets
 from arena.results.store import SCHEMA_VERSION, Store, StoreError, connect_read_only
-from arena.compete.tournament import ConfigError, TournamentConfig, load_config, run_tournament, schedule_of
+from arena.compete.tournament import ConfigError, load_config, run_tournament, schedule_of
 from arena.types import MatchEnding, MatchResult, SeatStats
 
 runner = CliRunner()

@@ -76,7 +76,7 @@ def test_leaderboard_has_one_row_per_bot_with_figures_from_the_store(store):
 
 # -- three and four players (issue 16) ----------------------------------------------------------
 
-from arena.results.ratings import ENV, rate_ranked, ranks_of  # noqa: E402
+from arena.results.ratings import rate_ranked, ranks_of  # noqa: E402
 
 
 def test_a_three_player_match_is_a_ranking_of_three():

@@ -16,7 +16,6 @@ import pytest
 from arena.entrants.bot_specs import resolve_bot
 from arena.game import profile
 from arena.match.bot_process import Limits
-from arena.match.records import read_record
 from arena.match.referee import BotSpec, MatchConfig, run_match
 from arena.report.replay import write_replays
 from arena.report.rules_page import (CITATION, RULES_PAGE, link_citations, render_rules,

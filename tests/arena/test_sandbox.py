@@ -294,7 +294,7 @@ def test_a_program_the_launcher_cannot_start_is_named_in_the_fault(tmp_path):
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the launcher is Linux only")
 def test_the_launcher_is_rebuilt_when_its_source_changes(tmp_path, monkeypatch):
-    from arena.isolation import launcher, sandbox
+    from arena.isolation import launcher
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     source = tmp_path / "sandbox_launch.c"
@@ -312,7 +312,7 @@ def test_the_folders_of_a_dead_referee_are_removed_by_the_next_one(tmp_path, mon
     import subprocess
     import tempfile
 
-    from arena.isolation import bot_folders, launcher, sandbox
+    from arena.isolation import bot_folders, sandbox
 
     dead = subprocess.Popen(["true"])
     dead.wait()  # its PID now names no process
@@ -348,7 +348,7 @@ def test_a_sweep_never_removes_a_folder_in_use_whatever_its_pid_seems(tmp_path, 
     # lock each sandbox holds on its folder keeps the sweep off it; an unlocked one still goes.
     import tempfile
 
-    from arena.isolation import bot_folders, launcher, sandbox
+    from arena.isolation import bot_folders, sandbox
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     in_use = sandbox.Sandbox(SandboxLimits())
@@ -377,7 +377,7 @@ def test_a_folder_gone_between_the_listing_and_its_check_does_not_fail_the_sweep
     # FileNotFoundError, and the new sandbox failed to start ("cannot create namespaces as root").
     import tempfile
 
-    from arena.isolation import bot_folders, launcher
+    from arena.isolation import bot_folders
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     vanishing = tmp_path / f"{bot_folders.FOLDER_PREFIX}{os.getpid()}-vanishing"
@@ -404,7 +404,7 @@ def test_a_namespaced_bots_folder_on_the_host_holds_only_mount_points_on_a_tmpfs
     # Issue 18: mkdir and rmdir on ext4 cost a start ~2.5 ms of CPU; the folder's only use in a
     # namespaced level is as the place of the bot's mount points, so it goes to /dev/shm (a tmpfs)
     # where there is one, and no working folder is made on the host.
-    from arena.isolation import bot_folders, launcher, sandbox
+    from arena.isolation import bot_folders, sandbox
 
     box = sandbox.Sandbox(SandboxLimits())
     try:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.isolation import launcher, sandbox, zygote
+from arena.isolation import launcher, zygote
 from arena.match.bot_process import BotProcess, Limits
 from arena.entrants.bot_specs import resolve_bot
 from arena.isolation.limits import SandboxLimits

@@ -8,7 +8,6 @@ from hypothesis import strategies as st
 
 from arena.game import PROFILES, Card, MatchState, Rules, observe, profile
 from bots.greedy_bot import GreedyBot
-from bots.random_bot import RandomBot
 from protocol import Bot, BotView, StockState, Who, decode_from_referee
 from protocol.view import rules_from_line
 from protocol_driver import PatientRandomBot, play
