@@ -27,7 +27,7 @@ import synthetic_store
 from arena.cli.main import app
 from arena.results.ratings import MU, SIGMA
 from arena.report import ReportError, write_report
-from arena.report.charts import CHARTS, build_charts, label
+from arena.report.charts import CHARTS, build_charts, label, save
 from arena.report.data import DEAL_ENDINGS, read_report_data
 from arena.results.stats import comparisons, fit_elo, interval_text, leaderboard as stats_leaderboard
 from arena.results.store import Store, connect_read_only
@@ -282,6 +282,24 @@ def test_with_thirty_bots_figures_grow_and_names_never_overlap(thirty_bots, real
 @pytest.fixture(scope="module")
 def real_report(real_tournament) -> Path:
     return write_report(real_tournament)
+
+
+def test_each_chart_file_is_drawn_once(real_tournament, tmp_path):
+    """``save`` lays a chart out once, then draws it once a file: a layout engine left on the
+    figure (even "none"'s placeholder) made savefig draw the whole figure once more, rendering
+    nothing, before each file."""
+    for name, fig in build_charts(read(real_tournament)).items():
+        draws = []
+        figure_draw = fig.draw
+
+        def counted(renderer, draws=draws, figure_draw=figure_draw):
+            draws.append(renderer)
+            return figure_draw(renderer)
+
+        fig.draw = counted
+        save(fig, tmp_path, name, ("png", "svg"), None)
+        assert len(draws) == 2, (name, len(draws))
+        assert {p.name for p in tmp_path.glob(f"{name}.*")} == {f"{name}.png", f"{name}.svg"}
 
 
 def test_report_files_are_valid_png_and_svg_of_sensible_size(real_report):
