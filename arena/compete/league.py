@@ -128,6 +128,12 @@ REFRESH_S = 1.0     # how often membership (settings, members.sqlite, registry) 
 # resolves and checks every bot's command, 1 s for 200 bots on a loaded machine, and a league that
 # read them every second played one pair a second (scripts/bench_league_scale.py).
 REFRESH_SHARE = 0.1
+# A version that cannot start (no "ready" within startup_ms when it joins) is tried again after
+# this long, then twice as long each time, up to RETRY_MAX_S: a league runs for weeks, and a
+# moment's load or a full disk at a bot's first start must not keep it out until a restart; a
+# bot broken for good costs one start an hour.
+RETRY_FIRST_S = 30.0
+RETRY_MAX_S = 3600.0
 
 class Ladder:
     """Every bot version's TrueSkill rating, matches and last pair, updated match by match as the
@@ -466,7 +472,9 @@ class _Runner:
         self.cluster: Any = None
         self.ladder = Ladder.from_store(store.db)
         self.known = league_bots(store.db)       # every version that ever joined
-        self.failed: dict[str, str] = {}         # store name -> why it could not start (this run)
+        # store name -> why it could not join, when it is tried again (monotonic clock), and the
+        # wait before that try (a version the store refused: never in this run)
+        self.failed: dict[str, tuple[str, float, float]] = {}
         self.members: list[Member] = []
         self.problems: set[str] = set()
         self.joined_at: dict[str, int] = {}
@@ -506,8 +514,9 @@ class _Runner:
             self._problem(line)
         before = {m.name for m in self.members}
         playing = []
+        now = time.monotonic()
         for member in members:
-            if member.name in self.failed:
+            if member.name in self.failed and now < self.failed[member.name][1]:
                 continue
             if member.name not in before and not self._join(member):
                 continue
@@ -562,15 +571,19 @@ class _Runner:
                 preflight([member.spec], self.limits,
                           hide=[self.folder, *map(Path, data_folders())], rules=self.rules)
             except PreflightError as err:
-                self.failed[member.name] = str(err)
-                self.tell(f"{member.name} cannot start and does not join: {err}")
+                before = self.failed.get(member.name)
+                wait = RETRY_FIRST_S if before is None else min(RETRY_MAX_S, 2 * before[2])
+                self.failed[member.name] = (str(err), time.monotonic() + wait, wait)
+                self.tell(f"{member.name} cannot start and does not join now (tried again in "
+                          f"{wait:g} s): {err}")
                 return False
         try:
             self.store.register_bots([(member.name, list(member.spec.argv), member.spec.version)])
         except StoreError as err:
-            self.failed[member.name] = str(err)
+            self.failed[member.name] = (str(err), math.inf, math.inf)
             self.tell(f"{member.name} does not join: {err}")
             return False
+        self.failed.pop(member.name, None)
         if member.name not in self.known:
             spec = asdict(member.spec)
             self.store.db.execute("INSERT OR IGNORE INTO league_bots VALUES (?, ?, ?, ?, ?)",

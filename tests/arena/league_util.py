@@ -53,7 +53,16 @@ def wait_for(what: str, check: Callable[[], Any], proc: subprocess.Popen | None 
             out, err = proc.communicate()
             pytest.fail(f"the league ended (status {proc.returncode}) before {what}:\n{out}\n{err}")
         time.sleep(0.2)
-    pytest.fail(f"timed out waiting for {what}")
+    said = ""
+    if proc is not None:  # what the league said of why (a bot that cannot start, say)
+        proc.terminate()  # a stop, not a kill: the league ends its own workers and bots
+        try:
+            out, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+        said = f":\n{out[-3000:]}\n{err[-3000:]}"
+    pytest.fail(f"timed out waiting for {what}{said}")
 
 
 def check_whole(folder: Path, name: str) -> list[str]:

@@ -182,3 +182,29 @@ def test_publishing_switches_current_in_one_rename_and_keeps_two_builds(tmp_path
 def test_league_config_defaults_are_the_examples():
     example = LeagueConfig()
     assert example.publish_every == 300 and example.settings()["league"] is True
+
+
+@pytest.mark.timeout(120)
+def test_a_bot_that_cannot_start_at_first_is_tried_again_and_joins(tmp_path, monkeypatch):
+    """A version whose first start fails (here: it exits before its greeting for the first few
+    seconds, as a bot on a machine too loaded to start it in time would fail) is not left out for
+    the rest of the run: it is tried again, and joins. Before, it waited out the run, and a
+    league of two waited for a second bot for ever."""
+    import sys
+
+    from arena.compete import league as league_module
+
+    monkeypatch.setattr(league_module, "RETRY_FIRST_S", 0.5)
+    bad_bot = Path(__file__).parent / "fixtures" / "bad_bot.py"
+    late = f"{sys.executable} {bad_bot} late_start {time.time() + 2:.3f}"
+    league = tmp_path / "league"
+    write_settings(league, name="late", bots=["random", late], workers=1, max_deals=2)
+    told: list[str] = []
+    progress = run_league(league, data=tmp_path / "data", max_pairs=1, publish=False,
+                          on_progress=lambda p: told.append(p.event) if p.event else None)
+    failed = [line for line in told if "cannot start and does not join now" in line]
+    assert failed and "tried again in 0.5 s" in failed[0]
+    assert progress.pairs == 1 and progress.played == 2
+    assert told.index(failed[0]) < next(i for i, line in enumerate(told)
+                                        if "joined the ladder" in line and "bad_bot" in line)
+    assert len({row[0] for row in read_store(league, "SELECT bot FROM seats")}) == 2

@@ -169,7 +169,9 @@ import atexit, sys, time
 sys.stderr.write(f"start {{time.time()!r}}\\n")
 sys.stderr.flush()
 atexit.register(lambda: (sys.stderr.write(f"end {{time.time()!r}}\\n"), sys.stderr.flush()))
-time.sleep(0.05)
+# Long enough that the two workers' matches meet: with 0.05 s, at a load of 16 on 2 cores, they
+# once never did.
+time.sleep(0.3)
 exec(compile(open({first_legal!r}).read(), "first_legal.py", "exec"))
 """
 
