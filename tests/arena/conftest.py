@@ -1,6 +1,6 @@
 """Fixtures shared by the arena tests: the session check that no process a test started outlives
-the suite, a folder anyone may read, and the tournament folders of the report's tests (a real one,
-and a synthetic one of thirty bots)."""
+the suite, a folder anyone may read, the tournament folders of the report's tests (a real one,
+and a synthetic one of thirty bots), and one headless chromium a file for the browser tests."""
 
 from __future__ import annotations
 
@@ -10,10 +10,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
 import synthetic_store
+from browser import Browser, launched
 from arena.isolation import levels, probe
 from arena.isolation.limits import PER_PROCESS_ENV
 from arena.compete.tournament import load_config, run_tournament
@@ -94,3 +96,16 @@ def thirty_bots(tmp_path_factory) -> Path:
     out.mkdir()
     synthetic_store.fill(out / "results.sqlite", bots=30)
     return out
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """One headless chromium for the test file (browser.py), ended after its last test."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = launched(playwright)
+        try:
+            yield Browser(chromium.new_page())
+        finally:
+            chromium.close()

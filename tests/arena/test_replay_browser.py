@@ -1,11 +1,11 @@
-"""The replay page in a real headless browser (Debian's chromium, as test_report_browser.py drives
-it): opened from disk, stepped with the keyboard (trick and deal), switched to one seat's view,
-where the other hand is not in the DOM at all; screenshots are kept in results/test-artifacts/
-(docs/organisers/reports.md) for a person to look at.
+"""The replay page in a real headless browser (Debian's chromium, one for the file, as
+test_report_browser.py drives it): opened from disk, stepped with the keyboard (trick and deal),
+switched to one seat's view, where the other hand is not in the DOM at all; screenshots are kept in
+results/test-artifacts/ (docs/organisers/reports.md) for a person to look at.
 
-Chromium runs from the command line only, so the keys are pressed by a small script added to a
-copy of the page: it sends the page the same keydown events a keyboard does, and writes what the
-page then shows into the DOM that ``--dump-dom`` prints."""
+The keys are pressed by a small script added to a copy of the page: it sends the page the same
+keydown events a keyboard does, and writes what the page then shows into the DOM the test reads
+back once the page has loaded (browser.py)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from arena.game import profile
 from arena.match.records import read_record
 from arena.match.referee import BotSpec, MatchConfig, run_match
 from arena.report.replay import page_data, write_replay_page
-from test_report_browser import ARTIFACTS, chromium
+from test_report_browser import ARTIFACTS
 
 pytestmark = [
     pytest.mark.slow,
@@ -83,7 +83,7 @@ def pages(tmp_path_factory) -> dict[str, Path]:
     return out
 
 
-def test_replay_page_steps_with_the_keyboard_and_hides_the_other_hand(pages, tmp_path):
+def test_replay_page_steps_with_the_keyboard_and_hides_the_other_hand(pages, browser):
     page = pages["two"]
     data = page_data(read_record(page.with_suffix(".jsonl")))
     assert len(data["deals"]) >= 2
@@ -91,7 +91,7 @@ def test_replay_page_steps_with_the_keyboard_and_hides_the_other_hand(pages, tmp
     probe = page.with_name("probe.html")
     probe.write_text(page.read_text(encoding="utf-8").replace("</body>", PROBE + "</body>"),
                      encoding="utf-8")
-    dom = chromium(tmp_path, "--virtual-time-budget=5000", "--dump-dom", probe.as_uri())
+    dom = browser.dump_dom(probe.as_uri())
     found = re.search(r'<pre id="browser-test">(.*?)</pre>', dom, re.S)
     assert found, "the page's load event never came (or the test script did not run)"
     seen = json.loads(html.unescape(found.group(1)))
@@ -124,11 +124,11 @@ def middle(page: Path, seat: int | None = None) -> str:
 
 @pytest.mark.parametrize("case,seat", [("two", None), ("four", 2)],
                          ids=["two-everything", "four-seat-2"])
-def test_replay_screenshots(pages, tmp_path, case, seat):
+def test_replay_screenshots(pages, browser, case, seat):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     shot = ARTIFACTS / f"replay-{case}-{'everything' if seat is None else f'seat-{seat}'}.png"
     shot.unlink(missing_ok=True)
-    chromium(tmp_path, "--window-size=1280,800", f"--screenshot={shot}", middle(pages[case], seat))
+    browser.screenshot(middle(pages[case], seat), shot, 1280, 800)
     with Image.open(shot) as image:
         assert image.size == (1280, 800)
         assert len(image.convert("RGB").getcolors(1 << 20) or []) > 100  # a page, not a blank
@@ -164,7 +164,7 @@ window.addEventListener("load", () => {
 """
 
 
-def test_a_bots_stderr_is_shown_beside_the_step_it_was_written_at(tmp_path):
+def test_a_bots_stderr_is_shown_beside_the_step_it_was_written_at(browser, tmp_path):
     """The issue's acceptance: a replay page of a match where the bots wrote to stderr shows their
     lines at the right step, in each seat's own view and, every seat's, in "everything"."""
     fixture = Path(__file__).parent / "fixtures" / "clock_bot.py"
@@ -182,8 +182,7 @@ def test_a_bots_stderr_is_shown_beside_the_step_it_was_written_at(tmp_path):
     write_replay_page(read_record(record), page)
     page.write_text(page.read_text(encoding="utf-8").replace("</body>", DEBUG_PROBE + "</body>"),
                     encoding="utf-8")
-    dom = chromium(tmp_path, "--virtual-time-budget=5000", "--dump-dom",
-                   f"{page.as_uri()}#deal={deal['no']}&step={step}&seat=0")
+    dom = browser.dump_dom(f"{page.as_uri()}#deal={deal['no']}&step={step}&seat=0")
     found = re.search(r'<pre id="browser-test">(.*?)</pre>', dom, re.S)
     assert found, "the page's load event never came (or the test script did not run)"
     seen = json.loads(html.unescape(found.group(1)))

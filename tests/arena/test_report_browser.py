@@ -1,22 +1,18 @@
 """The report page in a real headless browser (Debian's chromium): every image loads, the
 leaderboard has one row per bot, and a screenshot is kept for a person to look at.
 
-Chromium runs from the command line: once with ``--dump-dom`` on a copy of the page that carries a
-small test script (it records, once the page has loaded, what the browser made of the images and the
-table), and once with ``--screenshot`` on the page itself. Nothing is served: the page is opened from
-``file://``, as a user opening it from disk would.
+One chromium serves the whole file (the ``browser`` fixture, browser.py): it loads a copy of the
+page that carries a small test script (it records, once the page has loaded, what the browser made
+of the images and the table) and reads the DOM back, then takes a screenshot of the page itself.
+Nothing is served: the page is opened from ``file://``, as a user opening it from disk would.
 """
 
 from __future__ import annotations
 
 import html
 import json
-import os
 import re
-import shutil
-import signal
 import sqlite3
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -25,8 +21,8 @@ from PIL import Image
 import synthetic_store
 from arena.report import publish, write_report
 from arena.report.charts import CHARTS
+from browser import CHROMIUM, Browser
 
-CHROMIUM = shutil.which("chromium")
 # Screenshots a person may want to look at; git-ignored, like everything under results/.
 ARTIFACTS = Path(__file__).resolve().parents[2] / "results" / "test-artifacts"
 pytestmark = [
@@ -34,11 +30,6 @@ pytestmark = [
     pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (scripts/test installs "
                        "Debian's chromium when it runs as root with apt-get)"),
 ]
-# The flags this machine needs (no sandbox as root, no GPU) and those that keep Chromium off the
-# network: without them it tries Google's services at every start.
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--hide-scrollbars"]
 PROBE = """
 <script>
 window.addEventListener("load", () => {
@@ -56,29 +47,13 @@ window.addEventListener("load", () => {
 """
 
 
-def chromium(tmp_path: Path, *args: str, timeout: float = 60) -> str:
-    """Run chromium to completion in its own process group; on a timeout the whole group is ended,
-    so no renderer or GPU process outlives the test."""
-    proc = subprocess.Popen([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'chromium-profile'}",
-                             *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        raise
-    assert proc.returncode == 0, err[-2000:]
-    return out
-
-
-def look(page: Path, tmp_path: Path) -> dict:
+def look(page: Path, browser: Browser) -> dict:
     """What the browser made of the page: its images and the leaderboard's rows."""
     probe = page.with_name("browser-test.html")  # beside the page: the same relative links
     probe.write_text(page.read_text(encoding="utf-8").replace("</body>", PROBE + "</body>"),
                      encoding="utf-8")
     try:
-        dom = chromium(tmp_path, "--virtual-time-budget=10000", "--dump-dom", probe.as_uri())
+        dom = browser.dump_dom(probe.as_uri())
     finally:
         probe.unlink()
     found = re.search(r'<pre id="browser-test">(.*?)</pre>', dom, re.S)
@@ -102,14 +77,15 @@ SEATED_BOTS = ["alpha", "beta", "gamma", "delta", "epsilon"]
 
 
 @pytest.mark.parametrize("case", ["real", "thirty", "published", "three", "four"])
-def test_report_page_in_a_real_browser(case, real_tournament, thirty_bots, seated, tmp_path):
+def test_report_page_in_a_real_browser(case, real_tournament, thirty_bots, seated, browser,
+                                       tmp_path):
     """(``published``: the folder ``arena publish`` writes, on its own, as a static host has it.
     ``three`` and ``four``: tournaments of three and four players.)"""
     folder = {"real": real_tournament, "thirty": thirty_bots, "published": real_tournament,
               **seated}[case]
     page = publish(folder, tmp_path / "site") if case == "published" else write_report(folder)
     bots = {"thirty": 30, "three": 5, "four": 5}.get(case, 4)
-    seen = look(page, tmp_path)
+    seen = look(page, browser)
     assert sorted(i["src"] for i in seen["images"]) == sorted(f"{c}.png" for c in CHARTS)
     for image in seen["images"]:
         assert image["complete"] and image["width"] > 0 and image["height"] > 0, image
@@ -119,13 +95,13 @@ def test_report_page_in_a_real_browser(case, real_tournament, thirty_bots, seate
     shot = ARTIFACTS / f"report-{case}.png"
     shot.unlink(missing_ok=True)
     height = min(seen["charts_end"], 16000)
-    chromium(tmp_path, f"--window-size=1280,{height}", f"--screenshot={shot}", page.as_uri())
+    browser.screenshot(page.as_uri(), shot, 1280, height)
     with Image.open(shot) as image:
         assert image.size == (1280, height)
         assert len(image.convert("RGB").getcolors(1 << 20) or []) > 100  # a page, not a blank
     # The leaderboard's first bot leads to its page, which lists each of its matches.
     first = re.search(r'<td><a href="(bots/[^"]+)">', page.read_text(encoding="utf-8")).group(1)
-    dom = chromium(tmp_path, "--dump-dom", (page.parent / first).as_uri())
+    dom = browser.dump_dom((page.parent / first).as_uri())
     body = re.search(r'<table id="matches-table">.*?<tbody>(.*?)</tbody>', dom, re.S).group(1)
     if case in seated:
         # Each match it played, once: every seating of each group it belongs to (schedule.py).
@@ -159,7 +135,7 @@ window.addEventListener("load", () => {
 """
 
 
-def test_league_page_in_a_real_browser(tmp_path):
+def test_league_page_in_a_real_browser(browser, tmp_path):
     """The league page (issue 30): it loads from disk with its chart, no console message, a row
     per bot of the ladder, per latest match and per version; a screenshot is kept."""
     from arena.compete.league_store import read_ladder
@@ -181,14 +157,10 @@ def test_league_page_in_a_real_browser(tmp_path):
     probe = page.with_name("browser-test.html")
     probe.write_text(page.read_text(encoding="utf-8").replace("</body>", LEAGUE_PROBE + "</body>"),
                      encoding="utf-8")
-    proc = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'chromium-profile'}",
-                           "--enable-logging=stderr", "--v=0", "--virtual-time-budget=10000",
-                           "--dump-dom", probe.as_uri()], capture_output=True, text=True,
-                          timeout=60)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    # Chromium logs what a page writes to its console (an error, a failed script) as CONSOLE.
-    assert ":CONSOLE" not in proc.stderr, proc.stderr[-2000:]
-    found = re.search(r'<pre id="browser-test">(.*?)</pre>', proc.stdout, re.S)
+    dom = browser.dump_dom(probe.as_uri())
+    # Whatever the page writes to its console (an error, a failed script), of any level.
+    assert browser.console == []
+    found = re.search(r'<pre id="browser-test">(.*?)</pre>', dom, re.S)
     assert found, "the page's load event never came (or the test script did not run)"
     seen = json.loads(html.unescape(found.group(1)))
     assert [i["src"] for i in seen["images"]] == ["league_history.svg"]  # one format (charts.SINGLE)
@@ -198,7 +170,7 @@ def test_league_page_in_a_real_browser(tmp_path):
     shot = ARTIFACTS / "league.png"
     shot.unlink(missing_ok=True)
     height = min(seen["height"], 16000)
-    chromium(tmp_path, f"--window-size=1280,{height}", f"--screenshot={shot}", page.as_uri())
+    browser.screenshot(page.as_uri(), shot, 1280, height)
     with Image.open(shot) as image:
         assert image.size == (1280, height)
         assert len(image.convert("RGB").getcolors(1 << 20) or []) > 100  # a page, not a blank

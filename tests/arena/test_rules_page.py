@@ -102,7 +102,7 @@ def read_record_path(out: Path) -> Path:
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="chromium is not installed "
                     "(scripts/test installs Debian's chromium when it runs as root with apt-get)")
 def test_a_forfeits_reason_is_a_link_to_its_rule_in_a_real_browser(forfeit, tmp_path):
-    from test_report_browser import chromium
+    from browser import chromium  # one page: a chromium of its own costs no more than a shared one
 
     _, page = forfeit
     dom = chromium(tmp_path, "--virtual-time-budget=5000", "--dump-dom", page.as_uri())

@@ -41,22 +41,29 @@ def config(tmp_path: Path, name: str = "t", **kw):
     return load_config(None, settings)
 
 
-def test_the_store_holds_exactly_the_scheduled_matches(tmp_path):
-    cfg = config(tmp_path)
-    db_path = run_tournament(cfg)
+@pytest.fixture(scope="module")
+def played(tmp_path_factory) -> tuple[Path, Path]:
+    """The same tournament (name, bots, seed) in two folders, with one worker and with two: the
+    two tests below only read them. Bots may seed themselves from the match id, which derives
+    from the name."""
+    tmp_path = tmp_path_factory.mktemp("played")
+    one = run_tournament(config(tmp_path, workers=1, output=str(tmp_path / "w1")))
+    two = run_tournament(config(tmp_path, workers=2, output=str(tmp_path / "w2")))
+    return one, two
+
+
+def test_the_store_holds_exactly_the_scheduled_matches(played):
+    db_path = played[1]  # config()'s own settings: two workers
     scheduled = round_robin("t", ["random", "greedy", "c-counter"], 1)
     matches, deals = outcome(db_path)
     assert [m[0] for m in matches] == [s.match_id for s in scheduled]
     assert all(m[7] == "target" for m in matches) and deals
-    records = list((tmp_path / "t" / "records").glob("*.jsonl"))
+    records = list((db_path.parent / "records").glob("*.jsonl"))
     assert len(records) == len(scheduled)
 
 
-def test_one_or_two_workers_give_identical_results_and_ratings(tmp_path):
-    # The same tournament (name, bots, seed) in two folders; bots may seed themselves from the
-    # match id, which derives from the name.
-    one = run_tournament(config(tmp_path, workers=1, output=str(tmp_path / "w1")))
-    two = run_tournament(config(tmp_path, workers=2, output=str(tmp_path / "w2")))
+def test_one_or_two_workers_give_identical_results_and_ratings(played):
+    one, two = played
     assert outcome(one) == outcome(two)
     lb1 = runner.invoke(app, ["leaderboard", str(one.parent), "--format", "csv"]).output
     lb2 = runner.invoke(app, ["leaderboard", str(two.parent), "--format", "csv"]).output
