@@ -81,7 +81,7 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="build the leagues here (default: a temporary "
                                                   "folder, removed)")
     args = parser.parse_args()
-    from synthetic_store import fill_league_with_records, play_templates  # type: ignore[import-not-found]
+    from synthetic_store import fill_league_with_records, play_templates
 
     with tempfile.TemporaryDirectory(prefix="bench-publish-") as scratch:
         root = args.keep or Path(scratch)

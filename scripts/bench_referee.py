@@ -51,7 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from arena.match.bot_process import Limits  # noqa: E402
 from arena.entrants.bot_specs import build_c_bot, resolve_bot  # noqa: E402
 from arena.game import profile  # noqa: E402
-from arena import referee  # noqa: E402
+from arena.match import referee  # noqa: E402
 from arena.match.referee import BotSpec, MatchConfig, run_match  # noqa: E402
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -119,7 +119,7 @@ class PlayCPU:
                 counter.referee += own
                 counter.seconds += own + sum(tree_cpu(pid) for pid in pids) - bots
 
-        referee._Match._play = play  # type: ignore[method-assign]
+        referee._Match._play = play  # type: ignore[assignment]
 
 PY_ECHO = ("import sys\nr = sys.stdin.buffer.readline\nw = sys.stdout.buffer.write\n"
            "f = sys.stdout.flush\nwhile True:\n    l = r()\n    if not l:\n        break\n"
@@ -219,7 +219,7 @@ def matches(bots: tuple[BotSpec, BotSpec], n: int,
             raise SystemExit(f"benchmark match {seed} ended by {result.reason}: {result.detail}")
         elapsed_ms += result.play_ms
         deals += len(result.deals)
-        decisions += sum(s.timing()["decisions"] for s in result.seats)
+        decisions += sum(int(s.timing()["decisions"]) for s in result.seats)
     cpu.last_referee_us = (cpu.referee - referee_before) * 1e6 / decisions
     return (decisions / deals, elapsed_ms * 1000 / decisions, elapsed_ms * 1000 / deals,
             (cpu.seconds - cpu_before) * 1e6 / decisions)

@@ -28,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
-def measure(starts: int, matches: int) -> dict[str, float]:
+def measure(starts: int, matches: int) -> dict[str, float | str]:
     from arena.entrants.bot_specs import resolve_bot
     from arena.game import profile
     from arena.isolation.probe import support

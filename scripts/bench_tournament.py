@@ -403,7 +403,7 @@ def main() -> None:
         print(f"# WARNING: cores {held} are claimed by another arena ({CLAIMS_ENV} or "
               "/tmp/sixtysix-arena-cores): the default runs may play free, not kept to a core")
     rows: dict[str, list[float]] = {}
-    runs_of = {"1 worker": (1, "auto"), "2 workers": (2, "auto"),
+    runs_of: dict[str, tuple[int, bool | str]] = {"1 worker": (1, "auto"), "2 workers": (2, "auto"),
                "1 worker free": (1, False), "2 workers free": (2, False)}
     with tempfile.TemporaryDirectory() as tmp, contextlib.closing(_cpu_group):
         for r in range(args.rounds):

@@ -80,7 +80,7 @@ def main() -> None:
         if proc.returncode != 143:
             print("  its last lines:", *err.strip().splitlines()[-5:], sep="\n    ")
         print(f"builds: {len(builds)} became current and were checked, "
-              f"{len(problems)} disagreed with themselves ({verdict(builds and not problems)})")
+              f"{len(problems)} disagreed with themselves ({verdict(bool(builds) and not problems)})")
         for name, problem in problems:
             print(f"  {name}: {problem}")
         pairs = [(a, b) for a, b in read_store(league, "SELECT a, b FROM league_pairs "

@@ -34,7 +34,7 @@ HERE = Path(__file__).resolve().parent.parent
 TREE = Path(sys.argv[sys.argv.index("--tree") + 1]) if "--tree" in sys.argv else HERE
 sys.path.insert(0, str(TREE))
 
-from arena import referee  # noqa: E402
+from arena.match import referee  # noqa: E402
 from arena.match.bot_process import Limits  # noqa: E402
 from arena.entrants.bot_specs import build_c_bot, resolve_bot  # noqa: E402
 from arena.game import profile  # noqa: E402
@@ -74,14 +74,14 @@ def main() -> None:
             profiler.disable()
             spent[0] += time.process_time() - start
 
-    referee._Match._play = play  # type: ignore[method-assign]
+    referee._Match._play = play  # type: ignore[assignment]
     rules = profile("sixty_six")
     decisions = 0
     for seed in range(args.matches):
         config = MatchConfig(rules=rules, seed=seed, first_dealer=seed & 1, match_id=f"prof{seed}",
                              limits=Limits(decision_ms=5000))
         result = run_match((bot, BotSpec("b", bot.argv)), config)
-        decisions += sum(s.timing()["decisions"] for s in result.seats)
+        decisions += sum(int(s.timing()["decisions"]) for s in result.seats)
     print(f"# {args.matches} matches of {args.bots} first-legal bots, {decisions} decisions; "
           f"the referee's play loop: {spent[0] * 1e6 / decisions:.1f} us CPU per decision"
           f"{'' if args.no_profile else ' (profiled: slowed)'}")

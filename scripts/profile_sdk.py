@@ -37,14 +37,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arena.game import profile  # noqa: E402
-from protocol import Bot, run  # noqa: E402
+from arena.game import Action  # noqa: E402
+from protocol import Bot, BotView, run  # noqa: E402
 from protocol.local import play  # noqa: E402
 
 
 class FirstLegal(Bot):
     name = "sdk-first-legal"
 
-    def decide(self, view, legal):  # type: ignore[no-untyped-def]
+    def decide(self, view: BotView, legal: tuple[Action, ...]) -> Action:
         return legal[0]
 
 
@@ -67,7 +68,7 @@ _MINIMAL_CODE = compile(MINIMAL_BOT.read_text(), str(MINIMAL_BOT), "exec")
 def minimal(infile: io.BufferedIOBase, outfile: io.TextIOBase) -> None:
     """bots/minimal/first_legal.py itself (compiled once), its standard streams the given ones."""
     saved = sys.stdin, sys.stdout
-    sys.stdin, sys.stdout = io.TextIOWrapper(infile), outfile  # type: ignore[arg-type]
+    sys.stdin, sys.stdout = io.TextIOWrapper(infile), outfile
     try:
         exec(_MINIMAL_CODE, {"__name__": "__main__"})
     finally:
