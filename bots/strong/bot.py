@@ -39,7 +39,7 @@ from bots.nseat import ViewTracker, greedy_choice
 from bots.strong import nseat
 from bots.strong.knowledge import Knowledge
 from bots.strong.planner import MAX_WORLDS, Budget, choose
-from bots.strong.playout import Noise, value_keeping_the_close, world_value
+from bots.strong.playout import value_keeping_the_close, world_value
 from bots.strong.sampler import Sampler
 from bots.strong.solver import Payoff, Solver
 from protocol import Bot, BotView, Event, StockState
@@ -52,10 +52,6 @@ BUDGET_FRACTION = 0.28
 search (reading the request, the pipe, the answer); at 0.3 that p99 was 30.1% (bench_bots.py)."""
 DEFAULT_LIMIT_MS = 1000  # PROTOCOL.md §6, when the match line names none
 SEED_ENV = "SIXTYSIX_BOT_SEED"
-PLAYOUTS = 3
-"""Playouts a world and option while the stock is open, each with other random cards of the
-opponent's (``playout.Noise``): one noisy reply is a guess, their mean is what the option is
-worth against a spread of replies."""
 
 Macro = tuple[Action, ...]
 """Actions the bot takes in a row at one lead (a marriage and its card)."""
@@ -71,7 +67,6 @@ class StrongBot(Bot):
         self.max_worlds = max_worlds
         self._seed = seed
         self.rng = random.Random(seed)
-        self.noise_rng = random.Random(f"{seed}/noise")
         self.know: Knowledge | None = None
         self._plan: list[Action] = []
         self.decision_ms: list[float] = []  # thinking time of each decision (for benchmarks)
@@ -83,7 +78,6 @@ class StrongBot(Bot):
     def on_match_start(self, view: BotView) -> None:
         seed = self._seed or os.environ.get(SEED_ENV) or f"{view.match_id}/{view.seat}"
         self.rng = random.Random(seed)
-        self.noise_rng = random.Random(f"{seed}/noise")
         self.nseat.match_start(view)
         if self.nseat.knowledge is not None:
             return
@@ -221,15 +215,9 @@ class StrongBot(Bot):
         solver = self._solver(view)
         sampler = Sampler(view, self.know, self.rng)
 
-        opponent = 1 - self.know.me
-
         def values(active: list[int]) -> list[float]:
             world = sampler.deal()
-            # The same seeds for every option in this world: their differences then come from
-            # the options, not from different noise (as the world itself is shared).
-            seeds = [self.noise_rng.getrandbits(32) for _ in range(PLAYOUTS)]
-            return [sum(_macro_value(world, options[i], solver, Noise(seed, opponent))
-                        for seed in seeds) / PLAYOUTS for i in active]
+            return [_macro_value(world, options[i], solver) for i in active]
 
         picked = choose(options, values, budget, max_worlds=self.max_worlds)
         self._plan = list(picked.option[1:])
@@ -269,14 +257,13 @@ class StrongBot(Bot):
         return best
 
 
-def _macro_value(world: DealState, macro: Macro, solver: Solver, noise: Noise | None = None
-                 ) -> float:
+def _macro_value(world: DealState, macro: Macro, solver: Solver) -> float:
     state = world
     for action in macro:
         state = state.apply_unchecked(action)
     if macro == (CLOSE,):
-        return world_value(state, solver, noise)
-    return value_keeping_the_close(state, solver, noise)
+        return world_value(state, solver)
+    return value_keeping_the_close(state, solver)
 
 
 def _leads_marriage(view: BotView, card: Card) -> bool:

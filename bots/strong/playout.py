@@ -10,8 +10,6 @@ given, so a player may "see" the other's hand when closing; both sides do, so th
 
 from __future__ import annotations
 
-import random
-
 from arena.game import CLAIM, CLOSE, EXCHANGE, PASS, Action, ActionKind, DealState, Decision
 from arena.game.actions import PLAY_ACTIONS
 from arena.game.cards import POINTS_BY_INDEX, SUIT_MASKS, Rank
@@ -24,40 +22,10 @@ _PLAY, _MARRY = ActionKind.PLAY, ActionKind.MARRY
 _KQ = (1 << Rank.KING) | (1 << Rank.QUEEN)
 _HIGH = 10  # a led card worth this much (an ace or a ten) is worth a trump
 
-NOISE_SHARE = 0.3
-"""Share of the opponent's phase-1 leads and follows played at random in a noisy playout. RdeepBot's
-own choices are noisy (each the best mean of 64 random playouts; the rule of thumb names few of
-its leads), and a spread of replies was the only playout change that pointed up (ladder.md step 5,
-k=1 at 0.3); 0.15 and 0.5 gave nothing."""
 
-
-class Noise:
-    """The opponent's random cards in one playout: its own generator, so the bot's seeded
-    generator (worlds) draws the same sequence whatever the noise does, and a fixed world count
-    still plays a match the same way twice."""
-
-    __slots__ = ("rng", "seat", "share")
-
-    def __init__(self, seed: int, seat: int, share: float = NOISE_SHARE):
-        self.rng = random.Random(seed)
-        self.seat = seat
-        self.share = share
-
-    def action(self, state: DealState) -> Action:
-        """The rule of thumb, except at his phase-1 card choices a share of which are random."""
-        if (state.to_act == self.seat and state.stock_state == OPEN and state.meld_suit < 0
-                and (state.decision is _LEAD or state.decision is _FOLLOW)
-                and not _claims(state) and self.rng.random() < self.share):
-            legal = state.legal_actions()
-            if EXCHANGE not in legal:
-                plays = [a for a in legal if a.kind is _PLAY]
-                return plays[self.rng.randrange(len(plays))]
-        return policy(state)
-
-
-def world_value(state: DealState, solver: Solver, noise: Noise | None = None) -> int:
-    """The value of ``state`` for the solver's seat: the playout policy (with ``noise`` at the
-    opponent's seat, if given) until the stock is closed or exhausted, then exact play."""
+def world_value(state: DealState, solver: Solver) -> int:
+    """The value of ``state`` for the solver's seat: the playout policy until the stock is closed
+    or exhausted, then exact play."""
     while True:
         if state.settlement is not None:
             s = state.settlement
@@ -67,10 +35,10 @@ def world_value(state: DealState, solver: Solver, noise: Noise | None = None) ->
                                           (decision is _LEAD and state.meld_suit < 0
                                            and not _claims(state))):
             return solver.value(Endgame.from_state(state))
-        state = state.apply_unchecked(policy(state) if noise is None else noise.action(state))
+        state = state.apply_unchecked(policy(state))
 
 
-def value_keeping_the_close(state: DealState, solver: Solver, noise: Noise | None = None) -> int:
+def value_keeping_the_close(state: DealState, solver: Solver) -> int:
     """The value of ``state`` for the solver's seat when it may still close later.
 
     The playout policy carries play to that seat's next lead with the stock open; there it takes
@@ -83,10 +51,10 @@ def value_keeping_the_close(state: DealState, solver: Solver, noise: Noise | Non
     while (state.settlement is None and state.stock_state == OPEN
            and not (state.decision is _LEAD and state.to_act == me and state.meld_suit < 0
                     and CLOSE in state.legal_actions())):
-        state = state.apply_unchecked(policy(state) if noise is None else noise.action(state))
-    value = world_value(state, solver, noise)
+        state = state.apply_unchecked(policy(state))
+    value = world_value(state, solver)
     if state.settlement is None and state.stock_state == OPEN:
-        value = max(value, world_value(state.apply_unchecked(CLOSE), solver, noise))
+        value = max(value, world_value(state.apply_unchecked(CLOSE), solver))
     return value
 
 
