@@ -13,7 +13,7 @@ from __future__ import annotations
 from arena.game import CLAIM, CLOSE, EXCHANGE, PASS, Action, ActionKind, DealState, Decision
 from arena.game.actions import PLAY_ACTIONS
 from arena.game.cards import POINTS_BY_INDEX, SUIT_MASKS, Rank
-from arena.game.rules import CLAIM_TARGET, MarriageLeadCard
+from arena.game.rules import CLAIM_TARGET
 from arena.game.state import OPEN
 from bots.strong.solver import Endgame, Solver
 
@@ -39,53 +39,23 @@ def world_value(state: DealState, solver: Solver) -> int:
 
 
 def value_keeping_the_close(state: DealState, solver: Solver) -> int:
-    """The value of ``state`` for the solver's seat when it may still choose well later.
+    """The value of ``state`` for the solver's seat when it may still close later.
 
-    The playout policy carries play to that seat's next card choice (a lead or a follow) with the
-    stock open; there it takes the best of each of its cards (a king or queen led with its
-    marriage shown) and of closing, each played on by the policy (after a close, exact play). An
-    option is so valued as if the bot's next choice were its own best one, not the rule of
-    thumb's: the policy leads the cheapest card and rarely closes, so every option would look as
-    bad as the rule's next card makes it. Only the next choice gets this care (a playout per card
-    there). It is clairvoyant in the world (the best card for these very cards, strategy fusion).
+    The playout policy carries play to that seat's next lead with the stock open; there it takes
+    the better of closing (then exact play) and playing on. An option that leaves closing for
+    later is so valued as fairly as closing now, which the bot values exactly: with the policy's
+    strict rule for closing alone (only a sure 66), every option but closing now would look worse
+    than it is. Only the next lead gets this care: one extra search per world and option.
     """
     me = solver.payoff.me
-    while state.settlement is None and state.stock_state == OPEN:
-        action = policy(state)
-        # Its exchange and claim stay the rule's (never worse); a card, a marriage or a close
-        # is the choice searched.
-        if state.to_act == me and (action.kind is _PLAY or action.kind is _MARRY
-                                   or action is CLOSE):
-            return max(world_value(_after(state, macro), solver) for macro in _choices(state))
-        state = state.apply_unchecked(action)
-    return world_value(state, solver)
-
-
-def _choices(state: DealState) -> list[tuple[Action, ...]]:
-    """The seat's options at a card choice: each card, led with its marriage when it is from one,
-    and closing when it may."""
-    legal = state.legal_actions()
-    marriages = {a.index: a for a in legal if a.kind is _MARRY}
-    either = state.rules.marriage_lead_card is MarriageLeadCard.KING_OR_QUEEN
-    out: list[tuple[Action, ...]] = []
-    for play in legal:
-        if play.kind is not _PLAY:
-            continue
-        marriage = marriages.get(play.index >> 3)
-        rank = play.index & 7
-        if marriage is not None and (rank == Rank.KING or (either and rank == Rank.QUEEN)):
-            out.append((marriage, play))
-        else:
-            out.append((play,))
-    if CLOSE in legal:
-        out.append((CLOSE,))
-    return out
-
-
-def _after(state: DealState, macro: tuple[Action, ...]) -> DealState:
-    for action in macro:
-        state = state.apply_unchecked(action)
-    return state
+    while (state.settlement is None and state.stock_state == OPEN
+           and not (state.decision is _LEAD and state.to_act == me and state.meld_suit < 0
+                    and CLOSE in state.legal_actions())):
+        state = state.apply_unchecked(policy(state))
+    value = world_value(state, solver)
+    if state.settlement is None and state.stock_state == OPEN:
+        value = max(value, world_value(state.apply_unchecked(CLOSE), solver))
+    return value
 
 
 def _claims(state: DealState) -> bool:
