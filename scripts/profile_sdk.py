@@ -36,8 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.game import profile  # noqa: E402
-from arena.game import Action  # noqa: E402
+from arena.game import Action, profile  # noqa: E402
 from protocol import Bot, BotView, run  # noqa: E402
 from protocol.local import play  # noqa: E402
 
