@@ -17,15 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.isolation import levels, probe
 from arena.arena_folders import MARKER
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# As tests/arena/conftest.py: the arena refuses to run bots below the level asked for (default
-# isolated, which needs root); these run theirs at the strongest level the machine gives.
-if not os.environ.get(levels.ISOLATION_ENV) and not os.environ.get("ARENA_SANDBOX"):
-    os.environ[levels.ISOLATION_ENV] = probe.best_level()
 ARENA = [sys.executable, "-m", "arena"]
 EXAMPLE = ROOT / "bots" / "example"
 

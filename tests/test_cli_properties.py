@@ -38,15 +38,11 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from typer.main import get_command
 from typer.testing import CliRunner
 
-from arena.isolation import levels, probe
+import sandbox_level
 from arena.cli.main import app
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# As tests/arena/conftest.py: the arena refuses to run bots below the level asked for (default
-# isolated, which needs root); these run theirs at the strongest level the machine gives.
-if not os.environ.get(levels.ISOLATION_ENV) and not os.environ.get("ARENA_SANDBOX"):
-    os.environ[levels.ISOLATION_ENV] = probe.best_level()
 IS_ROOT = os.geteuid() == 0
 FIRST_LEGAL = ROOT / "bots" / "minimal" / "first_legal.py"
 
@@ -236,8 +232,10 @@ def check(playground: Path, args: list[str]) -> None:
     if args[:2] == ["league", "run"]:
         code, output = _league(playground, args)
     else:
-        result = CliRunner().invoke(app, args, catch_exceptions=False,
-                                    env={"ARENA_DATA": str(playground / "data"), "COLUMNS": "200"})
+        with sandbox_level.kept():  # --isolation asks for its level for this whole process
+            result = CliRunner().invoke(app, args, catch_exceptions=False,
+                                        env={"ARENA_DATA": str(playground / "data"),
+                                             "COLUMNS": "200"})
         code, output = result.exit_code, result.output
     assert "Traceback" not in output, output
     assert code in (0, 1, 2), (code, output)

@@ -16,8 +16,6 @@ import pytest
 
 import synthetic_store
 from browser import Browser, launched
-from arena.isolation import levels, probe
-from arena.isolation.limits import PER_PROCESS_ENV
 from arena.compete.tournament import load_config, run_tournament
 from bot_procs import ENV_TAG, TAG, processes_of
 
@@ -26,16 +24,6 @@ from bot_procs import ENV_TAG, TAG, processes_of
 # those of another arena running on the machine.
 os.environ[ENV_TAG] = TAG
 
-# The arena refuses to run bots below the level asked for (default isolated, which needs root). The
-# suite runs its bots, the arena's own and its test fixtures, at the strongest level the machine
-# gives unless told otherwise; tests that need a level skip without it (test_sandbox*.py).
-if not os.environ.get(levels.ISOLATION_ENV) and not os.environ.get("ARENA_SANDBOX"):
-    os.environ[levels.ISOLATION_ENV] = probe.best_level()
-# As a normal user without a cgroup per bot, `namespaces` refuses a memory_mb it cannot hold as a
-# bot's total unless told a cap per process will do (issue 29): the suite's bots are the arena's
-# own and its fixtures, and the tests that mean the caps say which they need. The refusal itself
-# is tested with a clean environment (test_namespaces_without_a_cgroup_refuses_...).
-os.environ.setdefault(PER_PROCESS_ENV, "1")
 
 BAD_BOT = Path(__file__).parent / "fixtures" / "bad_bot.py"
 RESULTS = Path(__file__).resolve().parents[2] / "results"

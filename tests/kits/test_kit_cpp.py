@@ -22,17 +22,9 @@ from typer.testing import CliRunner
 from arena.cli.main import app
 from arena.entrants.manifest import load_manifest
 from arena.entrants.registry import Registry
-from arena.isolation import levels, probe
-from arena.isolation.limits import PER_PROCESS_ENV
 from kit_matches import (KitTests, kit_bot, kit_sources, play_against_greedy, skip_or_fail,
                          run_kit_tests, traced)
 
-# As tests/arena/conftest.py does (kept here so that this file runs alone): the arena refuses to
-# run bots below the level asked for (isolated, which needs root), so the kit runs at the strongest
-# level this machine gives.
-if not os.environ.get(levels.ISOLATION_ENV) and not os.environ.get("ARENA_SANDBOX"):
-    os.environ[levels.ISOLATION_ENV] = probe.best_level()
-os.environ.setdefault(PER_PROCESS_ENV, "1")
 
 KIT = Path(__file__).resolve().parents[2] / "kits" / "cpp"
 # The first test sets up test.sh's run: two g++ lines of some 16 s of CPU each, which took over

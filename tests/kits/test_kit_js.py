@@ -9,7 +9,6 @@ a failure (issue 33 point 6).
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -20,17 +19,8 @@ from typer.testing import CliRunner
 
 from arena.cli.main import app
 from arena.entrants.registry import Registry
-from arena.isolation import levels, probe
-from arena.isolation.limits import PER_PROCESS_ENV
 from kit_matches import kit_bot, play_against_greedy, skip_or_fail
 
-# As tests/arena/conftest.py does (kept here so that this file runs alone): the arena refuses to
-# run bots below the level asked for (isolated, which needs root), so the kit runs at the strongest
-# level this machine gives; as a normal user without a cgroup per bot, memory_mb then caps each
-# process's address space (issue 29), the limit the runtime's flags are there for.
-if not os.environ.get(levels.ISOLATION_ENV) and not os.environ.get("ARENA_SANDBOX"):
-    os.environ[levels.ISOLATION_ENV] = probe.best_level()
-os.environ.setdefault(PER_PROCESS_ENV, "1")
 
 KIT = Path(__file__).resolve().parents[2] / "kits" / "js"
 PROFILES = ("sixty_six", "schnapsen", "three_player", "four_player")

@@ -24,18 +24,9 @@ from typer.testing import CliRunner
 
 from arena.cli.main import app
 from arena.entrants.registry import Registry
-from arena.isolation import levels, probe
 from arena.isolation.launcher import BOT_PATH
-from arena.isolation.limits import PER_PROCESS_ENV
 from kit_matches import built_kit, kit_bot, kit_sources, play_against_greedy, skip_or_fail
 
-# As tests/arena/conftest.py does (kept here so that this file runs alone): the arena refuses to
-# run bots below the level asked for (isolated, which needs root), so the kit runs at the strongest
-# level this machine gives; as a normal user without a cgroup per bot, memory_mb then caps each
-# process's address space (issue 29).
-if not os.environ.get(levels.ISOLATION_ENV) and not os.environ.get("ARENA_SANDBOX"):
-    os.environ[levels.ISOLATION_ENV] = probe.best_level()
-os.environ.setdefault(PER_PROCESS_ENV, "1")
 
 KIT = Path(__file__).resolve().parents[2] / "kits" / "rust"
 PROFILES = ("sixty_six", "schnapsen", "three_player", "four_player")
