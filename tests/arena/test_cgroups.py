@@ -30,6 +30,7 @@ from arena.isolation.limits import SandboxLimits
 from arena.isolation.launcher import launcher, launcher_fd
 from arena.isolation.probe import support
 from bot_procs import TAG, tagged_processes
+from other_users import needs_others_to_read
 
 CAP_BOT = Path(__file__).parent / "fixtures" / "cap_bot.py"
 CPU_BOT = Path(__file__).parent / "fixtures" / "cpu_bot.py"
@@ -436,6 +437,7 @@ def test_the_launcher_refuses_to_start_a_bot_outside_its_cgroup(tmp_path):
     assert not (tmp_path / "ran").exists()
 
 
+@needs_others_to_read
 def test_without_cgroups_the_sandbox_says_memory_is_per_process():
     """As a normal user on this machine (cgroup v1, nothing delegated) there are no cgroups: the
     sandbox's description says so plainly."""

@@ -20,6 +20,7 @@ import pytest
 from arena.entrants.bot_specs import resolve_bot
 from arena.isolation.bot_folders import UID_LOCKS, UidLease
 from arena.isolation.probe import support
+from other_users import needs_others_to_read
 
 NOBODY = 65534
 
@@ -49,6 +50,7 @@ def as_nobody(script: str, tmp: Path) -> subprocess.CompletedProcess[str]:
              "XDG_CACHE_HOME": str(tmp / "nobody-cache"), "HOME": str(tmp)})
 
 
+@needs_others_to_read
 def test_a_user_builds_bundled_bots_on_a_worker_after_root_did(shared_tmp):
     # What root's cluster worker left before: a lock file of a fixed name, root's, mode 0644.
     # Opening it for writing as another user was "Permission denied".
@@ -62,6 +64,7 @@ def test_a_user_builds_bundled_bots_on_a_worker_after_root_did(shared_tmp):
     assert proc.stdout.strip().endswith("/build/sixtysix-c")
 
 
+@needs_others_to_read
 def test_a_user_plays_a_match_after_root_leased_sandbox_user_ids(shared_tmp):
     """Root's lease folder (``UID_LOCKS``, 0700) is never touched by another user's arena: that
     user's bots run as that user (or with limits only), never with a leased id."""

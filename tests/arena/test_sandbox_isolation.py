@@ -26,6 +26,7 @@ from arena.match.referee import BotSpec, MatchConfig, run_match
 from arena.isolation.limits import PER_PROCESS_ENV, SandboxLimits
 from arena.isolation.levels import LEVELS, SandboxUnavailable
 from bot_procs import TAG, sandbox_user_processes, tagged_processes
+from other_users import needs_others_to_read
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PROBE = FIXTURES / "probe_bot.py"
@@ -148,6 +149,7 @@ def test_the_old_arena_sandbox_limits_switch_still_means_limits(monkeypatch):
         probing.requested_level()
 
 
+@needs_others_to_read
 @pytest.mark.slow
 def test_the_isolation_level_is_a_tournament_setting(tmp_path):
     from arena.compete.tournament import ConfigError, load_config
@@ -360,6 +362,7 @@ def test_without_a_c_compiler_no_bot_runs(tmp_path):
     assert not (tmp_path / "m.jsonl").exists()
 
 
+@needs_others_to_read
 @pytest.mark.slow
 def test_when_namespaces_fail_no_bot_runs_unless_a_weaker_level_is_asked_for(tmp_path):
     env = {probing.PROBE_FAIL_ENV: "unshare: Operation not permitted (simulated)",
@@ -435,6 +438,7 @@ proc.close()
 """
 
 
+@needs_others_to_read
 @pytest.mark.skipif(not ROOT or shutil.which("setpriv") is None or
                     not os.path.exists("/usr/bin/python3"),
                     reason="runs the arena as another user with setpriv, as root, with the "
@@ -540,6 +544,7 @@ print("trust:", os.environ.get(launcher.TRUST_ENV, ""))
 """
 
 
+@needs_others_to_read
 @pytest.mark.skipif(not ROOT or shutil.which("setpriv") is None or
                     not os.path.exists("/usr/bin/python3"),
                     reason="runs the arena as another user with setpriv, as root, with the "
@@ -619,6 +624,7 @@ proc.close()
 """
 
 
+@needs_others_to_read
 @pytest.mark.skipif(not ROOT or shutil.which("setpriv") is None or
                     not os.path.exists("/usr/bin/python3"),
                     reason="runs the arena as another user with setpriv, as root, with the "
@@ -692,6 +698,7 @@ print("said:", json.dumps(said))
 """
 
 
+@needs_others_to_read
 @pytest.mark.skipif(not ROOT or shutil.which("setpriv") is None or
                     not os.path.exists("/usr/bin/python3"),
                     reason="runs the arena as another user with setpriv, as root, with the "
