@@ -18,6 +18,7 @@ from arena.entrants.bot_specs import BotSpecError, resolve_bot
 from arena.entrants.preflight import PreflightError, problems, raise_problems
 from arena.game import Rules, RulesError, load_rules
 from arena.isolation.levels import SandboxUnavailable
+from arena.isolation.probe import check_memory
 from arena.match.bot_process import Limits
 from arena.match.deal_keys import deal_secret, key_from_seed, new_key, new_match_id
 from arena.match.referee import MatchConfig, run_match
@@ -119,7 +120,13 @@ def check_bots(specs: tuple[BotSpec, ...], limits: Limits, rules: Rules,
     """Start every bot once before the match, as a tournament does (preflight.py): one that
     cannot start is an error with its stderr's last lines, and nothing is played or stored (it
     was a forfeit, exit 0). A bot that declines the variant is left to the match, which records
-    and says so."""
+    and says so. First, whether the sandbox can hold the memory cap as asked: a ``memory_mb`` it
+    can only hold per process is refused here, in one message, before any bot starts (it was a
+    traceback from the first bot's start)."""
+    try:
+        check_memory(limits.sandbox)
+    except SandboxUnavailable as err:
+        raise PlayError(str(err)) from None
     try:
         raise_problems([p for p in problems(specs, limits, [h for h in hide if h.is_dir()],
                                             rules) if p[0] == 0])

@@ -694,6 +694,15 @@ except ConfigError as err:
     said["tournament"] = "refused: " + str(err)
 outcome = submit("first-legal", name="mine", data={data!r})
 said["submit"] = outcome.status + ": " + outcome.reason
+from arena.compete.single_match import PlayError, check_bots
+from arena.entrants.bot_specs import resolve_bot
+from arena.game import profile
+try:  # arena play's check, before any bot starts (it was a traceback from the first start)
+    check_bots((resolve_bot("first-legal"), resolve_bot("random")), Limits(),
+               profile("sixty_six"), hide=[])
+    said["play"] = "ran"
+except PlayError as err:
+    said["play"] = "refused: " + str(err)
 print("said:", json.dumps(said))
 """
 
@@ -728,7 +737,7 @@ def test_namespaces_without_a_cgroup_refuses_a_memory_cap_it_cannot_hold_whole()
         if "mode: namespaces False" not in proc.stdout:
             pytest.skip(f"not namespaces without cgroups here: {proc.stdout[:200]}")
         said = json.loads(proc.stdout.split("said: ", 1)[1])
-        for key in ("default", "tournament", "submit"):
+        for key in ("default", "tournament", "submit", "play"):
             assert "memory_mb=2048 cannot cap a bot's memory as a whole" in said[key], said
             assert "--limit memory_per_process=1" in said[key]
             assert "ARENA_MEMORY_PER_PROCESS=1" in said[key]
