@@ -41,12 +41,28 @@ def minimal_env(workdir: str) -> dict[str, str]:
 
 
 def cache_folder() -> Path:
-    if os.environ.get("XDG_CACHE_HOME"):
-        return Path(os.environ["XDG_CACHE_HOME"]) / "sixtysix-arena"
+    """Where built launcher images are kept: ``$XDG_CACHE_HOME`` or ``~/.cache``, then
+    ``sixtysix-arena/``; a folder of our own in the temporary folder when there is no home (a
+    service account) or this user cannot write there (a home that belongs to someone else).
+    Without that, each process built its own image and every command said twice that it could
+    not cache it."""
     try:
-        return Path.home() / ".cache" / "sixtysix-arena"
-    except RuntimeError:  # no home folder (a service account): one of our own in the temp folder
-        return Path(tempfile.gettempdir()) / f"sixtysix-arena-cache-{os.geteuid()}"
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    except RuntimeError:
+        base = None
+    if base is not None and _could_write(base / "sixtysix-arena"):
+        return base / "sixtysix-arena"
+    return Path(tempfile.gettempdir()) / f"sixtysix-arena-cache-{os.geteuid()}"
+
+
+def _could_write(folder: Path) -> bool:
+    """Whether this user could make ``folder`` or write into it, judged by its nearest existing
+    folder (without making anything: this is asked before any image is built, and of paths that
+    are only compared)."""
+    for path in (folder, *folder.parents):
+        if os.path.lexists(path):
+            return os.path.isdir(path) and os.access(path, os.W_OK | os.X_OK)
+    return False
 
 
 # What this process runs as the launcher, and the zygote's library: images held in memory (a sealed

@@ -23,6 +23,8 @@ from arena.isolation.probe import support
 from other_users import needs_others_to_read
 
 NOBODY = 65534
+SYSTEM_PYTHON = "/usr/bin/python3"
+CHECKOUT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -90,3 +92,34 @@ def test_a_user_plays_a_match_after_root_leased_sandbox_user_ids(shared_tmp):
     result, described = proc.stdout.splitlines()[:2]
     assert result.startswith("target None"), result
     assert "as your user" in described  # not isolated: no leased user id wanted
+
+
+@needs_others_to_read
+@pytest.mark.skipif(not os.path.exists(SYSTEM_PYTHON), reason=f"needs {SYSTEM_PYTHON}")
+def test_a_user_whose_home_is_not_theirs_caches_the_launcher_in_the_temporary_folder(shared_tmp):
+    """A user who cannot write in their home (here ``nobody``, whose home is one of root's) had
+    every arena command say twice that the launcher could not be cached, and each worker built
+    it again. The cache is then their own folder in the temporary folder: the first process
+    caches it, and a process it starts reads it back, without a word."""
+    home = shared_tmp / "roots-home"
+    home.mkdir()
+    home.chmod(0o755)  # root's: nobody may enter it, not write in it
+    env = {key: value for key, value in os.environ.items() if key != "XDG_CACHE_HOME"}
+    env.update({"HOME": str(home), "TMPDIR": str(shared_tmp), "ARENA_ISOLATION": "namespaces",
+                "PYTHONPATH": str(CHECKOUT)})
+    # The system's Python: the arena's may be a link into root's home, which nobody may not enter.
+    script = ("import logging, os, subprocess, sys\n"
+              "logging.basicConfig(level=logging.WARNING)\n"
+              "from arena.isolation import launcher\n"
+              "launcher.launcher()\n"
+              "print(launcher.cache_folder(), flush=True)\n"
+              "child = 'from arena.isolation import launcher; launcher.launcher()'\n"
+              "sys.exit(subprocess.run([sys.executable, '-c', child]).returncode)\n")
+    proc = subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+                           SYSTEM_PYTHON, "-c", script], capture_output=True, text=True,
+                          cwd="/", timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr
+    cache = Path(proc.stdout.strip())
+    assert cache == shared_tmp / f"sixtysix-arena-cache-{NOBODY}"
+    assert cache.stat().st_uid == NOBODY and any(cache.glob("sandbox-launch-*"))
+    assert "launcher" not in proc.stderr, proc.stderr  # neither "cannot cache" nor "building again"
