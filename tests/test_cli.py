@@ -112,6 +112,19 @@ def test_play_resolves_relative_script_paths(tmp_path, monkeypatch):
     assert "forfeit" not in result.output
 
 
+def test_play_takes_sandbox_limits(tmp_path):
+    """``--limit`` as tournament, check and submit take it: a bot that spins at its first request
+    is stopped by the CPU limit of 1 s asked for, long before its 60 s to decide."""
+    spinner = f"{sys.executable} {Path(__file__).parent / 'arena' / 'fixtures' / 'bad_bot.py'} loop"
+    result = runner.invoke(app, ["play", spinner, "random", "--limit", "cpu_s=1",
+                                 "--decision-ms", "60000", "--record", str(tmp_path / "r.jsonl")])
+    assert result.exit_code == 0, result.output
+    assert "CPU time limit of 1 s" in result.output, result.output
+    result = runner.invoke(app, ["play", "random", "greedy", "--limit", "cpu_s=x"])
+    assert result.exit_code == 2
+    assert result.output.strip() == "error: a limit is KEY=NUMBER, like cpu_s=60, not 'cpu_s=x'"
+
+
 def test_play_unknown_bot_is_a_clear_error():
     result = runner.invoke(app, ["play", "no-such-bot", "random"])
     assert result.exit_code == 2

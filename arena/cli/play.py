@@ -16,9 +16,11 @@ from arena.cli.options import (
     DEFAULT_DATA,
     FIRST_DECISION_HELP,
     ISOLATION_HELP,
+    LIMIT_HELP,
     SEED_HELP,
     DataOption,
 )
+from arena.isolation.limits import SandboxLimits, parse_limits
 from arena.match.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits, clock_problem
 from arena.match.deal_keys import SEED_WARNING
 from arena.match.narrate import deal_line, match_line, narrate_deal, narrate_outcome, side_names
@@ -52,6 +54,7 @@ def play(
                                           "default: in DATA/play)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Print the protocol transcript."),
     isolation: Optional[str] = typer.Option(None, "--isolation", help=ISOLATION_HELP),
+    limit: Optional[list[str]] = typer.Option(None, "--limit", help=LIMIT_HELP),
     data: DataOption = DEFAULT_DATA,
 ) -> None:
     """Play one match between 2, 3 or 4 bot programs and print each deal's settlement."""
@@ -72,6 +75,10 @@ def play(
     clock = clock_problem(decision_ms, first_decision_ms)
     if clock:
         raise term.fail(clock)
+    try:
+        sandbox = SandboxLimits.from_mapping(parse_limits(limit or []))
+    except ValueError as err:
+        raise term.fail(str(err)) from None
     require_isolation(isolation)
     try:
         specs, base = seat_bots(bots, rules, data)
@@ -80,7 +87,7 @@ def play(
         key, match_id = match_key(seed)
         record = record_path(record, data, specs, match_id)
         limits = Limits(decision_ms=decision_ms, startup_ms=startup_ms, bank_ms=bank_ms,
-                        first_decision_ms=first_decision_ms)
+                        first_decision_ms=first_decision_ms, sandbox=sandbox)
         check_bots(specs, limits, rules, hide=[record.parent])
         result = play_match(specs, rules, key, match_id, first_dealer, limits, record)
     except PlayError as err:
