@@ -1,7 +1,8 @@
 """The sandbox level a test process asks for, kept as it was around code that may change it.
 
-An ``arena`` command run in the test's own process with ``--isolation`` (typer's ``CliRunner``)
-asks for its level for the whole process (``probe.set_isolation``: the module's choice and
+An ``arena`` command run in the test's own process (typer's ``CliRunner``) with ``--isolation``,
+or ``arena demo``, which asks for the strongest level there is, asks for its level for the whole
+process (``probe.set_isolation``: the module's choice and
 ``ARENA_ISOLATION``), as a command should: its workers inherit it. Left so, every later test in
 that xdist worker ran its bots at that level: ``limits`` as root, or ``isolated``, which a normal
 user does not have, so that tests failed or passed by which file a worker happened to run first.
