@@ -14,9 +14,11 @@ How it decides, in order:
 5. While the stock is **open**: every option (each card, with its marriage shown when it is a king
    or queen of one; closing; passing instead of closing before the draw) is played in sampled
    worlds, then the playout policy carries on and the exact solver finishes once the stock is
-   gone; the best average wins. Closing is valued by exact play from the close on; the other
-   options keep the bot's next chance to close in view (``playout.value_keeping_the_close``).
-   Marriages are always shown when their card is led: their points can only help.
+   gone; the best average wins. With ``LOOKAHEAD_STOCK`` cards or fewer left in the stock the
+   playout gives way to exact search of both players' cards in each world (``lookahead.py``).
+   Closing is valued by exact play from the close on; the other options keep the bot's next
+   chance to close in view (``playout.value_keeping_the_close``). Marriages are always shown
+   when their card is led: their points can only help.
 
 With three or four players (RULES.md §10) none of the above runs: ``nseat.py`` decides instead
 (sampled worlds replayed on the engine, greedy playouts for every seat, best average for the side),
