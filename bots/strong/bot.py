@@ -14,9 +14,11 @@ How it decides, in order:
 5. While the stock is **open**: every option (each card, with its marriage shown when it is a king
    or queen of one; closing; passing instead of closing before the draw) is played in sampled
    worlds, then the playout policy carries on and the exact solver finishes once the stock is
-   gone; the best average wins. Closing is valued by exact play from the close on; the other
-   options keep the bot's next chance to close in view (``playout.value_keeping_the_close``).
-   Marriages are always shown when their card is led: their points can only help.
+   gone; the best average wins. With ``LOOKAHEAD_STOCK`` cards or fewer left in the stock the
+   playout gives way to exact search of both players' cards in each world (``lookahead.py``).
+   Closing is valued by exact play from the close on; the other options keep the bot's next
+   chance to close in view (``playout.value_keeping_the_close``). Marriages are always shown
+   when their card is led: their points can only help.
 
 With three or four players (RULES.md §10) none of the above runs: ``nseat.py`` decides instead
 (sampled worlds replayed on the engine, greedy playouts for every seat, best average for the side),
@@ -38,6 +40,7 @@ from arena.game.rules import CLAIM_TARGET, ClaimMode, MarriageCredit, MarriageLe
 from bots.nseat import ViewTracker, greedy_choice
 from bots.strong import nseat
 from bots.strong.knowledge import Knowledge
+from bots.strong.lookahead import Lookahead
 from bots.strong.planner import MAX_WORLDS, Budget, choose
 from bots.strong.playout import value_keeping_the_close, world_value
 from bots.strong.sampler import Sampler
@@ -50,6 +53,10 @@ BUDGET_FRACTION = 0.28
 """Share of the announced per-decision limit spent thinking: two points short of the 30% that the
 99th percentile of its decision times must stay under (issue 35), for what happens outside the
 search (reading the request, the pipe, the answer); at 0.3 that p99 was 30.1% (bench_bots.py)."""
+LOOKAHEAD_STOCK = 4
+"""With this many cards left in the stock or fewer (the up-card included), each world is searched
+exactly to the end (``lookahead.py``) instead of played out by the rule of thumb: the last two
+tricks of phase 1 with 4."""
 DEFAULT_LIMIT_MS = 1000  # PROTOCOL.md §6, when the match line names none
 SEED_ENV = "SIXTYSIX_BOT_SEED"
 
@@ -217,6 +224,9 @@ class StrongBot(Bot):
 
         def values(active: list[int]) -> list[float]:
             world = sampler.deal()
+            if world.stock_size <= LOOKAHEAD_STOCK:
+                look = Lookahead(solver)  # one per world: it keeps the world's solved endgames
+                return [look.value(_after(world, options[i])) for i in active]
             return [_macro_value(world, options[i], solver) for i in active]
 
         picked = choose(options, values, budget, max_worlds=self.max_worlds)
@@ -257,10 +267,15 @@ class StrongBot(Bot):
         return best
 
 
-def _macro_value(world: DealState, macro: Macro, solver: Solver) -> float:
+def _after(world: DealState, macro: Macro) -> DealState:
     state = world
     for action in macro:
         state = state.apply_unchecked(action)
+    return state
+
+
+def _macro_value(world: DealState, macro: Macro, solver: Solver) -> float:
+    state = _after(world, macro)
     if macro == (CLOSE,):
         return world_value(state, solver)
     return value_keeping_the_close(state, solver)

@@ -127,10 +127,17 @@ class Endgame:
 class Solver:
     """Exact values of phase-2 positions for one seat under one rules profile and payoff."""
 
-    def __init__(self, rules: Rules, payoff: Payoff):
+    def __init__(self, rules: Rules, payoff: Payoff, keep_table: bool = False):
+        """``keep_table``: keep the transposition table from one search to the next while the
+        facts fixed for a search (trump, how the stock ended, the close) stay the same. Its entries
+        are bounds on values, true whatever the root, so the many endgames of one world that
+        ``lookahead.py`` solves share their common positions."""
         self.rules = rules
         self.payoff = payoff
         self.nodes = 0
+        self.keep_table = keep_table
+        self._facts: tuple[int, ...] | None = None
+        self._tt: dict[int, tuple[int, int, int]] = {}
         self._strict = rules.phase2_follow is Phase2Follow.STRICT
         self._meld_phase2 = rules.marriage_in_phase2
         self._meld_needs_trick = rules.marriage_requires_prior_trick
@@ -230,15 +237,22 @@ class Solver:
         """
         return self._root(pos, moves, exact=True)[1]
 
-    def value(self, pos: Endgame) -> int:
-        """The exact value of ``pos`` for ``payoff.me`` with best play on both sides."""
-        return self._root(pos, None, exact=False)[0]
+    def value(self, pos: Endgame, alpha: int = -_BIG, beta: int = _BIG) -> int:
+        """The exact value of ``pos`` for ``payoff.me`` with best play on both sides; with a
+        window (``alpha`` < ``beta``), fail-soft: a value at or below ``alpha`` is only an upper
+        bound of the exact one, at or above ``beta`` a lower bound."""
+        return self._root(pos, None, exact=False, alpha=alpha, beta=beta)[0]
 
-    def _root(self, pos: Endgame, moves: list[int] | None, exact: bool) -> tuple[int, dict[int, int]]:
+    def _root(self, pos: Endgame, moves: list[int] | None, exact: bool, alpha: int = -_BIG,
+              beta: int = _BIG) -> tuple[int, dict[int, int]]:
         """Search the root's moves; with ``exact`` each gets its own full window (so each value is
         exact), else the window narrows as usual and only the best value is exact."""
+        facts = (pos.trump, pos.exhausted, pos.closer, pos.snap_closer_tricks, pos.snap_opp_tricks,
+                 pos.snap_opp_total)
+        if not (self.keep_table and facts == self._facts):
+            self._tt = {}
+            self._facts = facts
         self._prepare(pos)
-        self._tt: dict[int, tuple[int, int, int]] = {}
         h, t, q = pos.hands, pos.totals, pos.pending
         k = (1 if pos.tricks[0] else 0, 1 if pos.tricks[1] else 0)
         ld = pos.leader
@@ -251,7 +265,7 @@ class Solver:
             if not exact and moves is None and meld_ok == self._meld_phase2:
                 # An ordinary lead: the search's own node, with its transposition table.
                 return self._search(h[ld], h[fo], t[ld], t[fo], q[ld], q[fo], k[ld], k[fo], lm,
-                                    l_closer, self._lo, self._hi), out
+                                    l_closer, max(alpha, self._lo), min(beta, self._hi)), out
             maximize = lm
             cards = moves if moves is not None else list(indices_of_mask(h[ld]))
 
@@ -267,7 +281,8 @@ class Solver:
                 return self._reply(led, h[ld], h[fo], t[ld], t[fo], q[ld], q[fo], k[ld], k[fo], lm,
                                    l_closer, alpha, beta, only=1 << card)
         best = -_BIG if maximize else _BIG
-        lo, hi = alpha, beta = self._lo, self._hi
+        lo, hi = self._lo, self._hi
+        alpha, beta = max(alpha, lo), min(beta, hi)
         for card in cards:
             v = move_value(card, lo, hi) if exact else move_value(card, alpha, beta)
             out[card] = v

@@ -1,0 +1,88 @@
+"""The strong bot's search over the last phase-1 tricks is exact: on random positions of real deals
+with a few cards left in the stock it gives every option the value of a plain minimax over the
+engine's own states (validating ``apply``, every legal action, no pruning), with the exact solver
+(checked against the engine by test_strong_solver.py) once the stock is closed or exhausted."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from arena.game import CLAIM, EXCHANGE, ActionKind, DealState, Decision, Rules, profile
+from arena.game import shuffled_order
+from arena.game.rules import CLAIM_TARGET
+from arena.game.state import OPEN
+from bots.strong.lookahead import Lookahead
+from bots.strong.solver import Endgame, Payoff, Solver
+
+
+def brute_force(state: DealState, solver: Solver) -> int:
+    """Minimax over every legal action in phase 1, but two choices fixed as the search fixes them
+    for both players: a claim the moment one may (never a wrong one), an exchange whenever one
+    may. A king may be led without its marriage here: the search never does that, and this shows
+    it loses nothing by it."""
+    payoff = solver.payoff
+    if state.is_over:
+        s = state.settlement
+        assert s is not None
+        return payoff.value(s.winner, s.game_points)
+    seat = state.to_act
+    legal = state.legal_actions()
+    can_claim = CLAIM in legal and state.total(seat) >= CLAIM_TARGET
+    if state.stock_state != OPEN and (state.decision is Decision.FOLLOW or (
+            state.decision is Decision.LEAD and state.meld_suit < 0 and not can_claim)):
+        return solver.value(Endgame.from_state(state))
+    if can_claim:
+        return brute_force(state.apply(CLAIM), solver)
+    if EXCHANGE in legal:
+        return brute_force(state.apply(EXCHANGE), solver)
+    values = [brute_force(state.apply(a), solver) for a in legal if a is not CLAIM]
+    return max(values) if seat == payoff.me else min(values)
+
+
+def random_late_position(rules: Rules, rng: random.Random, stock: int) -> DealState:
+    """A deal played at random to a phase-1 lead or follow with at most ``stock`` cards left in
+    the stock and the choice between several cards."""
+    while True:
+        state = DealState.new(rules, rng.randrange(2), shuffled_order(rules, rng.randrange(10**9), 1))
+        while not state.is_over and state.stock_state == OPEN:
+            legal = state.legal_actions()
+            if (state.stock_size <= stock and state.decision in (Decision.LEAD, Decision.FOLLOW)
+                    and state.meld_suit < 0 and EXCHANGE not in legal
+                    and not (CLAIM in legal and state.total(state.to_act) >= CLAIM_TARGET)):
+                return state
+            choices = [a for a in legal if a is not CLAIM or state.total(state.to_act) >= CLAIM_TARGET]
+            state = state.apply_unchecked(rng.choice(choices))
+
+
+@pytest.mark.parametrize("rules_name", ["vu_compat", "sixty_six", "schnapsen"])
+def test_lookahead_agrees_with_brute_force_on_late_phase1_positions(rules_name: str) -> None:
+    rng = random.Random(f"lookahead/{rules_name}")
+    rules = profile(rules_name)
+    for i in range(24):
+        state = random_late_position(rules, rng, stock=2 if i % 4 else 4)
+        me = rng.randrange(2)
+        payoff = (Payoff.game_points(me) if i % 2 else
+                  Payoff.for_match(me, (rng.randrange(7), rng.randrange(7)), rng.randrange(3), 7))
+        solver = Solver(rules, payoff)
+        look = Lookahead(solver)
+        for action in state.legal_actions():
+            if action is CLAIM:
+                continue
+            after = state.apply(action)
+            assert look.value(after) == brute_force(after, solver), f"{state!r} {action} {payoff}"
+        best = max if state.to_act == me else min
+        assert look.value(state) == best(brute_force(state.apply(a), solver)
+                                         for a in state.legal_actions() if a is not CLAIM)
+
+
+def test_lookahead_prunes() -> None:
+    """Fewer phase-1 positions than a plain minimax visits: alpha-beta pays."""
+    rng = random.Random("lookahead/nodes")
+    rules = profile("vu_compat")
+    state = random_late_position(rules, rng, stock=4)
+    look = Lookahead(Solver(rules, Payoff.game_points(state.to_act)))
+    look.value(state)
+    plays = [a for a in state.legal_actions() if a.kind is ActionKind.PLAY]
+    assert 0 < look.nodes < len(plays) ** 4
