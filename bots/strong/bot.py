@@ -15,7 +15,8 @@ How it decides, in order:
    or queen of one; closing; passing instead of closing before the draw) is played in sampled
    worlds, then the playout policy carries on and the exact solver finishes once the stock is
    gone; the best average wins. With ``LOOKAHEAD_STOCK`` cards or fewer left in the stock the
-   playout gives way to exact search of both players' cards in each world (``lookahead.py``).
+   playout gives way to exact search of both players' cards in each world (``lookahead.py``),
+   as long as the budget holds ``SEARCHED_WORLDS_MIN`` such worlds.
    Closing is valued by exact play from the close on; the other options keep the bot's next
    chance to close in view (``playout.value_keeping_the_close``). Marriages are always shown
    when their card is led: their points can only help.
@@ -34,6 +35,7 @@ from __future__ import annotations
 import logging
 import os
 import random
+import time
 
 from arena.game import CLAIM, CLOSE, EXCHANGE, PASS, Action, ActionKind, Card, DealState, Rank
 from arena.game.rules import CLAIM_TARGET, ClaimMode, MarriageCredit, MarriageLeadCard
@@ -41,7 +43,7 @@ from bots.nseat import ViewTracker, greedy_choice
 from bots.strong import nseat
 from bots.strong.knowledge import Knowledge
 from bots.strong.lookahead import Lookahead
-from bots.strong.planner import MAX_WORLDS, Budget, choose
+from bots.strong.planner import MAX_WORLDS, MIN_WORLDS, Budget, choose
 from bots.strong.playout import value_keeping_the_close, world_value
 from bots.strong.sampler import Sampler
 from bots.strong.solver import Payoff, Solver
@@ -57,6 +59,9 @@ LOOKAHEAD_STOCK = 4
 """With this many cards left in the stock or fewer (the up-card included), each world is searched
 exactly to the end (``lookahead.py``) instead of played out by the rule of thumb: the last two
 tricks of phase 1 with 4."""
+SEARCHED_WORLDS_MIN = MIN_WORLDS
+"""Fewest searched worlds the budget must hold for the search to go on past its first world; a
+fixed world count with a generous budget (the benchmarks') always searches."""
 DEFAULT_LIMIT_MS = 1000  # PROTOCOL.md §6, when the match line names none
 SEED_ENV = "SIXTYSIX_BOT_SEED"
 
@@ -222,12 +227,24 @@ class StrongBot(Bot):
         solver = self._solver(view)
         sampler = Sampler(view, self.know, self.rng)
 
+        searching = view.stock_size <= LOOKAHEAD_STOCK
+
         def values(active: list[int]) -> list[float]:
+            nonlocal searching
             world = sampler.deal()
-            if world.stock_size <= LOOKAHEAD_STOCK:
-                look = Lookahead(solver)  # one per world: it keeps the world's solved endgames
-                return [look.value(_after(world, options[i])) for i in active]
-            return [_macro_value(world, options[i], solver) for i in active]
+            if not searching:
+                return [_macro_value(world, options[i], solver) for i in active]
+            started = time.perf_counter()
+            look = Lookahead(solver)  # one per world: it keeps the world's solved endgames
+            found: list[float] = [look.value(_after(world, options[i])) for i in active]
+            # Searched worlds are worth it only while the budget holds enough of them: after the
+            # first, the rest are played out if fewer than SEARCHED_WORLDS_MIN would fit. A world
+            # of sixty_six's six-card hands takes ~48 ms to search (~14 ms in Schnapsen): about
+            # 6 in the default budget, too few to choose by (the gain was measured in Schnapsen
+            # only, ladder.md step seven).
+            if (time.perf_counter() - started) * SEARCHED_WORLDS_MIN > budget.seconds:
+                searching = False
+            return found
 
         picked = choose(options, values, budget, max_worlds=self.max_worlds)
         self._plan = list(picked.option[1:])

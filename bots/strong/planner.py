@@ -26,6 +26,7 @@ class Budget:
 
     def __init__(self, seconds: float, start: float | None = None):
         self.start = time.perf_counter() if start is None else start
+        self.seconds = seconds
         self.deadline = self.start + seconds
 
     def over(self) -> bool:

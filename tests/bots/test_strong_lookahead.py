@@ -86,3 +86,57 @@ def test_lookahead_prunes() -> None:
     look.value(state)
     plays = [a for a in state.legal_actions() if a.kind is ActionKind.PLAY]
     assert 0 < look.nodes < len(plays) ** 4
+
+
+class Counted:
+    """Counts the worlds the strong bot searched (``Lookahead`` built: one per world)."""
+
+    def __init__(self) -> None:
+        self.built = 0
+
+    def __call__(self, solver: Solver) -> Lookahead:
+        self.built += 1
+        return Lookahead(solver)
+
+
+@pytest.mark.parametrize("affordable", [True, False])
+def test_worlds_are_searched_only_while_the_budget_holds_enough_of_them(affordable, monkeypatch):
+    """With a generous budget every world of a late phase-1 decision is searched; when fewer than
+    ``SEARCHED_WORLDS_MIN`` searched worlds would fit in the budget, only the first is, and the
+    rest are played out (more worlds are still drawn)."""
+    from bots.greedy_bot import GreedyBot
+    from bots.strong import bot as strong
+    from protocol_driver import play
+
+    counted = Counted()
+    monkeypatch.setattr(strong, "Lookahead", counted)
+    monkeypatch.setattr(strong, "SEARCHED_WORLDS_MIN", 1 if affordable else 10 ** 9)
+    worlds: list[int] = []
+    real_choose = strong.choose
+
+    def choose(*args, **kwargs):  # type: ignore[no-untyped-def]
+        picked = real_choose(*args, **kwargs)
+        worlds.append(picked.worlds)
+        return picked
+    monkeypatch.setattr(strong, "choose", choose)
+
+    bot = strong.StrongBot(budget_ms=5000, max_worlds=6, seed="look")
+    late: list[int] = []  # per decision with the stock at 4 or fewer: worlds searched, drawn
+
+    real_open = bot._open_stock
+
+    def open_stock(view, legal, budget):  # type: ignore[no-untyped-def]
+        before, drawn = counted.built, len(worlds)
+        action = real_open(view, legal, budget)
+        if view.stock_size <= strong.LOOKAHEAD_STOCK and len(worlds) > drawn:
+            late.append(counted.built - before)
+            late.append(worlds[-1])
+        return action
+    monkeypatch.setattr(bot, "_open_stock", open_stock)
+    play(profile("schnapsen"), (bot, GreedyBot()), seed=5, match_id="look")
+    searched, drawn = late[0::2], late[1::2]
+    assert len(searched) > 3
+    if affordable:
+        assert searched == drawn  # every world drawn was searched
+    else:
+        assert all(s == 1 for s in searched) and max(drawn) > 1
