@@ -124,6 +124,10 @@ def membership(folder: Path) -> dict[str, tuple[str, str]]:
         db = sqlite3.connect(f"file:{urllib.parse.quote(str(path.resolve()))}?mode=ro", uri=True,
                              timeout=30)
         try:
+            # Made but not yet written: ``_write`` makes the file (private) before its tables,
+            # and a league that read it in between ended, "no such table: members".
+            if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'members'").fetchone() is None:
+                return {}
             rows = db.execute("SELECT family, text, state FROM members").fetchall()
         finally:
             db.close()

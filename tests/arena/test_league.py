@@ -80,6 +80,20 @@ def test_a_pair_cut_in_half_is_completed_with_its_versions_on_the_same_deals(tmp
     assert (build / "league_history.svg").stat().st_size > 0
 
 
+def test_a_members_file_made_but_not_yet_written_is_read_as_no_members(tmp_path):
+    """``arena league add`` makes ``members.sqlite`` (private) before its tables: a running league
+    that read it in between ended with "no such table: members" (status 2), in the suite once.
+    Read then, it holds no members yet; the next read (every second) sees the row."""
+    from arena.compete.league_members import MEMBERS_NAME, membership, rating_reset_requests
+
+    league = tmp_path / "league"
+    init_league(league)
+    sqlite3.connect(league / MEMBERS_NAME).close()  # the file, empty, as _write makes it first
+    assert membership(league) == {} and rating_reset_requests(league) == []
+    set_membership(league, "greedy", "greedy", "in")
+    assert membership(league) == {"greedy": ("greedy", "in")}
+
+
 def test_membership_is_the_settings_plus_added_less_removed(tmp_path):
     league = tmp_path / "league"
     init_league(league)
