@@ -61,9 +61,11 @@ def load() -> str:
 
 
 def play_all(games: Sequence[Game], workers: int, decision_ms: int,
-             progress: Callable[[int, int, float], None] | None = None) -> list[Played]:
+             progress: Callable[[int, int, float], None] | None = None,
+             each: Callable[[Played], None] | None = None) -> list[Played]:
     """Play ``games`` (``workers`` at a time), in the order given back. Every fault is a result
-    (the referee never raises for a bot); ``progress(done, total, seconds)`` after each match."""
+    (the referee never raises for a bot); ``progress(done, total, seconds)`` after each match, and
+    ``each(played)`` first (in this thread: a record written there is whole if the run stops)."""
     limits = Limits(decision_ms=decision_ms, startup_ms=max(decision_ms, 10_000))
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="bench-pairs-") as tmp:
@@ -81,6 +83,8 @@ def play_all(games: Sequence[Game], workers: int, decision_ms: int,
             futures = {pool.submit(one, g): i for i, g in enumerate(games)}
             for future in as_completed(futures):
                 out[futures[future]] = future.result()
+                if each is not None:
+                    each(out[futures[future]])
                 if progress is not None:
                     progress(len(out), len(games), time.monotonic() - started)
     return [out[i] for i in range(len(games))]

@@ -25,17 +25,25 @@ an idle core here, measured in CPU time), with a limit per decision far above wh
 needs, so the result does not depend on the machine's load; ``--budget-ms`` instead gives it a time
 budget (then it does). The package's bots are never limited by time: they do a fixed amount of work.
 
+To tell one version of the strong bot from another (a change's worth, step by step), run this
+script from each version's tree (``git worktree add``) on the same seed with ``--records FILE``:
+one JSON line per match, written as the match ends. ``scripts/compare_vu.py OLD NEW`` then sets
+the two runs side by side, pair by pair: both meet the same cards and the package's bot the same
+random numbers, so the pair is the unit of the difference. ``--first K`` starts at pair K, to
+split a long run into parts played side by side.
+
 Exit status: 0 when every match ended without a fault and the adapter never disagreed with the
 referee, 1 otherwise (the figures are then not to be trusted), 2 for bad arguments or no package.
 
 Usage: scripts/bench_vu.py [--pairs N] [--matches M] [--samples S] [--depth D]
                            [--phase2 alphabeta|same] [--worlds W | --budget-ms MS] [--seed S]
-                           [--workers W] [--decision-ms MS]
+                           [--first K] [--records FILE] [--workers W] [--decision-ms MS]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import re
@@ -44,6 +52,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import IO
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -75,6 +84,29 @@ def vu_spec(site: Path, choice: Choice) -> BotSpec:
     options = ["--bot", choice.kind, "--samples", str(choice.samples), "--depth",
                str(choice.depth), "--phase2", choice.phase2]
     return BotSpec(choice.name(), tuple(adapter_command(site, *options)))
+
+
+def record(played: Played, vu_name: str) -> dict[str, object]:
+    """One match as a line of ``--records``: what ``compare_vu.py`` needs to set two runs of the
+    same deals side by side (the pair and seating name the deal; the rest is the strong bot's)."""
+    result = played.result
+    seat = played.seat_of(STRONG)
+    vu_seat = played.seat_of(vu_name)
+    first = result.deals[0].settlement if result.deals else None
+    return {
+        "pair": played.game.pair, "seating": played.game.seating,
+        "kind": "match" if "/match/" in played.game.pair else "deal",
+        "won": result.winner == seat, "drawn": result.winner is None,
+        "game_points": [result.game_points[seat], result.game_points[1 - seat]],
+        "first_deal_won": None if first is None else first.winner == seat,
+        "deals": len(result.deals),
+        "fault": None if result.fault is None else f"{result.fault}: {result.detail}",
+        "wrong_claims": result.seats[seat].wrong_claims,
+        "disagreements": sum(line.startswith(DISAGREED)
+                             for line in played.stderr[vu_seat].splitlines()),
+        "decision_ms": list(result.seats[seat].decision_ms),
+        "strong": " ".join(played.game.bots[seat].argv),  # which tree, which options
+    }
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -203,7 +235,12 @@ def main() -> int:
                         "decision (default %(default)s)")
     parser.add_argument("--budget-ms", type=int, default=None, help="a time budget per decision "
                         "for the strong bot instead of --worlds")
-    parser.add_argument("--seed", type=int, default=1, help="which deals (default %(default)s)")
+    parser.add_argument("--seed", default="1", help="which deals: any label (default "
+                        "%(default)s)")
+    parser.add_argument("--first", type=int, default=0, help="the first pair's number (default "
+                        "%(default)s): --first 75 --pairs 75 plays pairs 75 to 149")
+    parser.add_argument("--records", type=Path, default=None, help="write one JSON line per "
+                        "match to this new file, for scripts/compare_vu.py")
     parser.add_argument("--workers", type=int, default=2, help="matches at once (default "
                         "%(default)s)")
     parser.add_argument("--decision-ms", type=int, default=30_000, help="the referee's limit per "
@@ -211,6 +248,8 @@ def main() -> int:
     args = parser.parse_args()
     if args.pairs < 0 or args.matches < 0 or args.matches % 2 or args.pairs + args.matches == 0:
         parser.error("--pairs >= 0 and an even --matches >= 0, not both 0")
+    if args.first < 0:
+        parser.error("--first must be 0 or more")
     if min(args.samples, args.depth, args.worlds, args.workers) < 1 or \
             (args.budget_ms is not None and args.budget_ms < 1):
         parser.error("--samples, --depth, --worlds, --workers and --budget-ms must be positive")
@@ -224,16 +263,34 @@ def main() -> int:
     vu, strong = vu_spec(site, choice), strong_spec(args.worlds, args.budget_ms, args.decision_ms)
     one_deal = load_rules("vu_compat")
     to_seven = load_rules("vu_compat", overrides={"match_target": 7})
-    games = [g for k in range(args.pairs)
+    games = [g for k in range(args.first, args.first + args.pairs)
              for g in duplicate(f"bench-vu/{args.seed}/deal/{k}", strong, vu, one_deal)]
-    games += [g for k in range(args.matches // 2)
+    games += [g for k in range(args.first, args.first + args.matches // 2)
               for g in duplicate(f"bench-vu/{args.seed}/match/{k}", strong, vu, to_seven)]
+    records: IO[str] | None = None
+    if args.records is not None:
+        try:  # a new file only: two runs in one file could not be told apart
+            records = open(args.records, "x", encoding="utf-8")
+        except OSError as err:
+            print(f"error: cannot make the records file {args.records}: {err.strerror}",
+                  file=sys.stderr)
+            return 2
     how = f"--budget-ms {args.budget_ms}" if args.budget_ms else f"--worlds {args.worlds}"
     print(f"# strong ({how}) vs {vu.name}, vu_compat; {args.pairs} one-deal pairs, "
-          f"{args.matches} matches to 7; seed {args.seed}; {args.workers} matches at once; limit "
-          f"{args.decision_ms} ms per decision; load {load()} at the start, {os.cpu_count()} cores")
+          f"{args.matches} matches to 7; seed {args.seed}, from pair {args.first}; {args.workers} "
+          f"matches at once; limit {args.decision_ms} ms per decision; load {load()} at the start, {os.cpu_count()} cores")
     started = time.monotonic()
-    plays = play_all(games, args.workers, args.decision_ms, every(10))
+
+    def write(played: Played) -> None:
+        if records is not None:
+            records.write(json.dumps(record(played, vu.name)) + "\n")
+            records.flush()
+
+    try:
+        plays = play_all(games, args.workers, args.decision_ms, every(10), write)
+    finally:
+        if records is not None:
+            records.close()
     print(f"# {time.monotonic() - started:.0f} s; load {load()} at the end")
     audit = Audit()
     for played in plays:
