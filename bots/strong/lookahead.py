@@ -5,9 +5,9 @@ runs out are a perfect-information game too: each trick is two card choices, and
 follow are known (the winner takes the top card, the loser the next, the up-card last; RULES.md
 §5.2). ``Lookahead`` searches that game with alpha-beta over the engine's states on its fast path
 (``legal_actions`` + ``apply_unchecked``) until the stock is closed or exhausted, and hands every
-position it reaches there to the exact solver (``solver.py``); so too the follow to the last trick
-of phase 1, where all that is left of phase 1 is two card choices and the draws, which the solver
-plays in its own representation (``Solver.last_follow``). With a few cards left in the stock
+position it reaches there to the exact solver (``solver.py``); so too the last trick of phase 1
+where all that is left of phase 1 is card choices and the draws, which the solver plays in its
+own representation (``Solver.last_trick``). With a few cards left in the stock
 this replaces the rule-of-thumb playout (``playout.py``), which plays both sides' remaining phase-1
 cards by habit: that is PIMC with each world solved, as in Wisser's Schnapsen agent (IJCAI 2015).
 
@@ -93,7 +93,7 @@ class Lookahead:
             if EXCHANGE in legal:
                 state = state.apply_unchecked(EXCHANGE)
                 continue
-            if decision is _FOLLOW and self.solver.last_follow(state):
+            if self.solver.last_trick(state):
                 return self.solver.state_value(state, alpha, beta)
             options = self._options(state, legal, decision)
             if len(options) == 1:

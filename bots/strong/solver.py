@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arena.game.actions import EXCHANGE, Decision
+from arena.game.actions import CLAIM, CLOSE, EXCHANGE, Decision
 from arena.game.cards import POINTS_BY_INDEX, SUIT_MASKS, Rank, indices_of_mask
 from arena.game.rules import (CLAIM_TARGET, ClaimMode, CloserTierBasis, CloseFailThreeIf,
                               EndWithoutClaim, MarriageCredit, MarriageLeadCard,
@@ -259,20 +259,21 @@ class Solver:
     def state_value(self, state: DealState, alpha: int = -_BIG, beta: int = _BIG) -> int:
         """The value of the engine's ``state`` as ``value`` gives it (fail-soft in the window), for
         the positions where ``lookahead.py`` hands its search over: a phase-2 lead or follow, and
-        the follow to the last trick of phase 1 (``last_follow``). The two commonest, a lead once
-        the stock is exhausted and that last follow, skip building an ``Endgame``: a world's
-        search reaches hundreds of them."""
+        the lead and the follow to the last trick of phase 1 (``last_trick``). The commonest skip
+        building an ``Endgame``: a world's search reaches hundreds of them."""
         if state.stock_state == OPEN:
-            if not self.last_follow(state):
-                raise ValueError(f"not the follow to the last trick of phase 1: {state!r}")
+            if not self.last_trick(state):
+                raise ValueError(f"not the last trick of phase 1: {state!r}")
             self._use((state.trump, 1, -1, 0, 0, 0))  # phase 2 follows the draws
             h, p, m, q, t = state.hands, state.card_points, state.melds, state.pending, state.tricks
             ld = state.leader
             fo = 1 - ld
-            return self._last_reply(state.led, h[ld], h[fo], p[ld] + m[ld], p[fo] + m[fo], q[ld],
-                                    q[fo], 1 if t[ld] else 0, 1 if t[fo] else 0, ld == self._me,
-                                    state.stock[state.drawn], state.up,
-                                    max(alpha, self._lo), min(beta, self._hi))
+            args = (h[ld], h[fo], p[ld] + m[ld], p[fo] + m[fo], q[ld], q[fo], 1 if t[ld] else 0,
+                    1 if t[fo] else 0, ld == self._me, state.stock[state.drawn], state.up,
+                    max(alpha, self._lo), min(beta, self._hi))
+            if state.decision is _LEAD:
+                return self._last_search(*args)
+            return self._last_reply(state.led, *args)
         if state.stock_state == EXHAUSTED and state.decision is _LEAD and state.meld_suit < 0:
             self._use((state.trump, 1, -1, 0, 0, 0))
             h, p, m, q, t = state.hands, state.card_points, state.melds, state.pending, state.tricks
@@ -283,16 +284,23 @@ class Solver:
                                 max(alpha, self._lo), min(beta, self._hi))
         return self.value(Endgame.from_state(state), alpha, beta)
 
-    def last_follow(self, state: DealState) -> bool:
-        """Whether ``state`` is the follow to the last trick of phase 1 (two players, two cards
-        left in the stock), where the solver takes over with every step left a card choice: the
-        follower may not exchange any more, and nobody may close before the draw."""
+    def last_trick(self, state: DealState) -> bool:
+        """Whether ``state`` is the lead or the follow to the last trick of phase 1 (two players,
+        two cards left in the stock), where the solver takes over with every step left a card
+        choice: nobody may exchange or close any more (the leader's marriage is shown with its
+        card, as in phase 2), nor close before the draw, and the leader has no claim to make."""
         rules = self.rules
-        return (state.stock_state == OPEN and state.decision is _FOLLOW and state.players == 2
+        if not (state.stock_state == OPEN and state.players == 2
                 and len(state.stock) - state.drawn == 1 and state.up >= 0
-                and EXCHANGE not in state.legal_actions()
                 and not (rules.close_enabled and rules.close_before_draw
-                         and rules.close_pre_draw_min_stock <= 2))
+                         and rules.close_pre_draw_min_stock <= 2)):
+            return False
+        legal = state.legal_actions()
+        if state.decision is _FOLLOW:
+            return EXCHANGE not in legal
+        return (state.decision is _LEAD and state.meld_suit < 0 and EXCHANGE not in legal
+                and CLOSE not in legal
+                and not (CLAIM in legal and state.total(state.leader) >= CLAIM_TARGET))
 
     def _root(self, pos: Endgame, moves: list[int] | None, exact: bool, alpha: int = -_BIG,
               beta: int = _BIG) -> tuple[int, dict[int, int]]:
@@ -352,8 +360,10 @@ class Solver:
         return (hand & self._trump_mask) or hand
 
     def _lead_value(self, c: int, hl: int, hf: int, pl: int, pf: int, ql: int, qf: int, kl: int,
-                    kf: int, lm: bool, l_closer: bool, meld_ok: bool, alpha: int, beta: int) -> int:
-        """The leader leads card ``c`` (showing its marriage if allowed); the follower answers."""
+                    kf: int, lm: bool, l_closer: bool, meld_ok: bool, alpha: int, beta: int,
+                    draws: tuple[int, int] | None = None) -> int:
+        """The leader leads card ``c`` (showing its marriage if allowed); the follower answers.
+        ``draws``: the last trick of phase 1, with the cards its winner and loser draw."""
         if meld_ok and not (self._meld_needs_trick and not kl):
             rank = c & 7
             if rank == _KING or (rank == _QUEEN and not self._king_only):
@@ -372,6 +382,9 @@ class Solver:
                                                       lm, l_closer, alpha, beta))
                     else:
                         ql += meld
+        if draws is not None:
+            return self._last_reply(c, hl ^ (1 << c), hf, pl, pf, ql, qf, kl, kf, lm, *draws,
+                                    alpha, beta)
         return self._reply(c, hl ^ (1 << c), hf, pl, pf, ql, qf, kl, kf, lm, l_closer, alpha, beta)
 
     def _reply(self, c: int, hl: int, hf: int, pl: int, pf: int, ql: int, qf: int, kl: int, kf: int,
@@ -443,6 +456,68 @@ class Solver:
                     break
                 if v > alpha:
                     alpha = v
+        return best
+
+    def _last_search(self, hl: int, hf: int, pl: int, pf: int, ql: int, qf: int, kl: int, kf: int,
+                     lm: bool, top: int, up: int, alpha: int, beta: int) -> int:
+        """Value of the lead to the last trick of phase 1 (``_search``'s, through ``_last_reply``;
+        a marriage may be shown, §5.4). Its table entries are marked apart from phase 2's, and
+        carry the cards still to be drawn."""
+        self.nodes += 1
+        key = (hl | hf << 32 | pl << 64 | pf << 72 | ql << 80 | qf << 88 | kl << 96 | kf << 97
+               | lm << 98 | (1 | top << 1 | up << 6) << 99)
+        tt = self._tt
+        entry = tt.get(key)
+        if entry is not None:
+            lo, hi, _ = entry
+            if lo >= beta:
+                return lo
+            if hi <= alpha:
+                return hi
+            if lo == hi:
+                return lo
+            if lo > alpha:
+                alpha = lo
+            if hi < beta:
+                beta = hi
+        a0, b0 = alpha, beta
+        cards = self._leads.get(hl)
+        if cards is None:
+            cards = self._leads[hl] = [c for c in _LEAD_ORDER if (hl >> c) & 1]
+        if entry is not None and entry[2] >= 0:
+            first = entry[2]
+            cards = [first] + [c for c in cards if c != first]
+        draws = (top, up)
+        best_card = -1
+        best = -_BIG if lm else _BIG
+        for c in cards:
+            if _MELD_RANKS >> (c & 7) & 1:
+                v = self._lead_value(c, hl, hf, pl, pf, ql, qf, kl, kf, lm, False, True, alpha,
+                                     beta, draws)
+            else:
+                v = self._last_reply(c, hl ^ (1 << c), hf, pl, pf, ql, qf, kl, kf, lm, top, up,
+                                     alpha, beta)
+            if lm:
+                if v > best:
+                    best, best_card = v, c
+                    if v >= beta:
+                        break
+                    if v > alpha:
+                        alpha = v
+            elif v < best:
+                best, best_card = v, c
+                if v <= alpha:
+                    break
+                if v < beta:
+                    beta = v
+        lo, hi = (entry[0], entry[1]) if entry is not None else (-_BIG, _BIG)
+        if best <= a0:
+            hi = min(hi, best)
+        elif best >= b0:
+            lo = max(lo, best)
+        else:
+            lo = hi = best
+        tt[key] = (lo, hi, best_card)
         return best
 
     def _last_reply(self, c: int, hl: int, hf: int, pl: int, pf: int, ql: int, qf: int, kl: int,
