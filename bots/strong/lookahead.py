@@ -68,9 +68,10 @@ class Lookahead:
         if solver.rules.marriage_lead_card is MarriageLeadCard.KING_OR_QUEEN:
             self._lead_ranks.add(int(Rank.QUEEN))
 
-    def value(self, state: DealState) -> int:
-        """The value of ``state`` with best play on both sides (the fixed choices above aside)."""
-        return self._value(state, -_BIG, _BIG)
+    def value(self, state: DealState, alpha: int = -_BIG, beta: int = _BIG) -> int:
+        """The value of ``state`` with best play on both sides (the fixed choices above aside);
+        with a window, fail-soft as ``Solver.value``."""
+        return self._value(state, alpha, beta)
 
 
     def _value(self, state: DealState, alpha: int, beta: int) -> int:

@@ -337,14 +337,27 @@ class Solver:
                                    l_closer, alpha, beta, only=1 << card)
         best = -_BIG if maximize else _BIG
         lo, hi = self._lo, self._hi
+        if exact:
+            for card in cards:
+                out[card] = v = move_value(card, lo, hi)
+                best = max(best, v) if maximize else min(best, v)
+            return best, out
+        # Fail-soft alpha-beta, as ``_search``: a move that reaches the window's far side ends
+        # the search (once the window is empty, a further move's value would be only a bound on
+        # the wrong side, and the best of them no bound at all).
         alpha, beta = max(alpha, lo), min(beta, hi)
         for card in cards:
-            v = move_value(card, lo, hi) if exact else move_value(card, alpha, beta)
-            out[card] = v
+            out[card] = v = move_value(card, alpha, beta)
             if maximize and v > best:
-                best = alpha = v
+                best = v
+                if v >= beta:
+                    break
+                alpha = max(alpha, v)
             elif not maximize and v < best:
-                best = beta = v
+                best = v
+                if v <= alpha:
+                    break
+                beta = min(beta, v)
         return best, out
 
     def _follow_mask(self, hand: int, led: int) -> int:

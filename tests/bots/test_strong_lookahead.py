@@ -121,6 +121,33 @@ def test_lookahead_agrees_with_brute_force_with_six_cards_in_the_stock(rules_nam
             assert look.value(after) == brute_force(after, reference), f"{state!r} {action}"
 
 
+def test_a_window_gives_a_true_bound() -> None:
+    """Regression: searched in narrow windows, one after another through the same ``Lookahead``
+    (its table then holds the bounds of the earlier ones), a close's value came out at most 1
+    where the exact one was 2: the solver's closing lead, which may show a marriage and so is
+    searched move by move, went on past a cut-off with the window turned inside out, and the best
+    of what came back was no bound at all. Fail-soft, a value below the window must bound the
+    exact one from above, above it from below, and inside it be the exact one."""
+    rng = random.Random("lookahead/windows")
+    rules = profile("sixty_six")
+    for _ in range(30):
+        state = random_late_position(rules, rng, stock=4)
+        solver = Solver(rules, Payoff.game_points(state.to_act))
+        look = Lookahead(solver)
+        for action in state.legal_actions():
+            if action is CLAIM:
+                continue
+            after = state.apply(action)
+            exact = Lookahead(solver).value(after)
+            for alpha in range(exact - 2, exact + 2):
+                got = look.value(after, alpha, alpha + 1)
+                where = f"{state!r} {action} window ({alpha}, {alpha + 1})"
+                if got <= alpha:
+                    assert exact <= got, where
+                elif got >= alpha + 1:
+                    assert exact >= got, where
+
+
 def test_lookahead_prunes() -> None:
     """Fewer phase-1 positions than a plain minimax visits: alpha-beta pays."""
     rng = random.Random("lookahead/nodes")
