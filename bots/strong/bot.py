@@ -238,10 +238,10 @@ class StrongBot(Bot):
             look = Lookahead(solver)  # one per world: it keeps the world's solved endgames
             found: list[float] = [look.value(_after(world, options[i])) for i in active]
             # Searched worlds are worth it only while the budget holds enough of them: after the
-            # first, the rest are played out if fewer than SEARCHED_WORLDS_MIN would fit. A world
-            # of sixty_six's six-card hands takes ~48 ms to search (~14 ms in Schnapsen): about
-            # 6 in the default budget, too few to choose by (the gain was measured in Schnapsen
-            # only, ladder.md step seven).
+            # first, the rest are played out if fewer than SEARCHED_WORLDS_MIN would fit. With 4
+            # cards left a world of sixty_six's six-card hands takes ~35 ms to search (~5 ms in
+            # vu_compat; ladder.md step eight): about 8 in the default budget, too few to choose
+            # by (the gain was measured in Schnapsen only, step seven).
             if (time.perf_counter() - started) * SEARCHED_WORLDS_MIN > budget.seconds:
                 searching = False
             return found

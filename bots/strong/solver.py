@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arena.game.actions import Decision
+from arena.game.actions import CLAIM, CLOSE, EXCHANGE, Decision
 from arena.game.cards import POINTS_BY_INDEX, SUIT_MASKS, Rank, indices_of_mask
 from arena.game.rules import (CLAIM_TARGET, ClaimMode, CloserTierBasis, CloseFailThreeIf,
                               EndWithoutClaim, MarriageCredit, MarriageLeadCard,
@@ -35,6 +35,7 @@ from arena.game.rules import (CLAIM_TARGET, ClaimMode, CloserTierBasis, CloseFai
 from arena.game.state import EXHAUSTED, OPEN, DealState
 
 _KING, _QUEEN = int(Rank.KING), int(Rank.QUEEN)
+_LEAD, _FOLLOW = Decision.LEAD, Decision.FOLLOW
 _BIG = 1 << 20  # beyond any payoff: where a node's best value starts
 
 
@@ -138,6 +139,8 @@ class Solver:
         self.keep_table = keep_table
         self._facts: tuple[int, ...] | None = None
         self._tt: dict[int, tuple[int, int, int]] = {}
+        # A hand's leads in ``_LEAD_ORDER``, by hand: the same hands come back at node after node.
+        self._leads: dict[int, list[int]] = {}
         self._strict = rules.phase2_follow is Phase2Follow.STRICT
         self._meld_phase2 = rules.marriage_in_phase2
         self._meld_needs_trick = rules.marriage_requires_prior_trick
@@ -158,33 +161,43 @@ class Solver:
             return 3
         return 2 if loser_total < self._schneider else 1
 
-    def _prepare(self, pos: Endgame) -> None:
-        """Facts fixed for the whole search of ``pos``: the close's awards come from its snapshot."""
+    def _use(self, facts: tuple[int, int, int, int, int, int]) -> None:
+        """Set up for a search under ``facts`` (trump, exhausted, closer and the close's figures),
+        keeping the table while they stay the same (with ``keep_table``)."""
+        if facts != self._facts:
+            self._tt = {}
+            self._facts = facts
+            self._prepare(*facts)
+        elif not self.keep_table:
+            self._tt = {}
+
+    def _prepare(self, trump: int, exhausted: int, closer: int, snap_closer_tricks: int,
+                 snap_opp_tricks: int, snap_opp_total: int) -> None:
+        """Facts fixed for a whole search: the close's awards come from its snapshot."""
         rules = self.rules
-        self._trump = pos.trump
-        self._trump_mask = SUIT_MASKS[pos.trump]
-        self._order = lead_order()
-        self._exhausted = pos.exhausted
-        self._closer = pos.closer
-        if pos.closer >= 0:
+        self._trump = trump
+        self._trump_mask = SUIT_MASKS[trump]
+        self._exhausted = bool(exhausted)
+        self._closer = closer
+        if closer >= 0:
             rule = rules.close_fail_three_if
             if rule is CloseFailThreeIf.OPP_NO_TRICK_AT_CLOSE:
-                fail = 3 if pos.snap_opp_tricks == 0 else 2
+                fail = 3 if snap_opp_tricks == 0 else 2
             elif rule is CloseFailThreeIf.CLOSER_NO_TRICK_AT_CLOSE:
-                fail = 3 if pos.snap_closer_tricks == 0 else 2
+                fail = 3 if snap_closer_tricks == 0 else 2
             else:
                 fail = 3 if rule is CloseFailThreeIf.ALWAYS else 2
             self._fail = fail  # the closer's opponent, when the close fails (§7.4)
             self._out_first = fail if rules.opponent_out_after_close is \
                 OpponentOutAfterClose.AS_CLOSE_FAIL else 2  # ... or when he claims first
             self._at_close = rules.closer_tier_basis is CloserTierBasis.AT_CLOSE
-            self._snap_tier = self._tier(pos.snap_opp_tricks, pos.snap_opp_total)
+            self._snap_tier = self._tier(snap_opp_tricks, snap_opp_total)
         pay = self.payoff
         # Claiming at once is best play for everyone but the closer's opponent when a failed close
         # pays him more than getting out first (opponent_out_after_close = two, and a failure worth
         # 3): then he may wait. The bot itself always claims at once (its promise); an opponent may
         # play either way, so the search lets him choose.
-        self._opp_may_wait = (pos.closer == pay.me and pos.closer >= 0
+        self._opp_may_wait = (closer == pay.me and closer >= 0
                               and self._out_first < self._fail)
         self._me = pay.me
         self._win, self._loss = pay.win, pay.loss
@@ -243,16 +256,58 @@ class Solver:
         bound of the exact one, at or above ``beta`` a lower bound."""
         return self._root(pos, None, exact=False, alpha=alpha, beta=beta)[0]
 
+    def state_value(self, state: DealState, alpha: int = -_BIG, beta: int = _BIG) -> int:
+        """The value of the engine's ``state`` as ``value`` gives it (fail-soft in the window), for
+        the positions where ``lookahead.py`` hands its search over: a phase-2 lead or follow, and
+        the lead and the follow to the last trick of phase 1 (``last_trick``). The commonest skip
+        building an ``Endgame``: a world's search reaches hundreds of them."""
+        if state.stock_state == OPEN:
+            if not self.last_trick(state):
+                raise ValueError(f"not the last trick of phase 1: {state!r}")
+            self._use((state.trump, 1, -1, 0, 0, 0))  # phase 2 follows the draws
+            h, p, m, q, t = state.hands, state.card_points, state.melds, state.pending, state.tricks
+            ld = state.leader
+            fo = 1 - ld
+            args = (h[ld], h[fo], p[ld] + m[ld], p[fo] + m[fo], q[ld], q[fo], 1 if t[ld] else 0,
+                    1 if t[fo] else 0, ld == self._me, state.stock[state.drawn], state.up,
+                    max(alpha, self._lo), min(beta, self._hi))
+            if state.decision is _LEAD:
+                return self._last_search(*args)
+            return self._last_reply(state.led, *args)
+        if state.stock_state == EXHAUSTED and state.decision is _LEAD and state.meld_suit < 0:
+            self._use((state.trump, 1, -1, 0, 0, 0))
+            h, p, m, q, t = state.hands, state.card_points, state.melds, state.pending, state.tricks
+            ld = state.leader
+            fo = 1 - ld
+            return self._search(h[ld], h[fo], p[ld] + m[ld], p[fo] + m[fo], q[ld], q[fo],
+                                1 if t[ld] else 0, 1 if t[fo] else 0, ld == self._me, False,
+                                max(alpha, self._lo), min(beta, self._hi))
+        return self.value(Endgame.from_state(state), alpha, beta)
+
+    def last_trick(self, state: DealState) -> bool:
+        """Whether ``state`` is the lead or the follow to the last trick of phase 1 (two players,
+        two cards left in the stock), where the solver takes over with every step left a card
+        choice: nobody may exchange or close any more (the leader's marriage is shown with its
+        card, as in phase 2), nor close before the draw, and the leader has no claim to make."""
+        rules = self.rules
+        if not (state.stock_state == OPEN and state.players == 2
+                and len(state.stock) - state.drawn == 1 and state.up >= 0
+                and not (rules.close_enabled and rules.close_before_draw
+                         and rules.close_pre_draw_min_stock <= 2)):
+            return False
+        legal = state.legal_actions()
+        if state.decision is _FOLLOW:
+            return EXCHANGE not in legal
+        return (state.decision is _LEAD and state.meld_suit < 0 and EXCHANGE not in legal
+                and CLOSE not in legal
+                and not (CLAIM in legal and state.total(state.leader) >= CLAIM_TARGET))
+
     def _root(self, pos: Endgame, moves: list[int] | None, exact: bool, alpha: int = -_BIG,
               beta: int = _BIG) -> tuple[int, dict[int, int]]:
         """Search the root's moves; with ``exact`` each gets its own full window (so each value is
         exact), else the window narrows as usual and only the best value is exact."""
-        facts = (pos.trump, pos.exhausted, pos.closer, pos.snap_closer_tricks, pos.snap_opp_tricks,
-                 pos.snap_opp_total)
-        if not (self.keep_table and facts == self._facts):
-            self._tt = {}
-            self._facts = facts
-        self._prepare(pos)
+        self._use((pos.trump, int(pos.exhausted), pos.closer, pos.snap_closer_tricks,
+                   pos.snap_opp_tricks, pos.snap_opp_total))
         h, t, q = pos.hands, pos.totals, pos.pending
         k = (1 if pos.tricks[0] else 0, 1 if pos.tricks[1] else 0)
         ld = pos.leader
@@ -282,14 +337,27 @@ class Solver:
                                    l_closer, alpha, beta, only=1 << card)
         best = -_BIG if maximize else _BIG
         lo, hi = self._lo, self._hi
+        if exact:
+            for card in cards:
+                out[card] = v = move_value(card, lo, hi)
+                best = max(best, v) if maximize else min(best, v)
+            return best, out
+        # Fail-soft alpha-beta, as ``_search``: a move that reaches the window's far side ends
+        # the search (once the window is empty, a further move's value would be only a bound on
+        # the wrong side, and the best of them no bound at all).
         alpha, beta = max(alpha, lo), min(beta, hi)
         for card in cards:
-            v = move_value(card, lo, hi) if exact else move_value(card, alpha, beta)
-            out[card] = v
+            out[card] = v = move_value(card, alpha, beta)
             if maximize and v > best:
-                best = alpha = v
+                best = v
+                if v >= beta:
+                    break
+                alpha = max(alpha, v)
             elif not maximize and v < best:
-                best = beta = v
+                best = v
+                if v <= alpha:
+                    break
+                beta = min(beta, v)
         return best, out
 
     def _follow_mask(self, hand: int, led: int) -> int:
@@ -305,8 +373,10 @@ class Solver:
         return (hand & self._trump_mask) or hand
 
     def _lead_value(self, c: int, hl: int, hf: int, pl: int, pf: int, ql: int, qf: int, kl: int,
-                    kf: int, lm: bool, l_closer: bool, meld_ok: bool, alpha: int, beta: int) -> int:
-        """The leader leads card ``c`` (showing its marriage if allowed); the follower answers."""
+                    kf: int, lm: bool, l_closer: bool, meld_ok: bool, alpha: int, beta: int,
+                    draws: tuple[int, int] | None = None) -> int:
+        """The leader leads card ``c`` (showing its marriage if allowed); the follower answers.
+        ``draws``: the last trick of phase 1, with the cards its winner and loser draw."""
         if meld_ok and not (self._meld_needs_trick and not kl):
             rank = c & 7
             if rank == _KING or (rank == _QUEEN and not self._king_only):
@@ -325,6 +395,9 @@ class Solver:
                                                       lm, l_closer, alpha, beta))
                     else:
                         ql += meld
+        if draws is not None:
+            return self._last_reply(c, hl ^ (1 << c), hf, pl, pf, ql, qf, kl, kf, lm, *draws,
+                                    alpha, beta)
         return self._reply(c, hl ^ (1 << c), hf, pl, pf, ql, qf, kl, kf, lm, l_closer, alpha, beta)
 
     def _reply(self, c: int, hl: int, hf: int, pl: int, pf: int, ql: int, qf: int, kl: int, kf: int,
@@ -339,6 +412,9 @@ class Solver:
         c_points = POINTS_BY_INDEX[c]
         f_closer = not l_closer and self._closer >= 0
         last = not hl
+        # With a card each after this trick the last one is forced: ``_reply`` values it directly
+        # (what ``_search`` would do, less its table, which such positions only fill).
+        one_left = not (hl & (hl - 1)) and not last
         bonus = self._bonus if self._exhausted else 0
         minimize = lm  # the follower is the opponent
         best = _BIG if minimize else -_BIG
@@ -356,6 +432,9 @@ class Solver:
                     v = self._claim(not lm, f_closer, kl, pl)
                 elif last:
                     v = self._hands_out(not lm, f_closer, total, 1, pl, kl)
+                elif one_left:
+                    v = self._reply((hf ^ low).bit_length() - 1, 0, hl, total, pl, 0, ql, 1, kl,
+                                    not lm, f_closer, alpha, beta)
                 else:
                     v = self._search(hf ^ low, hl, total, pl, 0, ql, 1, kl, not lm, f_closer,
                                      alpha, beta)
@@ -369,11 +448,124 @@ class Solver:
                     v = self._claim(lm, l_closer, kf, pf)
                 elif last:
                     v = self._hands_out(lm, l_closer, total, 1, pf, kf)
+                elif one_left:
+                    v = self._reply(hl.bit_length() - 1, 0, hf ^ low, total, pf, 0, qf, 1, kf, lm,
+                                    l_closer, alpha, beta)
                 else:
                     v = self._search(hl, hf ^ low, total, pf, 0, qf, 1, kf, lm, l_closer,
                                      alpha, beta)
                 if total >= CLAIM_TARGET and not lm and self._opp_may_wait:
                     v = min(v, self._claim(False, False, kf, pf))  # he may claim, or wait
+            if minimize:
+                if v < best:
+                    best = v
+                    if v <= alpha:
+                        break
+                    if v < beta:
+                        beta = v
+            elif v > best:
+                best = v
+                if v >= beta:
+                    break
+                if v > alpha:
+                    alpha = v
+        return best
+
+    def _last_search(self, hl: int, hf: int, pl: int, pf: int, ql: int, qf: int, kl: int, kf: int,
+                     lm: bool, top: int, up: int, alpha: int, beta: int) -> int:
+        """Value of the lead to the last trick of phase 1 (``_search``'s, through ``_last_reply``;
+        a marriage may be shown, §5.4). Its table entries are marked apart from phase 2's, and
+        carry the cards still to be drawn."""
+        self.nodes += 1
+        key = (hl | hf << 32 | pl << 64 | pf << 72 | ql << 80 | qf << 88 | kl << 96 | kf << 97
+               | lm << 98 | (1 | top << 1 | up << 6) << 99)
+        tt = self._tt
+        entry = tt.get(key)
+        if entry is not None:
+            lo, hi, _ = entry
+            if lo >= beta:
+                return lo
+            if hi <= alpha:
+                return hi
+            if lo == hi:
+                return lo
+            if lo > alpha:
+                alpha = lo
+            if hi < beta:
+                beta = hi
+        a0, b0 = alpha, beta
+        cards = self._leads.get(hl)
+        if cards is None:
+            cards = self._leads[hl] = [c for c in _LEAD_ORDER if (hl >> c) & 1]
+        if entry is not None and entry[2] >= 0:
+            first = entry[2]
+            cards = [first] + [c for c in cards if c != first]
+        draws = (top, up)
+        best_card = -1
+        best = -_BIG if lm else _BIG
+        for c in cards:
+            if _MELD_RANKS >> (c & 7) & 1:
+                v = self._lead_value(c, hl, hf, pl, pf, ql, qf, kl, kf, lm, False, True, alpha,
+                                     beta, draws)
+            else:
+                v = self._last_reply(c, hl ^ (1 << c), hf, pl, pf, ql, qf, kl, kf, lm, top, up,
+                                     alpha, beta)
+            if lm:
+                if v > best:
+                    best, best_card = v, c
+                    if v >= beta:
+                        break
+                    if v > alpha:
+                        alpha = v
+            elif v < best:
+                best, best_card = v, c
+                if v <= alpha:
+                    break
+                if v < beta:
+                    beta = v
+        lo, hi = (entry[0], entry[1]) if entry is not None else (-_BIG, _BIG)
+        if best <= a0:
+            hi = min(hi, best)
+        elif best >= b0:
+            lo = max(lo, best)
+        else:
+            lo = hi = best
+        tt[key] = (lo, hi, best_card)
+        return best
+
+    def _last_reply(self, c: int, hl: int, hf: int, pl: int, pf: int, ql: int, qf: int, kl: int,
+                    kf: int, lm: bool, top: int, up: int, alpha: int, beta: int) -> int:
+        """Best answer of the follower to the led card ``c`` on the last trick of phase 1: any card
+        (§5.2), then a claim if the trick lifts its winner to 66 (at once, as everywhere here),
+        else the draws (the winner the stock's last card ``top``, the loser the up-card ``up``,
+        §5.2) and phase 2 from the winner's lead. ``_reply``'s arithmetic, without a closer."""
+        mask = hf
+        trump = self._trump
+        c_suit = c >> 3
+        c_points = POINTS_BY_INDEX[c]
+        top_bit, up_bit = 1 << top, 1 << up
+        search = self._search
+        minimize = lm
+        best = _BIG if minimize else -_BIG
+        while mask:
+            low = mask & -mask
+            mask ^= low
+            f = low.bit_length() - 1
+            points = c_points + POINTS_BY_INDEX[f]
+            if (f >> 3 == c_suit and f < c) or (f >> 3 == trump and c_suit != trump):
+                total = pf + points + qf
+                if total >= CLAIM_TARGET:
+                    v = self._claim(not lm, False, kl, pl)
+                else:
+                    v = search((hf ^ low) | top_bit, hl | up_bit, total, pl, 0, ql, 1, kl, not lm,
+                               False, alpha, beta)
+            else:
+                total = pl + points + ql
+                if total >= CLAIM_TARGET:
+                    v = self._claim(lm, False, kf, pf)
+                else:
+                    v = search(hl | top_bit, (hf ^ low) | up_bit, total, pf, 0, qf, 1, kf, lm,
+                               False, alpha, beta)
             if minimize:
                 if v < best:
                     best = v
@@ -412,17 +604,20 @@ class Solver:
             if hi < beta:
                 beta = hi
         a0, b0 = alpha, beta
-        meld = self._meld_phase2
+        # Only a king or queen can be led with a marriage; other leads skip ``_lead_value``.
+        meld_ranks = _MELD_RANKS if self._meld_phase2 else 0
         reply = self._reply
-        cards = [c for c in self._order if (hl >> c) & 1]
+        cards = self._leads.get(hl)
+        if cards is None:
+            cards = self._leads[hl] = [c for c in _LEAD_ORDER if (hl >> c) & 1]
         if entry is not None and entry[2] >= 0:
-            cards.remove(entry[2])
-            cards.insert(0, entry[2])  # the move that was best (or cut off) last time first
+            first = entry[2]  # the move that was best (or cut off) last time first
+            cards = [first] + [c for c in cards if c != first]
         best_card = -1
         if lm:
             best = -_BIG
             for c in cards:
-                if meld:
+                if meld_ranks >> (c & 7) & 1:
                     v = self._lead_value(c, hl, hf, pl, pf, ql, qf, kl, kf, lm, l_closer, True,
                                          alpha, beta)
                 else:
@@ -436,7 +631,7 @@ class Solver:
         else:
             best = _BIG
             for c in cards:
-                if meld:
+                if meld_ranks >> (c & 7) & 1:
                     v = self._lead_value(c, hl, hf, pl, pf, ql, qf, kl, kf, lm, l_closer, True,
                                          alpha, beta)
                 else:
@@ -459,6 +654,6 @@ class Solver:
         return best
 
 
-def lead_order() -> tuple[int, ...]:
-    """The order in which leads are tried: rank by rank (strongest first), across the suits."""
-    return tuple(s * 8 + r for r in range(8) for s in range(4))
+_LEAD_ORDER = tuple(s * 8 + r for r in range(8) for s in range(4))
+"""The order in which leads are tried: rank by rank (strongest first), across the suits."""
+_MELD_RANKS = 1 << _KING | 1 << _QUEEN

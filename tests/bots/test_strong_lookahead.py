@@ -77,6 +77,77 @@ def test_lookahead_agrees_with_brute_force_on_late_phase1_positions(rules_name: 
                                          for a in state.legal_actions() if a is not CLAIM)
 
 
+def test_one_lookahead_values_many_positions_of_its_world() -> None:
+    """The tables (phase 1's and the solver's) are kept for a whole world and filled with bounds
+    under ever other windows: every position two moves on from a late decision, in a shuffled
+    order, through one ``Lookahead``, gets the plain minimax's value."""
+    rng = random.Random("lookahead/tables")
+    for rules_name in ("vu_compat", "sixty_six"):
+        rules = profile(rules_name)
+        for _ in range(3):
+            state = random_late_position(rules, rng, stock=4)
+            solver = Solver(rules, Payoff.game_points(rng.randrange(2)))
+            later = []
+            for action in state.legal_actions():
+                if action is CLAIM:
+                    continue
+                after = state.apply(action)
+                later.append(after)
+                if not after.is_over:
+                    later.extend(after.apply(a) for a in after.legal_actions() if a is not CLAIM)
+            rng.shuffle(later)
+            look = Lookahead(solver)
+            for position in later:
+                assert look.value(position) == brute_force(position, solver), f"{position!r}"
+
+
+@pytest.mark.parametrize("rules_name", ["vu_compat", "schnapsen"])
+def test_lookahead_agrees_with_brute_force_with_six_cards_in_the_stock(rules_name: str) -> None:
+    """The last three tricks of phase 1 (``LOOKAHEAD_STOCK`` = 6): more transpositions, and the
+    search hands over at the last trick's follow twice per line."""
+    rng = random.Random(f"lookahead/six/{rules_name}")
+    rules = profile(rules_name)
+    state = random_late_position(rules, rng, stock=6)
+    while state.stock_size != 6:
+        state = random_late_position(rules, rng, stock=6)
+    solver = Solver(rules, Payoff.game_points(state.to_act))
+    # The reference's endgames through a table of their own: it values each at a full window,
+    # where a table changes no value, only the time.
+    reference = Solver(rules, solver.payoff, keep_table=True)
+    look = Lookahead(solver)
+    for action in state.legal_actions():
+        if action is not CLAIM:
+            after = state.apply(action)
+            assert look.value(after) == brute_force(after, reference), f"{state!r} {action}"
+
+
+def test_a_window_gives_a_true_bound() -> None:
+    """Regression: searched in narrow windows, one after another through the same ``Lookahead``
+    (its table then holds the bounds of the earlier ones), a close's value came out at most 1
+    where the exact one was 2: the solver's closing lead, which may show a marriage and so is
+    searched move by move, went on past a cut-off with the window turned inside out, and the best
+    of what came back was no bound at all. Fail-soft, a value below the window must bound the
+    exact one from above, above it from below, and inside it be the exact one."""
+    rng = random.Random("lookahead/windows")
+    rules = profile("sixty_six")
+    for _ in range(30):
+        state = random_late_position(rules, rng, stock=4)
+        solver = Solver(rules, Payoff.game_points(state.to_act))
+        look = Lookahead(solver)
+        for action in state.legal_actions():
+            if action is CLAIM:
+                continue
+            after = state.apply(action)
+            exact = Lookahead(solver).value(after)
+            for alpha in range(exact - 2, exact + 2):
+                got = look.value(after, alpha, alpha + 1)
+                where = f"{state!r} {action} window ({alpha}, {alpha + 1})"
+                if got <= alpha:
+                    assert exact <= got, where
+                elif got >= alpha + 1:
+                    assert exact >= got, where
+
+
 def test_lookahead_prunes() -> None:
     """Fewer phase-1 positions than a plain minimax visits: alpha-beta pays."""
     rng = random.Random("lookahead/nodes")
