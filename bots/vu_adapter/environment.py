@@ -70,5 +70,7 @@ def vu_site(make: bool = False, venv: Path = VENV) -> Path | None:
 
 def adapter_command(site: Path, *options: str) -> list[str]:
     """The argument list that starts the adapter on this Python, as the bundled Python bots start
-    (``bots/start.py``), with the package from ``site``."""
-    return [sys.executable, "-I", "-S", START, MODULE, "--site", str(site), *options]
+    (``bots/start.py``), with the package from ``site``. The folder is named as resolved: the
+    sandbox gives the bot a path's real folder only (``allow_list`` resolves every argument), so
+    a ``.venv-vu`` that links to another checkout's would not be found by a name through the link."""
+    return [sys.executable, "-I", "-S", START, MODULE, "--site", str(site.resolve()), *options]

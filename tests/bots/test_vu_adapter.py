@@ -38,6 +38,22 @@ def test_the_adapter_plays_legal_full_matches_under_vu_compat(tmp_path, target):
         assert "no disagreement" in log and f"{len(result.deals)} deal results" in log
 
 
+@needs_package
+def test_the_package_found_through_a_symbolic_link_is_found_by_the_bot_too(tmp_path):
+    # A second checkout whose .venv-vu links to the first one's: the bot's root holds the real
+    # folder only (the allow-list resolves every path), so the adapter must be given that one.
+    assert SITE is not None
+    link = tmp_path / "site"
+    link.symlink_to(SITE, target_is_directory=True)
+    vu = BotSpec("vu-bully-ab", tuple(adapter_command(link, "--bot", "bully")))
+    result = run_match([vu, resolve_bot("greedy")],
+                       MatchConfig(rules=load_rules("vu_compat"), seed="vu-test/link",
+                                   match_id="link", limits=Limits(decision_ms=10_000)),
+                       log_dir=tmp_path)
+    assert result.fault is None, (result.detail,
+                                  (tmp_path / "link.seat0.stderr.log").read_text()[-500:])
+
+
 def test_the_ladder_runs_at_a_tiny_size():
     done = subprocess.run([sys.executable, str(ROOT / "scripts" / "ladder.py"), "--bots",
                            "random,greedy", "--pairs", "1"], capture_output=True, text=True,
