@@ -128,7 +128,11 @@ class Audit:
         result = played.result
         if result.fault is not None:
             offender = played.game.bots[result.offender].name if result.offender is not None else "?"
-            self.faults.append(f"{result.match_id}: {result.fault} by {offender}: {result.detail}")
+            # The bot's own last word says why (the adapter: a package it cannot import, say).
+            said = played.stderr[result.offender].strip().splitlines()[-1:] \
+                if result.offender is not None else []
+            self.faults.append(f"{result.match_id}: {result.fault} by {offender}: {result.detail}"
+                               + (f"; its stderr ends: {said[0][:200]}" if said else ""))
         for seat, spec in enumerate(played.game.bots):
             self.times.setdefault(spec.name, []).extend(result.seats[seat].decision_ms)
             self.wrong_claims += result.seats[seat].wrong_claims if spec.name == STRONG else 0

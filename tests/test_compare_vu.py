@@ -132,3 +132,22 @@ def test_an_unreadable_records_file_is_one_line_and_status_2(tmp_path, content, 
     assert done.returncode == 2
     assert done.stderr.startswith("error: ") and message in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_fault_in_the_bench_says_what_the_bot_said_last(tmp_path):
+    # The adapter without its package (as with a .venv-vu the bot cannot reach): every match a
+    # fault, and the bench's list of faults must say why, not only "exited with status 2".
+    from bots.vu_adapter.environment import adapter_command
+    from arena.types import BotSpec
+
+    missing = BotSpec("vu-rdeep", tuple(adapter_command(tmp_path / "no-site", "--bot", "bully")))
+    strong = resolve_bot("strong --worlds 4", name=bench_vu.STRONG)
+    played = play_all(duplicate("test-fault/0", strong, missing, load_rules("vu_compat"))[:1],
+                      1, 10_000)[0]
+    assert played.result.fault is not None
+    audit = bench_vu.Audit()
+    audit.add(played, "vu-rdeep")
+    assert len(audit.faults) == 1
+    assert "its stderr ends: vu_adapter: error: the schnapsen package is not installed" \
+        in audit.faults[0], audit.faults[0]
+    assert bench_vu.record(played, "vu-rdeep")["fault"] is not None
