@@ -22,12 +22,16 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import signal
 import statistics
 import sys
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench_vu import percentile  # noqa: E402
 
 from arena.results.stats import clustered_mean  # noqa: E402
 
@@ -80,7 +84,7 @@ def summary(name: str, records: dict[Key, Record]) -> bool:
     disagreements = sum(int(r["disagreements"]) for r in values)
     wrong = sum(int(r["wrong_claims"]) for r in values)
     points = [sum(int(r["game_points"][i]) for r in values) for i in (0, 1)]
-    p99 = times[min(len(times) - 1, int(0.99 * len(times)))] if times else math.nan
+    p99 = percentile(times, 0.99)  # as bench_vu.py prints it
     print(f"{name}: {len(values)} matches; won {sum(map(won, values)):g} "
           f"({statistics.mean(map(won, values)):.1%}); game points {points[0]} - {points[1]}, "
           f"net {statistics.mean(map(net, values)):+.3f} a match; "
@@ -125,6 +129,8 @@ def main() -> int:
     parser.add_argument("old", help="the first run's records (files comma-separated)")
     parser.add_argument("new", help="the second run's records (files comma-separated)")
     args = parser.parse_args()
+    # Read through a pipe (| head): a closed pipe ends it quietly, as for any filter.
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:
         old, new = load(args.old), load(args.new)
     except BadRecords as err:
