@@ -114,11 +114,13 @@ def compare(old: dict[Key, Record], new: dict[Key, Record]) -> None:
         d_won.append(100 * (sum(map(won, after)) - sum(map(won, before))) / 2)
         changed += any((a["game_points"], a["won"]) != (b["game_points"], b["won"])
                        for a, b in zip(before, after))
-    net_ci, _ = clustered_mean(d_net, pairs, lower=-6.0, upper=6.0)
+    # The most a pair's net can move: a deal won by 3 instead of lost by 3, or a match to 7 won
+    # 9 - 0 instead of lost 0 - 9.
+    one, what, most = ("deal", "deals", 6.0) if kinds == {"deal"} else ("match", "matches", 18.0)
+    net_ci, _ = clustered_mean(d_net, pairs, lower=-most, upper=most)
     won_ci, _ = clustered_mean(d_won, pairs, lower=-100.0, upper=100.0)
-    what = "deals" if kinds == {"deal"} else "matches"
     print(f"new minus old over {len(pairs)} duplicate pairs ({changed} changed):")
-    print(f"  net game points a {what[:-1]}: {net_ci.estimate:+.3f} (95% CI {net_ci.low:+.3f} to "
+    print(f"  net game points a {one}: {net_ci.estimate:+.3f} (95% CI {net_ci.low:+.3f} to "
           f"{net_ci.high:+.3f})")
     print(f"  {what} won: {won_ci.estimate:+.1f} points (95% CI {won_ci.low:+.1f} to "
           f"{won_ci.high:+.1f})")

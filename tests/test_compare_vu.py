@@ -102,6 +102,7 @@ def test_matches_to_seven_count_matches_and_draws_count_half(tmp_path):
     new = [match(0, 0, True), match(0, 1, True), match(1, 0, True), match(1, 1, False, True)]
     done = compare(tmp_path, old, new)
     assert "matches won: +12.5 points" in done.stdout  # (+50 - 25) / 2
+    assert "net game points a match: +0.000" in done.stdout  # (+4 - 4) / 2
 
 
 def test_a_run_with_a_fault_or_a_disagreement_is_not_trusted(tmp_path):
