@@ -282,7 +282,8 @@ def main() -> int:
     how = f"--budget-ms {args.budget_ms}" if args.budget_ms else f"--worlds {args.worlds}"
     print(f"# strong ({how}) vs {vu.name}, vu_compat; {args.pairs} one-deal pairs, "
           f"{args.matches} matches to 7; seed {args.seed}, from pair {args.first}; {args.workers} "
-          f"matches at once; limit {args.decision_ms} ms per decision; load {load()} at the start, {os.cpu_count()} cores")
+          f"matches at once; limit {args.decision_ms} ms per decision; load {load()} at the start, "
+          f"{os.cpu_count()} cores")
     started = time.monotonic()
 
     def write(played: Played) -> None:
