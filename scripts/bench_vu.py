@@ -27,9 +27,10 @@ budget (then it does). The package's bots are never limited by time: they do a f
 
 To tell one version of the strong bot from another (a change's worth, step by step), run this
 script from each version's tree (``git worktree add``) on the same seed with ``--records FILE``:
-one JSON line per match, written as the match ends. ``scripts/compare_vu.py OLD NEW`` then sets
-the two runs side by side, pair by pair: both meet the same cards and the package's bot the same
-random numbers, so the pair is the unit of the difference. ``--first K`` starts at pair K, to
+one JSON line per match, written as the match ends (each of its deals' results too).
+``scripts/compare_vu.py OLD NEW`` then sets the two runs side by side, pair by pair: both meet the
+same cards and the package's bot the same random numbers, so the pair is the unit of the
+difference. ``--first K`` starts at pair K, to
 split a long run into parts played side by side.
 
 Exit status: 0 when every match ended without a fault and the adapter never disagreed with the
@@ -100,6 +101,11 @@ def record(played: Played, vu_name: str) -> dict[str, object]:
         "game_points": [result.game_points[seat], result.game_points[1 - seat]],
         "first_deal_won": None if first is None else first.winner == seat,
         "deals": len(result.deals),
+        # Each deal as the strong bot saw it: won (None for a draw) and the game points the scorer
+        # got (the pot included). Deal n of a pair's two matches has the same cards in any run, so
+        # these let a match's deals be set beside one-deal results on the same cards.
+        "deal_results": [[None if d.settlement.winner is None else d.settlement.winner == seat,
+                          d.awarded] for d in result.deals],
         "fault": None if result.fault is None else f"{result.fault}: {result.detail}",
         "wrong_claims": result.seats[seat].wrong_claims,
         "disagreements": sum(line.startswith(DISAGREED)

@@ -58,6 +58,8 @@ def test_records_of_real_matches_compare_to_no_change_with_themselves(tmp_path):
         assert record["game_points"] == [played.result.game_points[seat],
                                          played.result.game_points[1 - seat]]
         assert record["first_deal_won"] == (played.result.deals[0].settlement.winner == seat)
+        assert record["deal_results"] == [[record["first_deal_won"], record["game_points"][0]
+                                           or record["game_points"][1]]]
         assert record["decision_ms"] == list(played.result.seats[seat].decision_ms)
         assert record["fault"] is None and record["disagreements"] == 0
         assert "--worlds 4" in record["strong"]
@@ -66,6 +68,22 @@ def test_records_of_real_matches_compare_to_no_change_with_themselves(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "over 2 duplicate pairs (0 changed)" in done.stdout
     assert "net game points a deal: +0.000" in done.stdout
+
+
+@pytest.mark.slow
+def test_a_match_to_seven_records_each_deal_as_the_strong_bot_saw_it():
+    strong = resolve_bot("strong --worlds 4", name=bench_vu.STRONG)
+    games = duplicate("test-compare/match/0", resolve_bot("greedy"), strong,
+                      load_rules("vu_compat", overrides={"match_target": 7}))
+    for played in play_all(games, 2, 10_000):
+        record = bench_vu.record(played, "greedy")
+        deals = record["deal_results"]
+        assert record["kind"] == "match" and len(deals) == record["deals"] > 1
+        assert deals[0][0] == record["first_deal_won"]
+        # Summed deal by deal, the game points are the match's (vu_compat has no draws).
+        assert [sum(g for won, g in deals if won), sum(g for won, g in deals if not won)] \
+            == record["game_points"]
+        assert max(record["game_points"]) >= 7 and record["won"] == deals[-1][0]
 
 
 def test_the_difference_is_new_minus_old_per_pair(tmp_path):
