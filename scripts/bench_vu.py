@@ -30,8 +30,7 @@ script from each version's tree (``git worktree add``) on the same seed with ``-
 one JSON line per match, written as the match ends (each of its deals' results too).
 ``scripts/compare_vu.py OLD NEW`` then sets the two runs side by side, pair by pair: both meet the
 same cards and the package's bot the same random numbers, so the pair is the unit of the
-difference. ``--first K`` starts at pair K, to
-split a long run into parts played side by side.
+difference. ``--first K`` starts at pair K, to split a long run into parts played side by side.
 
 Exit status: 0 when every match ended without a fault and the adapter never disagreed with the
 referee, 1 otherwise (the figures are then not to be trusted), 2 for bad arguments or no package.
