@@ -50,6 +50,7 @@ def report(
         return
     import tempfile
 
+    from arena.compete.tournament import Stopped, stop_on_signals
     from arena.report import ReportError
     from arena.report import publish as publish_report
     from arena.report.serve import make_server, report_url
@@ -73,8 +74,11 @@ def report(
                 raise term.fail(str(err)) from None
             console.print(f"serving the published report of {safe(folder, limit=None)} at "
                           f"{report_url(server)} (Ctrl-C stops)", soft_wrap=True)
-            server.serve_forever()
-        except KeyboardInterrupt:
+            # SIGTERM (`kill`, a service manager's stop) ends it as Ctrl-C does: by its default
+            # action the process would die on the spot, and leave the temporary folder behind.
+            with stop_on_signals():
+                server.serve_forever()
+        except (KeyboardInterrupt, Stopped):
             pass
         finally:
             server.server_close()

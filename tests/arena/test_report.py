@@ -486,10 +486,13 @@ def test_serving_on_a_taken_port_is_a_clear_error(real_tournament):
     assert result.exit_code == 2 and f"cannot serve on port {port}" in result.output
 
 
-def test_report_command_writes_the_page_and_serves_only_the_published_set(real_tournament):
+def test_report_command_writes_the_page_and_serves_only_the_published_set(real_tournament,
+                                                                          tmp_path):
+    scratch = tmp_path / "tmp"  # where the command keeps the published copy it serves
+    scratch.mkdir()
     proc = subprocess.Popen([sys.executable, "-m", "arena.cli.main", "report", str(real_tournament),
                              "--serve", "--port", "0"], stdout=subprocess.PIPE, text=True,
-                            env={**os.environ, "COLUMNS": "300"})
+                            env={**os.environ, "COLUMNS": "300", "TMPDIR": str(scratch)})
     try:
         lines = [proc.stdout.readline() for _ in range(2)]
         assert lines[0].startswith("report: ") and lines[0].strip().endswith("index.html")
@@ -512,7 +515,11 @@ def test_report_command_writes_the_page_and_serves_only_the_published_set(real_t
             with pytest.raises(urllib.error.HTTPError) as refused:
                 urllib.request.urlopen(url + private, timeout=10)
             assert refused.value.code == 404, private
+        assert [p.name for p in scratch.iterdir()][0].startswith("sixtysix-serve-")
     finally:
         proc.terminate()
         proc.wait(timeout=10)
         proc.stdout.close()
+    # SIGTERM stops it as Ctrl-C does: a clean exit, and the published copy is gone.
+    assert proc.returncode == 0
+    assert not list(scratch.glob("sixtysix-serve-*"))
