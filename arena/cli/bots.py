@@ -63,11 +63,21 @@ def submit(
         raise _fail(str(err)) from None
     limits = Limits(decision_ms=decision_ms, startup_ms=startup_ms, sandbox=sandbox)
     console.print(f"submitting {safe(target, limit=None)}", soft_wrap=True)
+    from arena.compete.tournament import Stopped, stop_on_signals
+
     try:
-        outcome = run_submit(target, name=name, data=data, limits=limits, matches=matches,
-                             profiles=profile or ())
+        # SIGTERM (the web site's upload queue stopping, `kill`) unwinds as Ctrl-C does: the
+        # qualifying match's bots are ended and its temporary folder removed, where the default
+        # action would leave that folder behind.
+        with stop_on_signals():
+            outcome = run_submit(target, name=name, data=data, limits=limits, matches=matches,
+                                 profiles=profile or ())
     except OSError as err:  # the data folder cannot be written (permissions, a full disk)
         raise _fail(f"cannot submit into {data}: {term.os_error(err)}") from None
+    except Stopped as stop:
+        term.err.print(f"{stop}: the submission of {safe(target, limit=None)} did not finish",
+                       soft_wrap=True, markup=False)
+        raise typer.Exit(code=stop.exit_code) from None
     if outcome.mistake:
         raise _fail(outcome.reason)
     if outcome.build_output and outcome.status == "rejected" and outcome.report is None:

@@ -7,9 +7,13 @@ and the registry is a real SQLite file under a temporary data folder.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import sqlite3
+import subprocess
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -32,6 +36,7 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "bots" / "example"
 FIRST_LEGAL_C = ROOT / "bots" / "minimal" / "first_legal.c"
 BAD_BOT = Path(__file__).parent / "fixtures" / "bad_bot.py"
+CLOCK_BOT = Path(__file__).parent / "fixtures" / "clock_bot.py"
 QUICK = Limits(decision_ms=500, startup_ms=3000,
                sandbox=SandboxLimits(cpu_s=10, memory_mb=512, processes=32, file_mb=8,
                                      open_files=64))
@@ -238,6 +243,35 @@ def test_cli_submit_of_a_hostile_bot_exits_1_with_the_reason(data):
     assert result.exit_code == 1
     assert "rejected: qualification failed in match 1: malformed" in result.output
     assert "offending line" in result.output
+
+
+def test_a_submission_stopped_by_sigterm_leaves_no_temporary_folder(tmp_path, data):
+    """The web site's upload queue stops a submission with SIGTERM (upload_queue.end_group): it
+    must unwind as Ctrl-C does, not die with the qualification's folder left in the temp dir."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "arena", "submit",
+                             f"{sys.executable} {CLOCK_BOT} slow_each 300", "--name", "slowpoke",
+                             "--decision-ms", "5000"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "TMPDIR": str(scratch), "COLUMNS": "300"},
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not list(scratch.glob("sixtysix-qualify-*/qualify-1.jsonl")):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)  # mid-match: the bot takes 300 ms a decision
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    assert proc.returncode == 128 + signal.SIGTERM, out + err
+    assert "stopped by SIGTERM: the submission of" in err and "did not finish" in err
+    assert "Traceback" not in out + err
+    assert not list(scratch.glob("sixtysix-qualify-*"))
+    assert runner.invoke(app, ["bots", "show", "slowpoke"]).exit_code == 2  # not registered
 
 
 def test_cli_refuses_a_bad_limit(data):
