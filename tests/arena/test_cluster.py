@@ -56,8 +56,13 @@ class LocalDask:
     def _start(self, name: str, argv: list[str]) -> None:
         log = open(self.folder / f"{name}.log", "wb")
         self.logs.append(log)
+        # A worker these tests kill mid-batch cannot remove its batch's temporary folder: it goes
+        # in this test's folder, not in the machine's temp dir.
+        scratch = self.folder / "tmp"
+        scratch.mkdir(exist_ok=True)
         self.procs[name] = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
-                                            start_new_session=True, cwd=self.folder)
+                                            start_new_session=True, cwd=self.folder,
+                                            env={**os.environ, "TMPDIR": str(scratch)})
 
     def start(self, workers: int) -> dict[str, str]:
         """Start everything; returns each worker's address by name (w1, w2, ...)."""
