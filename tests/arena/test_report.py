@@ -515,7 +515,7 @@ def test_report_command_writes_the_page_and_serves_only_the_published_set(real_t
             with pytest.raises(urllib.error.HTTPError) as refused:
                 urllib.request.urlopen(url + private, timeout=10)
             assert refused.value.code == 404, private
-        assert [p.name for p in scratch.iterdir()][0].startswith("sixtysix-serve-")
+        assert list(scratch.glob("sixtysix-serve-*"))  # whatever else a library puts there
     finally:
         proc.terminate()
         proc.wait(timeout=10)
