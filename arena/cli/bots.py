@@ -63,7 +63,7 @@ def submit(
         raise _fail(str(err)) from None
     limits = Limits(decision_ms=decision_ms, startup_ms=startup_ms, sandbox=sandbox)
     console.print(f"submitting {safe(target, limit=None)}", soft_wrap=True)
-    from arena.compete.tournament import Stopped, stop_on_signals
+    from arena.compete.stopping import Stopped, stop_on_signals
 
     try:
         # SIGTERM (the web site's upload queue stopping, `kill`) unwinds as Ctrl-C does: the

@@ -59,7 +59,7 @@ def run(
         init_league,
         load_league_config,
     )
-    from arena.compete.tournament import Stopped
+    from arena.compete.stopping import Stopped
     from arena.isolation.levels import SandboxUnavailable
     from arena.isolation.probe import describe
     from arena.report import ReportError

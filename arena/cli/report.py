@@ -50,7 +50,7 @@ def report(
         return
     import tempfile
 
-    from arena.compete.tournament import Stopped, stop_on_signals
+    from arena.compete.stopping import Stopped, stop_on_signals
     from arena.report import ReportError
     from arena.report import publish as publish_report
     from arena.report.serve import make_server, report_url

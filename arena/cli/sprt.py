@@ -169,7 +169,7 @@ def sprt(
     if not write_report:
         console.print(f"report: arena report {safe(out, limit=None)}", soft_wrap=True)
         raise typer.Exit(code=_exit_code(watch.state))
-    from arena.compete.tournament import Stopped, stop_on_signals
+    from arena.compete.stopping import Stopped, stop_on_signals
 
     try:
         with stop_on_signals():
@@ -197,7 +197,8 @@ def _play(config: TournamentConfig, watch: Watch, resume: bool) -> None:
     """Play pairs until the test concludes or the schedule ends (``play_test``); the live line
     shows the LLR between its bounds (on a terminal)."""
     from arena.compete.sprt_run import play_test
-    from arena.compete.tournament import ConfigError, Stopped, TournamentError
+    from arena.compete.stopping import Stopped
+    from arena.compete.tournament import ConfigError, TournamentError
     from arena.results.store import StoreError
 
     bar = None

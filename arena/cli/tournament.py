@@ -153,10 +153,10 @@ def tournament(
 ) -> None:
     """Run a round-robin tournament on all cores (or a Dask cluster), store every result, print
     the leaderboard."""
+    from arena.compete.stopping import Stopped
     from arena.compete.tournament import (
         ConfigError,
         Progress,
-        Stopped,
         TournamentError,
         new_config,
         resumed_config,
@@ -273,7 +273,7 @@ def tournament(
     finally:
         if bar is not None:
             bar.stop()
-    from arena.compete.tournament import stop_on_signals
+    from arena.compete.stopping import stop_on_signals
 
     try:
         with stop_on_signals():

@@ -261,10 +261,10 @@ def run_league(folder: Path, overrides: Mapping[str, Any] | None = None,
                on_progress: Callable[[LeagueProgress], None] | None = None,
                publish: bool = True) -> LeagueProgress:
     """Start or continue the league in ``folder`` and play until stopped (SIGINT or SIGTERM raise
-    ``tournament.Stopped`` after publishing once more), or until ``max_pairs`` new pairs were
+    ``stopping.Stopped`` after publishing once more), or until ``max_pairs`` new pairs were
     played. First completes every pair a previous run left half-played. ``publish=False`` (tests)
     publishes never. Returns the progress."""
-    from arena.compete.tournament import Stopped, stop_on_signals
+    from arena.compete.stopping import Stopped, stop_on_signals
 
     config = load_league_config(folder, overrides)
     data = data or data_dir()

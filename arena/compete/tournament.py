@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import functools
 import logging
-import signal
 import sqlite3
-import threading
 import time
 import tomllib
 from contextlib import ExitStack, closing, contextmanager
@@ -34,6 +32,7 @@ from arena.compete.match_job import log_stored, play_for_store, prepare_worker
 from arena.compete.play_order import MatchCosts, longest_first
 from arena.compete.pool import Pool, WorkerError
 from arena.compete.schedule import partnership_groups, round_robin, three_player_sets
+from arena.compete.stopping import StopState, Stopped, stop_on_signals
 from arena.entrants.bot_specs import BotSpecError, check_bot_paths, resolve_bot
 from arena.entrants.preflight import PreflightError, preflight, problems, raise_problems
 from arena.entrants.registry import data_dir
@@ -88,22 +87,6 @@ HOLD_MAX = 256  # matches: a commit's size stays small whatever the rate
 class TournamentError(RuntimeError):
     """A run that had to end early (a full disk, a worker that kept dying): what was stored is
     whole, and ``--resume`` finishes the rest. The message says what happened and what to do."""
-
-
-class Stopped(BaseException):
-    """SIGINT or SIGTERM ended the run (like ``KeyboardInterrupt``, not an ``Exception``, so that
-    no ``except Exception`` swallows it). Matches in flight were dropped; stored ones are whole."""
-
-    def __init__(self, signum: int, done: int = 0, total: int = 0, out: Path | None = None):
-        super().__init__(f"stopped by {signal.Signals(signum).name}")
-        self.signum = signum
-        self.done = done
-        self.total = total
-        self.out = out
-
-    @property
-    def exit_code(self) -> int:
-        return 128 + self.signum  # what a shell reports for a process ended by the signal
 
 
 @dataclass(frozen=True)
@@ -694,7 +677,7 @@ class _Commits:
     tournament.log and ``stored_now`` is called for each match: the progress, the log and ``arena
     sprt``'s reading of the store only ever see stored matches."""
 
-    def __init__(self, store: Store, stop: _StopState,
+    def __init__(self, store: Store, stop: StopState,
                  stored_now: Callable[[_Job, MatchRows], None], hold_s: float):
         self.store, self.stop, self.stored_now, self.hold_s = store, stop, stored_now, hold_s
         self.waiting: list[tuple[_Job, MatchRows]] = []
@@ -736,63 +719,6 @@ class _Commits:
             log_stored([(job.entry, match) for job, match in done])
             for job, match in done:
                 self.stored_now(job, match)
-
-
-class _StopState:
-    """What the signal handler reports: the run's progress, once there is one."""
-
-    progress: Progress | None = None
-    out: Path | None = None
-    fired = False
-    holding = False         # in a held_off() block: a signal waits for its end
-    held: int | None = None  # the signal that waits
-
-    @contextmanager
-    def held_off(self) -> Iterator[None]:
-        """A block that a stop signal does not cut in two: the signal takes effect at its end."""
-        if self.holding:
-            yield
-            return
-        self.holding = True
-        try:
-            yield
-        finally:
-            self.holding = False
-        if self.held is not None:
-            signum, self.held = self.held, None
-            self.raise_stopped(signum)
-
-    def raise_stopped(self, signum: int) -> None:
-        p = self.progress
-        raise Stopped(signum, p.done if p else 0, p.total if p else 0, self.out)
-
-
-@contextmanager
-def stop_on_signals() -> Iterator[_StopState]:
-    """SIGINT and SIGTERM raise ``Stopped`` in the coordinator's main thread, once: a second signal
-    while the run cleans up is ignored, so the clean-up (ending workers and bots, closing the
-    store) always finishes. Outside the main thread (a library caller's thread) signals are left
-    as they are."""
-    state = _StopState()
-    if threading.current_thread() is not threading.main_thread():
-        yield state
-        return
-
-    def handler(signum: int, frame: object) -> None:
-        if state.fired:
-            return
-        state.fired = True
-        if state.holding:
-            state.held = signum
-            return
-        state.raise_stopped(signum)
-
-    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield state
-    finally:
-        for sig, old in previous.items():
-            signal.signal(sig, old)
 
 
 @contextmanager

@@ -21,7 +21,7 @@ from arena.types import ConfigError
 def main(folder: Path) -> int:
     from arena.compete.league import LeagueProgress, run_league
     from arena.compete.league_config import LeagueError
-    from arena.compete.tournament import Stopped
+    from arena.compete.stopping import Stopped
     from arena.report import ReportError
     from arena.web.settings import load_settings
 

@@ -2,7 +2,7 @@
 stopped together.
 
 The league runs in a child process (``league_child``): it installs its own signal handling
-(compete/tournament.stop_on_signals) and its worker pool, which belong to a process's main thread,
+(compete/stopping.stop_on_signals) and its worker pool, which belong to a process's main thread,
 and uvicorn holds this one's. SIGINT or SIGTERM to this process stops the site (uvicorn's graceful
 shutdown, ``SITE_STOP_S``), ends the upload under way (it waits again for the next start), and
 passes SIGTERM to the league, which stores what it finished and stops: both are down within ten

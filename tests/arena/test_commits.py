@@ -19,8 +19,8 @@ from arena.match.referee import MatchConfig, run_match
 from arena.types import ScheduledMatch
 from arena.compete.schedule import round_robin
 from arena.results.store import MatchRows, Store, match_rows
-from arena.compete.tournament import (Progress, Stopped, _Commits, load_config, run_tournament,
-                              stop_on_signals)
+from arena.compete.stopping import Stopped, stop_on_signals
+from arena.compete.tournament import Progress, _Commits, load_config, run_tournament
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ import pytest
 
 from arena.compete.league import run_league
 from arena.compete.league_publish import BUILDS, CURRENT
-from arena.compete.tournament import Stopped
+from arena.compete.stopping import Stopped
 from league_util import read_store, write_settings
 
 PUBLISHED = re.compile(r"published (\S+) \((\d+) matches\)")

@@ -21,7 +21,7 @@ from arena.cli.main import app
 from arena.compete.folder_lock import FolderLock
 from arena.compete.league import STOP_PUBLISH_S, run_league
 from arena.compete.league_publish import CURRENT
-from arena.compete.tournament import Stopped
+from arena.compete.stopping import Stopped
 from arena.report.archive import records_in
 from league_util import ARENA, WAIT_S, check_whole, read_store, wait_for, write_settings
 
