@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import logging
 import sqlite3
+import tempfile
 import time
 import tomllib
 from contextlib import ExitStack, closing, contextmanager
@@ -475,6 +476,11 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
             cluster = cleanup.enter_context(Cluster.connect(config.cluster,
                                                             list(zip(config.bots, specs))))
         pool: Pool[_Job, MatchRows] | None = None
+        # The pre-flight's stderr logs, in a folder of this process: entered before the pool, so
+        # removed after the pool has ended its workers. A worker ended mid-check (a stop signal)
+        # exits at once and could not remove a folder of its own.
+        checked_logs = None if cluster else Path(cleanup.enter_context(
+            tempfile.TemporaryDirectory(prefix="sixtysix-preflight-", ignore_cleanup_errors=True)))
         early = cleanup.enter_context(ExitStack())  # the pool, until it takes its place below
         workers = min(config.worker_count(), len(schedule) - progress.done)
         if cluster is None and workers > 0:
@@ -499,7 +505,8 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
             hide = [out, *map(Path, data_folders())]
             try:
                 if pool is not None:
-                    _preflight_on(pool, specs, limits, hide, rules)
+                    assert checked_logs is not None
+                    _preflight_on(pool, specs, limits, hide, rules, checked_logs)
                 else:
                     preflight(specs, limits, hide=hide, rules=rules)
             except PreflightError as err:
@@ -640,13 +647,13 @@ def _keep_waiting(commits: _Commits) -> None:
 
 
 def _preflight_on(pool: Pool[_Job, MatchRows], specs: list[BotSpec], limits: Limits,
-                  hide: list[Path], rules: Rules) -> None:
+                  hide: list[Path], rules: Rules, logs: Path) -> None:
     """The pre-flight run by the pool's workers, each for a share of the bots, at once: their
     zygotes are booted anyway, where the coordinator booted one of its own only for this (~0.1 s
     of CPU, issue 18). The same checks, the same errors (``preflight.py``)."""
     shares = max(1, min(pool.workers, len(specs)))
     size = -(-len(specs) // shares)
-    found = pool.each(problems, [(specs[i:i + size], limits, hide, rules, i)
+    found = pool.each(problems, [(specs[i:i + size], limits, hide, rules, i, logs)
                                  for i in range(0, len(specs), size)])
     raise_problems([problem for share in found for problem in share])
 

@@ -17,8 +17,9 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from arena.entrants.bot_specs import BotSpecError, check_arena_paths
 from arena.game import Rules
@@ -53,10 +54,12 @@ def raise_problems(found: Sequence[tuple[int, int, str]]) -> None:
 
 
 def problems(bots: Sequence[BotSpec], limits: Limits, hide: Sequence[Path] = (),
-             rules: Rules | None = None, first: int = 0) -> list[tuple[int, int, str]]:
+             rules: Rules | None = None, first: int = 0,
+             logs: Path | None = None) -> list[tuple[int, int, str]]:
     """What ``preflight`` checks, as (0 did not start / 1 declined, bot number, text) for each
     bot that fails, the bots numbered from ``first``. A tournament runs it on its workers, each
-    for a share of the bots, through their zygotes (tournament.py)."""
+    for a share of the bots, through their zygotes (tournament.py), with the stderr logs in
+    ``logs``, a folder the tournament removes."""
     problems: list[tuple[int, int, str]] = []
     for i, bot in enumerate(bots):
         try:
@@ -69,12 +72,12 @@ def problems(bots: Sequence[BotSpec], limits: Limits, hide: Sequence[Path] = (),
         return problems
     hello = from_engine.hello(rules) if rules is not None else m.Hello(PROTOCOL_VERSION)
     declines: dict[int, str] = {}
-    with tempfile.TemporaryDirectory(prefix="sixtysix-preflight-") as logs:
+    with _logs_folder(logs) as folder:
         procs: list[BotProcess] = []
         try:
             faults: dict[int, BotFault] = {}
             for i, bot in enumerate(bots):
-                proc = BotProcess(bot.argv, limits, stderr_log=Path(logs) / f"{i}.stderr.log",
+                proc = BotProcess(bot.argv, limits, stderr_log=folder / f"{first + i}.stderr.log",
                                   files=Path(bot.folder) if bot.folder else None,
                                   subdir=bot.workdir, hide=hide)
                 procs.append(proc)
@@ -101,7 +104,7 @@ def problems(bots: Sequence[BotSpec], limits: Limits, hide: Sequence[Path] = (),
             reason = private_path_reason(bot)
             if reason:
                 text += f"; {reason}"
-            tail = stderr_tail(Path(logs) / f"{i}.stderr.log", STDERR_LINES, 300)
+            tail = stderr_tail(folder / f"{first + i}.stderr.log", STDERR_LINES, 300)
             if tail:
                 text += "\n  last lines of its stderr:\n" + "\n".join(f"    {line}"
                                                                       for line in tail)
@@ -112,6 +115,18 @@ def problems(bots: Sequence[BotSpec], limits: Limits, hide: Sequence[Path] = (),
                              + (f" ({text})" if text else "") + ": leave it out, or choose a "
                              "profile it plays"))
     return problems
+
+
+@contextmanager
+def _logs_folder(logs: Path | None) -> Iterator[Path]:
+    """``logs`` when the caller owns the folder (a tournament's workers: a worker ended mid-check
+    by a stop signal exits at once and could not remove a folder of its own), else a temporary
+    folder of this call's."""
+    if logs is not None:
+        yield logs
+        return
+    with tempfile.TemporaryDirectory(prefix="sixtysix-preflight-") as folder:
+        yield Path(folder)
 
 
 def _read_ready(proc: BotProcess, allow_decline: bool = False) -> str | None:

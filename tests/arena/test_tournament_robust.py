@@ -303,6 +303,37 @@ def test_a_bot_that_does_not_greet_is_refused(tmp_path):
     assert not (out / "results.sqlite").exists()
 
 
+def test_a_stop_during_the_start_up_check_leaves_no_temporary_folder(tmp_path):
+    """Observed: SIGTERM while the workers checked the bots left a ``sixtysix-preflight-*`` folder
+    in /tmp each time. A worker is ended at once (pool.py), so a folder of its own was never
+    removed; the folder is now the coordinator's."""
+    tag = uuid.uuid4().hex
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    silent = tmp_path / "silent.py"
+    silent.write_text("import time\ntime.sleep(60)\n")  # never greets: its check waits
+    proc = subprocess.Popen(
+        ARENA + ["tournament", "--no-report", "-b", f"python3 {FIRST_LEGAL} {tag}", "-b",
+                 f"python3 {silent} {tag}", "-n", "2", "-w", "2", "-o", str(tmp_path / "t")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**tagged_env(tag), "TMPDIR": str(tmp)})
+    try:
+        deadline = time.monotonic() + 60
+        while len(list(tmp.glob("sixtysix-preflight-*/*.stderr.log"))) < 2:  # both under check
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert "Traceback" not in err
+    assert list(tmp.glob("sixtysix-preflight-*")) == []
+    assert wait_gone(tag, 5.0) == []
+
+
 def test_a_bot_in_a_private_folder_runs_or_is_refused_with_the_reason(tmp_path):
     """Observed: a script directly inside a 0700 folder (what mktemp -d makes) forfeited every
     match when bots run as other users (root's sandbox), in silence."""
