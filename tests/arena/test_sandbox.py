@@ -242,27 +242,36 @@ def test_a_referee_killed_with_kill_9_takes_its_bots_with_it(launch_path, tmp_pa
               f"from arena.match.bot_process import Limits; from arena.game import profile\n"
               f"bots = [BotSpec(m, (sys.executable, {str(BAD_BOT)!r}, m, {TAG!r})) "
               f"for m in ('orphan_quiet', 'hang')]\n"
-              f"run_match(bots, MatchConfig(rules=profile('sixty_six'), "
-              f"limits=Limits(decision_ms=60000, startup_ms=60000)))\n")
+              f"print(run_match(bots, MatchConfig(rules=profile('sixty_six'), "
+              f"limits=Limits(decision_ms=60000, startup_ms=60000))), flush=True)\n")
     # Both limits generous: a bot that started too slowly on a loaded machine was forfeited, the
     # match ended, the orphan bot exited as asked, and only its child was left to count (1 < 2).
     # The killed referee cannot remove its bots' folders: they go to tmp_path, which pytest does.
+    # Its output (the match's result, should it end, and its log's warnings) says why, if this
+    # fails.
     referee = subprocess.Popen([sys.executable, "-c", script],
-                               env={**os.environ, "TMPDIR": str(tmp_path)})
+                               env={**os.environ, "TMPDIR": str(tmp_path)},
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         # A wait for the bots to start, not a time limit: beside two suites and another arena on
         # 2 cores, 20 s once were not enough for the second of them.
         deadline = time.monotonic() + 60
-        # The orphan bot and its setsid'd child (the launcher wipes its own arguments, which a
-        # bot could read as /proc/1/cmdline: it carries no tag).
-        def orphans() -> int:
-            return sum("orphan_quiet" in cmd for _, cmd in tagged_processes())
-        while orphans() < 2 and time.monotonic() < deadline:
+        # The orphan bot and its setsid'd child: processes whose command line is the bot's. Not
+        # any holding its words: the referee's own does (this script), and a launcher's until it
+        # wipes its arguments (which a bot could read as /proc/1/cmdline). Counting those, the
+        # wait once ended on the referee and a launcher about to wipe, and found 1 just after.
+        command = f"{sys.executable} {BAD_BOT} orphan_quiet"
+
+        def orphans() -> list[tuple[int, str]]:
+            return [(pid, cmd) for pid, cmd in tagged_processes() if cmd.startswith(command)]
+        while len(orphans()) < 2 and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert orphans() >= 2  # 3 while the double fork's middle process lives
+        found = orphans()
     finally:
         referee.send_signal(signal.SIGKILL)
-        referee.wait()
+        said = referee.communicate()[0]
+    # 3 while the double fork's middle process lives
+    assert len(found) >= 2, f"processes found: {tagged_processes()}\nthe referee said:\n{said[-3000:]}"
     deadline = time.monotonic() + 3
     while tagged_processes() and time.monotonic() < deadline:
         time.sleep(0.02)
