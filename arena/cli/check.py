@@ -47,6 +47,7 @@ def check(
 
     Each answer is judged against PROTOCOL.md: exit 0 if the bot conforms, 1 if not (each failure
     with the line sent, the line received and the section it breaks)."""
+    from arena.compete.stopping import Stopped, stop_on_signals
     from arena.entrants.check import CheckError, check_bot
     from arena.isolation.levels import SandboxUnavailable
 
@@ -57,12 +58,20 @@ def check(
         raise term.fail(str(err)) from None
     limits = Limits(decision_ms=decision_ms, startup_ms=startup_ms, sandbox=sandbox)
     try:
-        report = check_bot(bot, limits, data=data, profiles=profile or (),
-                           ignore_claims=ignore_claims)
+        # SIGTERM (`kill`, a supervisor) unwinds as Ctrl-C does: the bot is ended and the check's
+        # temporary folders (a copy of the bot, its stderr) are removed, where the default action
+        # would leave them behind.
+        with stop_on_signals():
+            report = check_bot(bot, limits, data=data, profiles=profile or (),
+                               ignore_claims=ignore_claims)
     except (CheckError, SandboxUnavailable) as err:
         raise term.fail(str(err)) from None
     except OSError as err:  # a folder that cannot be read or copied
         raise term.fail(f"cannot check {bot}: {term.os_error(err)}") from None
+    except Stopped as stop:
+        term.err.print(f"{stop}: the check of {term.safe(bot, limit=None)} did not finish",
+                       soft_wrap=True, markup=False)
+        raise typer.Exit(code=stop.exit_code) from None
     if output_format is Format.JSON:
         term.data(json.dumps(report.to_dict(), indent=2), limit=None)
     else:

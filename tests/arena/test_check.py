@@ -13,8 +13,10 @@ import json
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -192,6 +194,36 @@ def test_a_passing_bot_exits_0_and_no_such_bot_exits_2_with_one_line(tmp_path):
     assert missing.returncode == 2
     assert missing.stdout == "" and len(missing.stderr.strip().splitlines()) == 1, missing.stderr
     assert "Traceback" not in missing.stderr
+
+
+def test_a_check_stopped_by_sigterm_leaves_no_temporary_folder(tmp_path):
+    """SIGTERM (`kill`, a supervisor) unwinds as Ctrl-C does: the bot ended, the check's folders
+    (its records and the bot's stderr) removed, one line said; not the default action's death
+    with them left in the temp dir."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    clock = Path(__file__).parent / "fixtures" / "clock_bot.py"
+    proc = subprocess.Popen([*ARENA, "check", f"{sys.executable} {clock} slow_each 300 {TAG}",
+                             "--decision-ms", "5000"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "ARENA_DATA": str(tmp_path / "data"),
+                                 "TMPDIR": str(scratch), "COLUMNS": "300"},
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not list(scratch.glob("sixtysix-check-*/*")):  # a situation is under way
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    assert proc.returncode == 128 + signal.SIGTERM, out + err
+    assert "stopped by SIGTERM: the check of" in err and "did not finish" in err
+    assert "Traceback" not in out + err
+    assert not list(scratch.glob("sixtysix-check-*"))
 
 
 # -- qualification ---------------------------------------------------------------------------------
