@@ -476,13 +476,14 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
             cluster = cleanup.enter_context(Cluster.connect(config.cluster,
                                                             list(zip(config.bots, specs))))
         pool: Pool[_Job, MatchRows] | None = None
+        workers = min(config.worker_count(), len(schedule) - progress.done)
         # The pre-flight's stderr logs, in a folder of this process: entered before the pool, so
         # removed after the pool has ended its workers. A worker ended mid-check (a stop signal)
         # exits at once and could not remove a folder of its own.
-        checked_logs = None if cluster else Path(cleanup.enter_context(
-            tempfile.TemporaryDirectory(prefix="sixtysix-preflight-", ignore_cleanup_errors=True)))
+        checked_logs = Path(cleanup.enter_context(tempfile.TemporaryDirectory(
+            prefix="sixtysix-preflight-", ignore_cleanup_errors=True))) \
+            if cluster is None and workers > 0 else None
         early = cleanup.enter_context(ExitStack())  # the pool, until it takes its place below
-        workers = min(config.worker_count(), len(schedule) - progress.done)
         if cluster is None and workers > 0:
             # Started first: each worker is a fresh interpreter that imports the arena, takes
             # the sandbox level found here and boots its zygote (prepare_worker), then runs the
