@@ -477,12 +477,15 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
                                                             list(zip(config.bots, specs))))
         pool: Pool[_Job, MatchRows] | None = None
         workers = min(config.worker_count(), len(schedule) - progress.done)
-        # The pre-flight's stderr logs, in a folder of this process: entered before the pool, so
-        # removed after the pool has ended its workers. A worker ended mid-check (a stop signal)
-        # exits at once and could not remove a folder of its own.
-        checked_logs = Path(cleanup.enter_context(tempfile.TemporaryDirectory(
-            prefix="sixtysix-preflight-", ignore_cleanup_errors=True))) \
+        # The pre-flight's stderr logs, in a folder of this process: a worker ended mid-check (a
+        # stop signal) exits at once and could not remove a folder of its own. Removed as soon as
+        # the check is over; if it is cut short, after the pool has ended its workers (entered
+        # before the pool).
+        checked_logs = tempfile.TemporaryDirectory(prefix="sixtysix-preflight-",
+                                                   ignore_cleanup_errors=True) \
             if cluster is None and workers > 0 else None
+        if checked_logs is not None:
+            cleanup.enter_context(checked_logs)
         early = cleanup.enter_context(ExitStack())  # the pool, until it takes its place below
         if cluster is None and workers > 0:
             # Started first: each worker is a fresh interpreter that imports the arena, takes
@@ -507,7 +510,8 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
             try:
                 if pool is not None:
                     assert checked_logs is not None
-                    _preflight_on(pool, specs, limits, hide, rules, checked_logs)
+                    _preflight_on(pool, specs, limits, hide, rules, Path(checked_logs.name))
+                    checked_logs.cleanup()  # every share is done: nothing is written there now
                 else:
                     preflight(specs, limits, hide=hide, rules=rules)
             except PreflightError as err:
