@@ -1,11 +1,12 @@
 """Stopping a long command on SIGINT or SIGTERM: ``stop_on_signals`` and the ``Stopped`` it raises.
 
-Tournaments, leagues, SPRT runs, submissions and the served report all run until a person presses
-Ctrl-C or a supervisor (the web site's upload queue, a service manager) sends SIGTERM. Left to
-Python, SIGTERM ends the process at once: no ``finally`` runs, so bot processes, temporary folders
-and waiting commits are left behind. Inside ``stop_on_signals`` both signals raise ``Stopped`` in
-the main thread instead, once, and the command unwinds as it would from an error: its clean-up
-runs, and it exits with the status a shell reports for the signal (``Stopped.exit_code``).
+Tournaments, leagues, SPRT runs, submissions, conformance checks and the served report run until
+they finish, or until a person presses Ctrl-C or a supervisor (the web site's upload queue, a
+service manager) sends SIGTERM. Left to Python, SIGTERM ends the process at once: no ``finally``
+runs, so bot processes, temporary folders and waiting commits are left behind. Inside
+``stop_on_signals`` both signals raise ``Stopped`` in the main thread instead, once, and the
+command unwinds as it would from an error: its clean-up runs, and it exits with the status a
+shell reports for the signal (``Stopped.exit_code``).
 """
 
 from __future__ import annotations
