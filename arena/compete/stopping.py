@@ -19,8 +19,9 @@ from typing import Iterator, Protocol
 
 
 class Stopped(BaseException):
-    """SIGINT or SIGTERM ended the run (like ``KeyboardInterrupt``, not an ``Exception``, so that
-    no ``except Exception`` swallows it). Matches in flight were dropped; stored ones are whole."""
+    """SIGINT or SIGTERM ended the command (like ``KeyboardInterrupt``, not an ``Exception``, so
+    that no ``except Exception`` swallows it). A run's matches in flight were dropped; what it
+    stored is whole. ``done`` and ``total``: the run's progress, when it has one."""
 
     def __init__(self, signum: int, done: int = 0, total: int = 0, out: Path | None = None):
         super().__init__(f"stopped by {signal.Signals(signum).name}")
