@@ -16,7 +16,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Callable
 
@@ -29,6 +28,7 @@ from arena.match.bot_process import Limits
 from arena.match.conformance import MESSAGE_KINDS, Severity, UNKNOWN_LINES
 from arena.match.situations import arrange, scripted_action, situations
 from bot_procs import TAG
+from sigterm import sigterm_when
 
 FLAWED = Path(__file__).parent / "fixtures" / "flawed_bot.py"
 ARENA = [sys.executable, "-m", "arena"]
@@ -203,24 +203,12 @@ def test_a_check_stopped_by_sigterm_leaves_no_temporary_folder(tmp_path):
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     clock = Path(__file__).parent / "fixtures" / "clock_bot.py"
-    proc = subprocess.Popen([*ARENA, "check", f"{sys.executable} {clock} slow_each 300 {TAG}",
-                             "--decision-ms", "5000"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "ARENA_DATA": str(tmp_path / "data"),
-                                 "TMPDIR": str(scratch), "COLUMNS": "300"},
-                            start_new_session=True)
-    try:
-        deadline = time.monotonic() + 60
-        while not list(scratch.glob("sixtysix-check-*/*")):  # a situation is under way
-            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-            time.sleep(0.05)
-        proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
-    assert proc.returncode == 128 + signal.SIGTERM, out + err
+    status, out, err = sigterm_when(
+        [*ARENA, "check", f"{sys.executable} {clock} slow_each 300 {TAG}", "--decision-ms", "5000"],
+        {**os.environ, "ARENA_DATA": str(tmp_path / "data"), "TMPDIR": str(scratch),
+         "COLUMNS": "300"},
+        lambda: bool(list(scratch.glob("sixtysix-check-*/*"))))  # a situation is under way
+    assert status == 128 + signal.SIGTERM, out + err
     assert "stopped by SIGTERM: the check of" in err and "did not finish" in err
     assert "Traceback" not in out + err
     assert not list(scratch.glob("sixtysix-check-*"))

@@ -11,9 +11,7 @@ import os
 import shutil
 import signal
 import sqlite3
-import subprocess
 import sys
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -31,6 +29,7 @@ from arena.isolation.probe import support
 from arena.entrants.submit import submit
 from arena.compete.tournament import load_config, run_tournament
 from bot_procs import TAG, tagged_processes
+from sigterm import sigterm_when
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "bots" / "example"
@@ -250,24 +249,13 @@ def test_a_submission_stopped_by_sigterm_leaves_no_temporary_folder(tmp_path, da
     must unwind as Ctrl-C does, not die with the qualification's folder left in the temp dir."""
     scratch = tmp_path / "tmp"
     scratch.mkdir()
-    proc = subprocess.Popen([sys.executable, "-m", "arena", "submit",
-                             f"{sys.executable} {CLOCK_BOT} slow_each 300", "--name", "slowpoke",
-                             "--decision-ms", "5000"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "TMPDIR": str(scratch), "COLUMNS": "300"},
-                            start_new_session=True)
-    try:
-        deadline = time.monotonic() + 60
-        while not list(scratch.glob("sixtysix-qualify-*/qualify-1.jsonl")):
-            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-            time.sleep(0.05)
-        proc.send_signal(signal.SIGTERM)  # mid-match: the bot takes 300 ms a decision
-        out, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
-    assert proc.returncode == 128 + signal.SIGTERM, out + err
+    status, out, err = sigterm_when(
+        [sys.executable, "-m", "arena", "submit", f"{sys.executable} {CLOCK_BOT} slow_each 300",
+         "--name", "slowpoke", "--decision-ms", "5000"],
+        {**os.environ, "TMPDIR": str(scratch), "COLUMNS": "300"},
+        # mid-match: the bot takes 300 ms a decision
+        lambda: bool(list(scratch.glob("sixtysix-qualify-*/qualify-1.jsonl"))))
+    assert status == 128 + signal.SIGTERM, out + err
     assert "stopped by SIGTERM: the submission of" in err and "did not finish" in err
     assert "Traceback" not in out + err
     assert not list(scratch.glob("sixtysix-qualify-*"))

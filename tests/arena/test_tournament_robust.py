@@ -25,6 +25,7 @@ from arena.match.records import read_record, replay_record
 from arena.results.store import APPLICATION_ID
 from arena.compete.tournament import load_config, run_tournament
 from bot_procs import ENV_TAG, processes_of
+from sigterm import sigterm_when
 
 ARENA = [sys.executable, "-m", "arena.cli.main"]
 FIRST_LEGAL = Path(__file__).resolve().parents[2] / "bots" / "minimal" / "first_legal.py"
@@ -312,23 +313,12 @@ def test_a_stop_during_the_start_up_check_leaves_no_temporary_folder(tmp_path):
     tmp.mkdir()
     silent = tmp_path / "silent.py"
     silent.write_text("import time\ntime.sleep(60)\n")  # never greets: its check waits
-    proc = subprocess.Popen(
+    status, _, err = sigterm_when(
         ARENA + ["tournament", "--no-report", "-b", f"python3 {FIRST_LEGAL} {tag}", "-b",
                  f"python3 {silent} {tag}", "-n", "2", "-w", "2", "-o", str(tmp_path / "t")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**tagged_env(tag), "TMPDIR": str(tmp)})
-    try:
-        deadline = time.monotonic() + 60
-        while len(list(tmp.glob("sixtysix-preflight-*/*.stderr.log"))) < 2:  # both under check
-            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-            time.sleep(0.02)
-        proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    assert proc.returncode == 128 + signal.SIGTERM, err
+        {**tagged_env(tag), "TMPDIR": str(tmp)},
+        lambda: len(list(tmp.glob("sixtysix-preflight-*/*.stderr.log"))) >= 2)  # both under check
+    assert status == 128 + signal.SIGTERM, err
     assert "Traceback" not in err
     assert list(tmp.glob("sixtysix-preflight-*")) == []
     assert wait_gone(tag, 5.0) == []
