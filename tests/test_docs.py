@@ -42,7 +42,7 @@ def repository_files() -> list[Path]:
                                 check=True).stdout.decode().split("\0")
     except (OSError, subprocess.CalledProcessError):
         skip = {".venv", ".git", "site", "results", "build", "dist", "__pycache__", ".mypy_cache",
-                ".pytest_cache", ".hypothesis"}
+                ".pytest_cache", ".hypothesis", ".test-open"}
         return [p for p in ROOT.rglob("*") if p.is_file()
                 and not skip & set(p.relative_to(ROOT).parts) and not p.name.endswith(".egg-info")]
     return [ROOT / name for name in listed if name and (ROOT / name).is_file()]

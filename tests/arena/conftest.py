@@ -26,7 +26,7 @@ os.environ[ENV_TAG] = TAG
 
 
 BAD_BOT = Path(__file__).parent / "fixtures" / "bad_bot.py"
-RESULTS = Path(__file__).resolve().parents[2] / "results"
+OPEN = Path(__file__).resolve().parents[2] / ".test-open"
 
 
 def _left_over() -> list[tuple[int, str]]:
@@ -57,10 +57,11 @@ def no_bot_outlives_the_suite():
 @pytest.fixture
 def open_folder():
     """A folder anyone may enter, for files anyone may read: only the sandbox can protect them.
-    It is not under /tmp (a bot has a /tmp of its own) but under results/ (git-ignored), which the
-    tests that use it do not make the data folder."""
-    RESULTS.mkdir(exist_ok=True)
-    path = Path(tempfile.mkdtemp(prefix="test-open-", dir=RESULTS))
+    It is not under /tmp (a bot has a /tmp of its own), nor under results/: `arena play` makes
+    that the data folder, where no bot may be given a path (in a checkout where it had run, four
+    tests failed). It is in the checkout's git-ignored .test-open/."""
+    OPEN.mkdir(exist_ok=True)
+    path = Path(tempfile.mkdtemp(prefix="test-open-", dir=OPEN))
     path.chmod(0o755)
     yield path
     shutil.rmtree(path)
