@@ -9,6 +9,7 @@ from typing import Optional
 import typer
 
 from arena import console as term
+from arena.cli.common import unfinished
 from arena.cli.options import DEFAULT_DATA, ISOLATION_HELP, LIMIT_HELP, DataOption
 from arena.entrants.manifest import check_profiles
 from arena.entrants.qualify import QUALIFYING_MATCHES
@@ -75,9 +76,7 @@ def submit(
     except OSError as err:  # the data folder cannot be written (permissions, a full disk)
         raise _fail(f"cannot submit into {data}: {term.os_error(err)}") from None
     except Stopped as stop:
-        term.err.print(f"{stop}: the submission of {safe(target, limit=None)} did not finish",
-                       soft_wrap=True, markup=False)
-        raise typer.Exit(code=stop.exit_code) from None
+        raise unfinished(stop, f"the submission of {safe(target, limit=None)}") from None
     if outcome.mistake:
         raise _fail(outcome.reason)
     if outcome.build_output and outcome.status == "rejected" and outcome.report is None:

@@ -11,7 +11,7 @@ import typer
 
 from arena import console as term
 from arena.cli.options import ISOLATION_HELP, LIMIT_HELP
-from arena.cli.common import require_isolation
+from arena.cli.common import require_isolation, unfinished
 from arena.cli.options import DEFAULT_DATA, DataOption
 from arena.isolation.limits import SandboxLimits, parse_limits
 from arena.match.bot_process import DEFAULT_DECISION_MS, DEFAULT_STARTUP_MS, Limits
@@ -69,9 +69,7 @@ def check(
     except OSError as err:  # a folder that cannot be read or copied
         raise term.fail(f"cannot check {bot}: {term.os_error(err)}") from None
     except Stopped as stop:
-        term.err.print(f"{stop}: the check of {term.safe(bot, limit=None)} did not finish",
-                       soft_wrap=True, markup=False)
-        raise typer.Exit(code=stop.exit_code) from None
+        raise unfinished(stop, f"the check of {term.safe(bot, limit=None)}") from None
     if output_format is Format.JSON:
         term.data(json.dumps(report.to_dict(), indent=2), limit=None)
     else:

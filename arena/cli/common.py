@@ -8,9 +8,12 @@ helpers (``arena.cli.main`` imports the others to register them).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from arena import console as term
+
+if TYPE_CHECKING:
+    from arena.compete.stopping import Stopped
 
 
 def require_isolation(level: Optional[str]) -> None:
@@ -53,3 +56,13 @@ def print_leaderboard(db_path: Path, fmt: str) -> None:
     # Bot names are data: arena.console shows them as written, never as markup.
     for block in leaderboard_text(db_path, fmt):
         term.data(block, limit=None)
+
+
+def unfinished(stop: Stopped, what: str) -> Exception:
+    """A one-shot command (a check, a submission) stopped by SIGINT or SIGTERM: one line on stderr
+    (``stopped by SIGTERM: the check of X did not finish``) and the exit a shell expects (130,
+    143); raise what this returns."""
+    import typer
+
+    term.err.print(f"{stop}: {what} did not finish", soft_wrap=True, markup=False)
+    return typer.Exit(code=stop.exit_code)
