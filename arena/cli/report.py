@@ -9,6 +9,7 @@ import typer
 
 from arena import console as term
 from arena.cli.common import make_report, print_leaderboard
+from arena.temp_folders import TempFolder
 
 console, safe = term.out, term.safe
 
@@ -48,7 +49,6 @@ def report(
     if not serve:
         make_report(folder)
         return
-    import tempfile
 
     from arena.compete.stopping import Stopped, stop_on_signals
     from arena.report import ReportError
@@ -59,8 +59,8 @@ def report(
         raise term.fail(f"{folder} holds no tournament (no results.sqlite)")
     # What is served is what `arena publish` writes, in a temporary folder: never the tournament
     # folder, whose database (the deal key) and logs (the bots' stderr) are private.
-    with tempfile.TemporaryDirectory(prefix="sixtysix-serve-") as scratch:
-        site = Path(scratch) / "site"
+    with TempFolder("serve") as scratch:
+        site = scratch / "site"
         try:  # the port first: a taken port fails at once, not after the charts are drawn
             server = make_server(site, port)
         except OSError as err:

@@ -37,7 +37,6 @@ import re
 import shutil
 import socket
 import sys
-import tempfile
 import time
 import uuid
 import zlib
@@ -52,6 +51,7 @@ from arena.arena_folders import open_private, private_subfolder
 from arena.compete.match_job import MatchJob as _Job
 from arena.compete.match_job import play_job as _play
 from arena.entrants.bot_specs import C_DIR, BotSpecError, bundled_names, resolve_bot
+from arena.temp_folders import TempFolder
 from arena.types import BotSpec, ConfigError, MatchResult
 
 if TYPE_CHECKING:
@@ -200,8 +200,7 @@ def run_batch(jobs: Sequence[_Job], bots: Sequence[WorkerBot], version: str) -> 
     where = _where()
     here = _bots_here(bots, version, where)
     played = []
-    with tempfile.TemporaryDirectory(prefix="sixtysix-batch-") as tmp:
-        root = Path(tmp)
+    with TempFolder("batch") as root:
         for job in jobs:
             match_id = job.entry.match_id
             local = replace(job, bots=tuple(here[bot.name] for bot in job.bots),

@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 import logging
 import sqlite3
-import tempfile
 import time
 import tomllib
 from contextlib import ExitStack, closing, contextmanager
@@ -72,6 +71,7 @@ from arena.results.store import (
     match_rows,
     stored_settings,
 )
+from arena.temp_folders import TempFolder
 from arena.types import BotSpec, ConfigError, MatchResult, ScheduledMatch
 
 log = logging.getLogger("arena.compete.tournament")
@@ -481,9 +481,7 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
         # stop signal) exits at once and could not remove a folder of its own. Removed as soon as
         # the check is over; if it is cut short, after the pool has ended its workers (entered
         # before the pool).
-        checked_logs = tempfile.TemporaryDirectory(prefix="sixtysix-preflight-",
-                                                   ignore_cleanup_errors=True) \
-            if cluster is None and workers > 0 else None
+        checked_logs = TempFolder("preflight") if cluster is None and workers > 0 else None
         if checked_logs is not None:
             cleanup.enter_context(checked_logs)
         early = cleanup.enter_context(ExitStack())  # the pool, until it takes its place below
@@ -510,7 +508,7 @@ def run_tournament(config: TournamentConfig, resume: bool = False,
             try:
                 if pool is not None:
                     assert checked_logs is not None
-                    _preflight_on(pool, specs, limits, hide, rules, Path(checked_logs.name))
+                    _preflight_on(pool, specs, limits, hide, rules, checked_logs.path)
                     checked_logs.cleanup()  # every share is done: nothing is written there now
                 else:
                     preflight(specs, limits, hide=hide, rules=rules)

@@ -14,7 +14,6 @@ four-player ones (PROTOCOL.md §9.1); ``profiles`` narrows either.
 from __future__ import annotations
 
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -27,6 +26,7 @@ from arena.entrants.submit import build
 from arena.game import PROFILES
 from arena.match.bot_process import Limits
 from arena.match.conformance import CheckReport, check
+from arena.temp_folders import TempFolder
 from arena.types import BotSpec
 from bots import BUNDLED_PROFILES
 
@@ -57,8 +57,8 @@ def check_bot(text: str, limits: Limits = Limits(), data: Path | None = None,
             raise CheckError(str(err)) from None
     else:
         chosen = None
-    with tempfile.TemporaryDirectory(prefix="sixtysix-check-bot-") as scratch:
-        target = resolve(text, data, limits, Path(scratch) / "bot")
+    with TempFolder("check-bot") as scratch:
+        target = resolve(text, data, limits, scratch / "bot")
         run = chosen or target.declared or tuple(PROFILES)
         return check(target.spec, limits, profiles=run, declared=target.declared,
                      ignore_claims=ignore_claims, work=work)

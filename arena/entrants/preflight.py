@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Sequence
@@ -25,6 +24,7 @@ from arena.entrants.bot_specs import BotSpecError, check_arena_paths
 from arena.game import Rules
 from arena.isolation.probe import support
 from arena.match.bot_process import BotFault, BotProcess, Limits, stderr_tail
+from arena.temp_folders import TempFolder
 from arena.types import BotSpec, Fault
 from protocol import from_engine
 from protocol import messages as m
@@ -125,8 +125,8 @@ def _logs_folder(logs: Path | None) -> Iterator[Path]:
     if logs is not None:
         yield logs
         return
-    with tempfile.TemporaryDirectory(prefix="sixtysix-preflight-") as folder:
-        yield Path(folder)
+    with TempFolder("preflight") as folder:
+        yield folder
 
 
 def _read_ready(proc: BotProcess, allow_decline: bool = False) -> str | None:

@@ -22,7 +22,6 @@ judged (a bot that claims badly only loses points, as in a match), and are count
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
@@ -37,6 +36,7 @@ from arena.match.conformance import Severity, check
 from arena.match.deal_keys import deal_secret, deal_set_label, new_key
 from arena.match.records import RecordError, read_record
 from arena.match.referee import MatchConfig, run_match
+from arena.temp_folders import TempFolder
 from arena.types import BotSpec, Fault, MatchEnding, MatchResult
 
 QUALIFYING_MATCHES = 4       # two deal sequences, each played from both seats
@@ -151,8 +151,8 @@ def qualify(bot: BotSpec, limits: Limits = Limits(), rules: Rules | None = None,
     # A fresh secret key for each qualification (deal_keys.py), kept in memory only: a bot that
     # learnt the deals of one qualification could otherwise pass any later one by knowing them.
     key = new_key()
-    with tempfile.TemporaryDirectory(prefix="sixtysix-qualify-") as scratch:
-        folder = work or Path(scratch)
+    with TempFolder("qualify") as scratch:
+        folder = work or scratch
         for n in range(matches):
             seat, deals = n % 2, 1 + n // 2
             bots = [opponent, opponent]

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Callable
 
 from arena.isolation import cgroups
+from arena.temp_folders import in_use, running
 
 log = logging.getLogger("arena.isolation.bot_folders")
 
@@ -81,7 +82,7 @@ def sweep_stale_folders() -> None:
             # Gone since the listing: its owner, another arena, cleaned up. Not an error of ours:
             # raised from here it failed this sandbox's start ("cannot create namespaces").
             continue
-        if not running(int(pid)) and not _in_use(path):
+        if not running(int(pid)) and not in_use(path):
             remove_later(str(path))
     cgroups.sweep_stale(running)  # the cgroups of such arenas' bots, named the same way
 
@@ -100,41 +101,6 @@ def folder_parent() -> str:
     if "/dev/shm" in tmpfs and os.access("/dev/shm", os.W_OK | os.X_OK):
         return "/dev/shm"
     return tempfile.gettempdir()
-
-
-def _in_use(folder: Path) -> bool:
-    """Whether a live sandbox still holds ``folder`` (``Sandbox._hold``); a folder that cannot be
-    opened is left alone too."""
-    try:
-        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | os.O_NOFOLLOW)
-    except OSError:
-        return True
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return True
-    finally:
-        os.close(fd)  # and with it the lock just taken
-    return False
-
-
-def running(pid: int) -> bool:
-    """Whether ``pid`` is a live process: a zombie is not (a killed referee's workers can wait a
-    while for init to reap them)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            return fh.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
-    except FileNotFoundError:
-        return False
-    except (OSError, IndexError):
-        pass  # no /proc: ask the kernel
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass  # alive, another user's
-    return True
 
 
 # -- removing bot folders off the match's critical path -------------------------------------------

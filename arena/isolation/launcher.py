@@ -20,6 +20,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from arena.temp_folders import TempFolder
+
 log = logging.getLogger("arena.isolation.launcher")
 
 LAUNCHER_SOURCE = Path(__file__).resolve().with_name("sandbox_launch.c")
@@ -225,8 +227,8 @@ def _compile(source: bytes, flags: tuple[str, ...]) -> bytes:
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None:
         raise OSError(errno.ENOENT, "it is C, and there is no C compiler (cc or gcc) on PATH")
-    with tempfile.TemporaryDirectory(prefix="sixtysix-launcher-") as folder:
-        src, out = os.path.join(folder, "sandbox_launch.c"), os.path.join(folder, "out")
+    with TempFolder("launcher") as folder:
+        src, out = str(folder / "sandbox_launch.c"), str(folder / "out")
         with open(src, "wb") as fh:
             fh.write(source)  # what was read (and hashed for the name) is what is compiled
         proc = subprocess.run([compiler, "-std=gnu99", "-O2", "-Wall", *flags, "-o", out, src],

@@ -30,7 +30,6 @@ first request (§3). Such a situation is skipped, and the report says why.
 from __future__ import annotations
 
 import statistics
-import tempfile
 import time
 from collections import deque
 from dataclasses import asdict, dataclass, field
@@ -43,6 +42,7 @@ from arena.match.bot_process import EXIT_GRACE_S, BotFault, BotProcess, Limits, 
 from arena.match.records import RecordError, iter_lines, read_record
 from arena.match.referee import MatchConfig, run_match
 from arena.match.situations import SCRIPTED_NAME, Policy, Situation, situations
+from arena.temp_folders import TempFolder
 from arena.types import BotSpec, Fault, MatchEnding, MatchResult
 from protocol import BotSession, from_engine
 
@@ -343,8 +343,8 @@ def check(bot: BotSpec, limits: Limits = Limits(), profiles: Sequence[str] | Non
     one of them fails. Records and logs go to ``work`` (a temporary folder if None)."""
     report = CheckReport(bot.name, bot.argv, describe(), limits.decision_ms, limits.startup_ms,
                          ignore_claims)
-    with tempfile.TemporaryDirectory(prefix="sixtysix-check-") as scratch:
-        folder = work or Path(scratch)
+    with TempFolder("check") as scratch:
+        folder = work or scratch
         started = False
         for situation in situations(tuple(profiles) if profiles is not None else None):
             result = SituationResult(situation.name, situation.title, situation.profile,

@@ -1,0 +1,136 @@
+"""The arena's own temporary folders, and the removal of those an arena killed with ``kill -9`` left.
+
+A check's records, a start-up check's logs, a launcher being compiled, a served site: each lives in
+a temporary folder for one command, removed when the command ends, a stop signal included. A
+process killed with ``kill -9`` removes nothing, so each folder says whose it is and whether it is
+still in use, and the next arena process that makes one removes those whose owner is gone:
+
+- **The owner's PID in the name**: ``sixtysix-<kind>-<pid>-<random>``, in the temporary folder.
+- **A lock held while it is in use** (``flock``, shared), by the process that made it and any child
+  it forked; the kernel drops it however they end. A folder is removed only when its owner's PID no
+  longer runs *and* its lock can be taken: a PID that means another process from here (another PID
+  namespace sharing /tmp, a PID reused) never costs a folder in use.
+- Only this user's folders, and never through a symbolic link.
+
+The bots' own folders (``isolation/bot_folders.py``) follow the same scheme with their own sweep.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import functools
+import os
+import re
+import shutil
+import stat
+import tempfile
+import weakref
+from pathlib import Path
+from types import TracebackType
+
+PREFIX = "sixtysix-"
+KINDS = ("preflight", "launcher", "check", "check-bot", "qualify", "batch", "serve")
+"""What each folder is for, the middle of its name: ``sweep`` looks for these names only."""
+_NAME = re.compile(r"(?P<kind>[a-z]+(?:-[a-z]+)*)-(?P<pid>[0-9]+)-[^/]+")
+
+
+class TempFolder:
+    """A temporary folder of ``kind`` (one of ``KINDS``), removed by ``cleanup()`` or at the end of
+    a ``with`` block, whose value is its path; until then it is locked as in use. The first one a
+    process makes sweeps the folders of dead owners first (``sweep``)."""
+
+    def __init__(self, kind: str) -> None:
+        if kind not in KINDS:
+            raise ValueError(f"unknown kind of temporary folder {kind!r}; one of {', '.join(KINDS)}")
+        sweep_once()
+        self._folder = tempfile.TemporaryDirectory(prefix=f"{PREFIX}{kind}-{os.getpid()}-",
+                                                   ignore_cleanup_errors=True)
+        self.path = Path(self._folder.name)
+        # Between mkdtemp and the lock the PID in the name is alive, so no sweep can take it.
+        try:
+            hold = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError:
+            self._folder.cleanup()
+            raise
+        fcntl.flock(hold, fcntl.LOCK_SH)  # cannot block: only a sweep's test takes it exclusively
+        self._let_go = weakref.finalize(self, os.close, hold)
+
+    def cleanup(self) -> None:
+        """Remove the folder and let go of its lock (again: nothing)."""
+        self._folder.cleanup()
+        self._let_go()
+
+    def __enter__(self) -> Path:
+        return self.path
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.cleanup()
+
+
+@functools.cache
+def sweep_once() -> None:
+    """``sweep`` of the temporary folder, once per process (a listing of /tmp each time a folder
+    is made would cost more than the folders)."""
+    sweep(Path(tempfile.gettempdir()))
+
+
+def sweep(root: Path) -> list[Path]:
+    """Remove this user's folders of ``KINDS`` in ``root`` whose owner no longer runs and that no
+    process holds; returns those removed."""
+    removed: list[Path] = []
+    try:
+        names = [entry.name for entry in os.scandir(root) if entry.name.startswith(PREFIX)]
+    except OSError:
+        return removed
+    for name in names:
+        match = _NAME.fullmatch(name[len(PREFIX):])
+        if match is None or match["kind"] not in KINDS:
+            continue  # another kind of ours (a bot's folder, the caches) or an older name
+        path = root / name
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue  # gone since the listing: its owner cleaned up
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+            continue  # a symbolic link, a file, another user's
+        if running(int(match["pid"])) or in_use(path):
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    return removed
+
+
+def running(pid: int) -> bool:
+    """Whether ``pid`` is a live process: a zombie is not (a killed referee's workers can wait a
+    while for init to reap them)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except FileNotFoundError:
+        return False
+    except (OSError, IndexError):
+        pass  # no /proc: ask the kernel
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # alive, another user's
+    return True
+
+
+def in_use(folder: Path) -> bool:
+    """Whether a live process holds ``folder``'s lock (``TempFolder``, a bot's ``Sandbox``); a
+    folder that cannot be opened is taken as in use too."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError:
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)  # and with it the lock just taken
+    return False
