@@ -1,4 +1,5 @@
-"""A command stopped by SIGTERM at a chosen moment, for the tests that check it unwinds cleanly."""
+"""A command sent a signal at a chosen moment: SIGTERM, for the tests that check it unwinds cleanly;
+SIGKILL, for those that check what the next command finds."""
 
 from __future__ import annotations
 
@@ -9,12 +10,12 @@ import time
 from typing import Callable, Mapping, Sequence
 
 
-def sigterm_when(argv: Sequence[str], env: Mapping[str, str],
-                 ready: Callable[[], bool]) -> tuple[int, str, str]:
-    """Run ``argv`` in a session of its own, send it SIGTERM once ``ready()`` holds (the moment
-    under test: a folder filled, a match begun), and return its exit status, stdout and stderr.
-    Fails if it ends before that moment or not within 60 s of the start and 30 s of the signal;
-    its whole process group is killed then."""
+def signal_when(argv: Sequence[str], env: Mapping[str, str], ready: Callable[[], bool],
+                sig: int = signal.SIGTERM) -> tuple[int, str, str]:
+    """Run ``argv`` in a session of its own, send its process ``sig`` once ``ready()`` holds (the
+    moment under test: a folder filled, a match begun), and return its exit status, stdout and
+    stderr. Fails if it ends before that moment or not within 60 s of the start and 30 s of the
+    signal; its whole process group is killed then."""
     proc = subprocess.Popen(list(argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=dict(env), start_new_session=True)
     try:
@@ -22,7 +23,7 @@ def sigterm_when(argv: Sequence[str], env: Mapping[str, str],
         while not ready():
             assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
             time.sleep(0.02)
-        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(sig)
         out, err = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:

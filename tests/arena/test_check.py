@@ -28,7 +28,7 @@ from arena.match.bot_process import Limits
 from arena.match.conformance import MESSAGE_KINDS, Severity, UNKNOWN_LINES
 from arena.match.situations import arrange, scripted_action, situations
 from bot_procs import TAG
-from sigterm import sigterm_when
+from signal_at import signal_when
 
 FLAWED = Path(__file__).parent / "fixtures" / "flawed_bot.py"
 ARENA = [sys.executable, "-m", "arena"]
@@ -203,7 +203,7 @@ def test_a_check_stopped_by_sigterm_leaves_no_temporary_folder(tmp_path):
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     clock = Path(__file__).parent / "fixtures" / "clock_bot.py"
-    status, out, err = sigterm_when(
+    status, out, err = signal_when(
         [*ARENA, "check", f"{sys.executable} {clock} slow_each 300 {TAG}", "--decision-ms", "5000"],
         {**os.environ, "ARENA_DATA": str(tmp_path / "data"), "TMPDIR": str(scratch),
          "COLUMNS": "300"},

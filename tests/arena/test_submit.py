@@ -29,7 +29,7 @@ from arena.isolation.probe import support
 from arena.entrants.submit import submit
 from arena.compete.tournament import load_config, run_tournament
 from bot_procs import TAG, tagged_processes
-from sigterm import sigterm_when
+from signal_at import signal_when
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "bots" / "example"
@@ -249,7 +249,7 @@ def test_a_submission_stopped_by_sigterm_leaves_no_temporary_folder(tmp_path, da
     must unwind as Ctrl-C does, not die with the qualification's folder left in the temp dir."""
     scratch = tmp_path / "tmp"
     scratch.mkdir()
-    status, out, err = sigterm_when(
+    status, out, err = signal_when(
         [sys.executable, "-m", "arena", "submit", f"{sys.executable} {CLOCK_BOT} slow_each 300",
          "--name", "slowpoke", "--decision-ms", "5000"],
         {**os.environ, "TMPDIR": str(scratch), "COLUMNS": "300"},

@@ -25,7 +25,7 @@ from arena.match.records import read_record, replay_record
 from arena.results.store import APPLICATION_ID
 from arena.compete.tournament import load_config, run_tournament
 from bot_procs import ENV_TAG, processes_of
-from sigterm import sigterm_when
+from signal_at import signal_when
 
 ARENA = [sys.executable, "-m", "arena.cli.main"]
 FIRST_LEGAL = Path(__file__).resolve().parents[2] / "bots" / "minimal" / "first_legal.py"
@@ -313,7 +313,7 @@ def test_a_stop_during_the_start_up_check_leaves_no_temporary_folder(tmp_path):
     tmp.mkdir()
     silent = tmp_path / "silent.py"
     silent.write_text("import time\ntime.sleep(60)\n")  # never greets: its check waits
-    status, _, err = sigterm_when(
+    status, _, err = signal_when(
         ARENA + ["tournament", "--no-report", "-b", f"python3 {FIRST_LEGAL} {tag}", "-b",
                  f"python3 {silent} {tag}", "-n", "2", "-w", "2", "-o", str(tmp_path / "t")],
         {**tagged_env(tag), "TMPDIR": str(tmp)},
@@ -322,6 +322,34 @@ def test_a_stop_during_the_start_up_check_leaves_no_temporary_folder(tmp_path):
     assert "Traceback" not in err
     assert list(tmp.glob("sixtysix-preflight-*")) == []
     assert wait_gone(tag, 5.0) == []
+
+
+def test_a_folder_left_by_an_arena_killed_with_kill_9_goes_with_the_next_arena(tmp_path):
+    """A kill -9 during the start-up check leaves its ``sixtysix-preflight-*`` folder (nothing is
+    left to remove it); the next arena command that makes a temporary folder removes it, as its
+    owner no longer runs (temp_folders.py)."""
+    tag = uuid.uuid4().hex
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    silent = tmp_path / "silent.py"
+    silent.write_text("import time\ntime.sleep(60)\n")  # never greets: its check waits
+    env = {**tagged_env(tag), "TMPDIR": str(tmp)}
+    status, _, _ = signal_when(
+        ARENA + ["tournament", "--no-report", "-b", f"python3 {FIRST_LEGAL} {tag}", "-b",
+                 f"python3 {silent} {tag}", "-n", "2", "-w", "2", "-o", str(tmp_path / "t")],
+        env, lambda: len(list(tmp.glob("sixtysix-preflight-*/*.stderr.log"))) >= 2,
+        sig=signal.SIGKILL)
+    assert status == -signal.SIGKILL
+    assert wait_gone(tag, 10.0) == []
+    left = list(tmp.glob("sixtysix-preflight-*"))
+    assert len(left) == 1, left
+    played = subprocess.run(ARENA + ["play", f"python3 {FIRST_LEGAL} {tag}",
+                                     f"python3 {FIRST_LEGAL} {tag} b", "--data",
+                                     str(tmp_path / "data")],
+                            env=env, capture_output=True, text=True, timeout=120)
+    assert played.returncode == 0, played.stderr
+    assert not left[0].exists()
+    assert list(tmp.glob("sixtysix-*")) == []
 
 
 def test_a_bot_in_a_private_folder_runs_or_is_refused_with_the_reason(tmp_path):
