@@ -17,6 +17,7 @@ Beside them, modules every layer may use:
 
 - ``arena_folders``: the arena's private and public folders and their permissions (imports none);
 - ``console``: writing to a terminal, safely (imports none);
+- ``temp_folders``: its temporary folders, and those of a killed arena removed (imports none);
 - ``types``: the values that cross layers (May import: arena.game, arena.isolation);
 - ``__main__``: the console script's entry point (May import: arena.cli).
 

@@ -9,5 +9,5 @@ several commands share; ``common`` what several commands do alike (the isolation
 report, printing a leaderboard). The work is below: a command parses, calls it and prints.
 
 May import: arena.game, arena.isolation, arena.match, arena.results, arena.entrants, arena.report,
-arena.compete, arena.web, arena.types, arena.arena_folders, arena.console
+arena.compete, arena.web, arena.types, arena.arena_folders, arena.temp_folders, arena.console
 """

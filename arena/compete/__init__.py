@@ -10,5 +10,5 @@ match a ``match_job``), holding its folder with ``folder_lock`` and telling the 
 ``arena demo``'s choice of bots, sandbox and folder, and its in-process match of random players.
 
 May import: arena.game, arena.isolation, arena.match, arena.results, arena.entrants, arena.report,
-arena.types, arena.arena_folders, arena.console
+arena.types, arena.arena_folders, arena.temp_folders, arena.console
 """

@@ -6,5 +6,6 @@
 resolves a bot for ``arena check``; ``kits`` makes a bot folder from a starter kit (``arena new``);
 ``preflight`` starts every bot of a run once before its first match.
 
-May import: arena.game, arena.isolation, arena.match, arena.types, arena.arena_folders
+May import: arena.game, arena.isolation, arena.match, arena.types, arena.arena_folders,
+arena.temp_folders
 """

@@ -11,5 +11,5 @@ sandbox, and a bot's environment), ``zygote`` (forks Python bots from a pre-impo
 inside the same sandbox), ``cgroups`` (caps a bot's memory and processes as a whole) and
 ``worker_cores`` (keeps each worker of a local run on a core of its own).
 
-May import: arena.arena_folders
+May import: arena.arena_folders, arena.temp_folders
 """

@@ -6,5 +6,6 @@
 plays the scripted ``situations`` through the referee and judges a bot's every answer (``arena
 check``); ``phases`` says where a match's time goes when a benchmark asks (``ARENA_PHASES``).
 
-May import: arena.game, arena.isolation, arena.types, arena.arena_folders, arena.console
+May import: arena.game, arena.isolation, arena.types, arena.arena_folders, arena.temp_folders,
+arena.console
 """
