@@ -10,7 +10,8 @@ clients that ask too often; ``handling`` is what the API and the pages both do w
 (limits, errors, taking an upload in); ``league_view`` reads the league for them; ``api`` is the
 Starlette application and its JSON API; ``pages`` its HTML pages (``templates/``, ``static/``),
 ``sessions`` their login cookie and CSRF tokens; ``server`` runs it under uvicorn beside the
-competition's league, and stops both.
+competition's league, and stops both; ``child`` makes its league and submissions end with it,
+however it ends.
 
 May import: arena.game, arena.isolation, arena.match, arena.results, arena.entrants, arena.report,
 arena.compete, arena.types, arena.arena_folders, arena.console

@@ -27,6 +27,7 @@ import uvicorn
 
 from arena.arena_folders import private_file
 from arena.web.api import create_app
+from arena.web.child import guarded
 from arena.web.settings import Settings, write_league_settings
 
 SITE_LOG = "site.log"
@@ -99,8 +100,8 @@ def run_site(settings: Settings, sock: socket.socket,
     write_league_settings(settings)
     handler = site_log(settings)
     app = create_app(settings)
-    league = subprocess.Popen([sys.executable, "-m", "arena.web.league_child",
-                               str(settings.folder)], stdin=subprocess.DEVNULL)
+    league = subprocess.Popen(guarded([sys.executable, "-m", "arena.web.league_child",
+                                       str(settings.folder)]), stdin=subprocess.DEVNULL)
     outcome = Outcome()
     told = threading.Event()
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from arena.entrants.manifest import ManifestError, load_manifest
 from arena.entrants.registry import Registry, RegistryError
 from arena.web.archive import ArchiveError, bot_folder
+from arena.web.child import guarded
 from arena.web.settings import Settings
 from arena.web.site_store import (
     ACTIVE,
@@ -109,9 +110,10 @@ class UploadQueue:
         # Plain lines for the log: no colours, no wrapping at a made-up terminal's width.
         env = {**os.environ, "NO_COLOR": "1", "TERM": "dumb", "COLUMNS": "200"}
         with open(output_path, "wb") as output:
-            child = subprocess.Popen(command, cwd=self.settings.folder, stdin=subprocess.DEVNULL,
-                                     stdout=output, stderr=subprocess.STDOUT, env=env,
-                                     start_new_session=True)
+            # guarded: a server killed with kill -9 takes the submission with it (web/child.py).
+            child = subprocess.Popen(guarded(command), cwd=self.settings.folder,
+                                     stdin=subprocess.DEVNULL, stdout=output,
+                                     stderr=subprocess.STDOUT, env=env, start_new_session=True)
             self._child = child
             try:
                 status = self._wait(child)

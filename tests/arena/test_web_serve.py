@@ -3,7 +3,9 @@ league playing, spoken to over HTTP as an author's script would; then SIGTERM st
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -149,6 +151,65 @@ def test_register_upload_qualify_play_and_stop(served):
         again.http.close()
         again.proc.send_signal(signal.SIGTERM)
         again.proc.wait(15)
+
+
+def _processes_in(folder: Path, *words: str) -> list[int]:
+    """The PIDs of processes of ``folder`` (this test's competition, named on their command line
+    or their working folder: another arena's are not counted) whose command line holds every
+    one of ``words``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                argv = (entry / "cmdline").read_bytes().split(b"\0")
+                cwd = os.readlink(entry / "cwd")
+            except OSError:
+                continue
+            text = [a.decode(errors="replace") for a in argv]
+            if (cwd == str(folder) or str(folder) in text) and all(w in text for w in words):
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.slow
+def test_a_server_killed_with_kill_9_takes_its_league_and_submission_along(served, tmp_path):
+    """Observed: after ``kill -9`` of ``arena serve`` its league's child played on, holding the
+    league's lock, and the submission under way went on for nobody. Both are now sent SIGTERM
+    when the server dies (web/child.py), and the next server of the folder serves, plays and
+    builds the upload again."""
+    slow = tmp_path / "slow"
+    shutil.copytree(archives.EXAMPLE, slow, ignore=shutil.ignore_patterns("__pycache__"))
+    (slow / "slow.py").write_text("import time\ntime.sleep(300)\n")
+    (slow / "bot.toml").write_bytes(archives.MANIFEST + b'build = "python3 slow.py"\n')
+    alice = _register(served, "alice")
+    answer = _upload(served, alice, archives.zip_folder(slow))
+    assert answer.status_code == 202, answer.text
+    _until(lambda: served.http.get("/api/bots/mybot").json()["status"] == "building", 60,
+           "mybot building", served)
+    league = _processes_in(served.folder, "arena.web.league_child")
+    submission = _processes_in(served.folder, "submit", "--name", "mybot")
+    assert len(league) == 1 and len(submission) == 1, (league, submission)
+
+    served.proc.kill()
+    served.proc.wait(15)
+    _until(lambda: not _processes_in(served.folder, "arena.web.league_child")
+           and not _processes_in(served.folder, "submit", "--name", "mybot"),
+           10, "the league and the submission ended", served)
+
+    again = Served(served.folder)
+    try:
+        _until(lambda: again.http.get("/api/bots/mybot").json()["status"] == "building", 60,
+               "mybot building again", again)
+        assert again.http.get("/api/leaderboard").status_code == 200
+        time.sleep(3)  # the league would fail on its lock within a second or two
+        assert again.proc.poll() is None, again.output()
+        assert "stopped by itself" not in again.output()
+    finally:
+        again.http.close()
+        again.proc.send_signal(signal.SIGTERM)
+        again.proc.wait(15)
+    _until(lambda: not _processes_in(served.folder, "submit", "--name", "mybot"), 10,
+           "the second submission ended", again)
 
 
 def test_a_taken_port_fails_at_once_with_one_line(tmp_path):
