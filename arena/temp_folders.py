@@ -1,11 +1,13 @@
 """The arena's own temporary folders, and the removal of those an arena killed with ``kill -9`` left.
 
-A check's records, a start-up check's logs, a launcher being compiled, a served site: each lives in
-a temporary folder for one command, removed when the command ends, a stop signal included. A
+A check's records, a start-up check's logs, a launcher being compiled, a served site, an upload
+being received: each lives in a temporary folder for one command (or request), removed when it
+ends, a stop signal included. A
 process killed with ``kill -9`` removes nothing, so each folder says whose it is and whether it is
 still in use, and the next arena process that makes one removes those whose owner is gone:
 
-- **The owner's PID in the name**: ``sixtysix-<kind>-<pid>-<random>``, in the temporary folder.
+- **The owner's PID in the name**: ``sixtysix-<kind>-<pid>-<random>``, in the temporary folder
+  (an upload's in the site's uploads folder, which the site sweeps when it starts).
 - **A lock held while it is in use** (``flock``, shared), by the process that made it and any child
   it forked; the kernel drops it however they end. A folder is removed only when its owner's PID no
   longer runs *and* its lock can be taken: a PID that means another process from here (another PID
@@ -29,22 +31,24 @@ from pathlib import Path
 from types import TracebackType
 
 PREFIX = "sixtysix-"
-KINDS = ("preflight", "launcher", "check", "check-bot", "qualify", "batch", "serve")
+KINDS = ("preflight", "launcher", "check", "check-bot", "qualify", "batch", "serve", "incoming")
 """What each folder is for, the middle of its name: ``sweep`` looks for these names only."""
 _NAME = re.compile(r"(?P<kind>[a-z]+(?:-[a-z]+)*)-(?P<pid>[0-9]+)-[^/]+")
 
 
 class TempFolder:
-    """A temporary folder of ``kind`` (one of ``KINDS``), removed by ``cleanup()`` or at the end of
-    a ``with`` block, whose value is its path; until then it is locked as in use. The first one a
-    process makes sweeps the folders of dead owners first (``sweep``)."""
+    """A temporary folder of ``kind`` (one of ``KINDS``) in ``parent`` (default: the temporary
+    folder), removed by ``cleanup()`` or at the end of a ``with`` block, whose value is its path;
+    until then it is locked as in use. The first one a process makes sweeps the temporary
+    folder's folders of dead owners first (``sweep``). Moved away before the end (renamed into
+    place), it is not removed."""
 
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, parent: Path | None = None) -> None:
         if kind not in KINDS:
             raise ValueError(f"unknown kind of temporary folder {kind!r}; one of {', '.join(KINDS)}")
         sweep_once()
         self._folder = tempfile.TemporaryDirectory(prefix=f"{PREFIX}{kind}-{os.getpid()}-",
-                                                   ignore_cleanup_errors=True)
+                                                   dir=parent, ignore_cleanup_errors=True)
         self.path = Path(self._folder.name)
         # Between mkdtemp and the lock the PID in the name is alive, so no sweep can take it.
         try:

@@ -14,5 +14,5 @@ competition's league, and stops both; ``child`` makes its league and submissions
 however it ends.
 
 May import: arena.game, arena.isolation, arena.match, arena.results, arena.entrants, arena.report,
-arena.compete, arena.types, arena.arena_folders, arena.console
+arena.compete, arena.types, arena.arena_folders, arena.temp_folders, arena.console
 """

@@ -7,7 +7,6 @@ held to exactly the rules of one from the API."""
 from __future__ import annotations
 
 import math
-import secrets
 import shutil
 import sqlite3
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from starlette.requests import Request
 from arena.entrants.bot_specs import bundled_names
 from arena.entrants.manifest import ManifestError, check_name, load_manifest
 from arena.entrants.registry import Registry, RegistryError, content_hash
+from arena.temp_folders import TempFolder
 from arena.web.admin import uploads_refused
 from arena.web.archive import ArchiveError, bot_folder, unpack
 from arena.web.rate_limits import RateLimit
@@ -97,8 +97,10 @@ def accept_upload(site: Site, author: str, name: str, file: UploadFile) -> Uploa
         raise fail(403, f"the bot name {name!r} is taken (registered by the organiser)")
     if owner not in (None, author):
         raise fail(403, f"the bot name {name!r} belongs to another author")
-    staging = settings.uploads_dir / f".incoming-{secrets.token_hex(8)}"
-    staging.mkdir(mode=0o700)
+    # Named with this process's PID and locked while in use: one that a server killed with kill -9
+    # left is removed when the next one starts (temp_folders.py).
+    incoming = TempFolder("incoming", settings.uploads_dir)
+    staging = incoming.path
     try:
         try:
             unpack(file.file, staging / UNPACKED, settings.unpacked_files, settings.unpacked_bytes)
@@ -121,7 +123,7 @@ def accept_upload(site: Site, author: str, name: str, file: UploadFile) -> Uploa
         staging.rename(upload_dir(settings, upload_id))
         store.set_status(upload_id, QUEUED)
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        incoming.cleanup()  # nothing left to remove once it is in place
     upload = store.upload(upload_id)
     assert upload is not None
     return upload

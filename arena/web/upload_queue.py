@@ -22,6 +22,7 @@ from pathlib import Path
 
 from arena.entrants.manifest import ManifestError, load_manifest
 from arena.entrants.registry import Registry, RegistryError
+from arena.temp_folders import sweep
 from arena.web.archive import ArchiveError, bot_folder
 from arena.web.child import guarded
 from arena.web.settings import Settings
@@ -61,6 +62,10 @@ class UploadQueue:
         requeued = self.store.requeue_running()
         if requeued:
             log.info("%d upload(s) a stop interrupted wait in the queue again", requeued)
+        # An upload being received when a server was killed with kill -9 (never acknowledged, so
+        # its author sends it again): its folder goes (handling.py names it for temp_folders).
+        for left in sweep(self.settings.uploads_dir):
+            log.info("removed %s, an upload a killed server was receiving", left.name)
         self._thread = threading.Thread(target=self._run, name="upload-queue", daemon=True)
         self._thread.start()
 

@@ -119,3 +119,14 @@ def test_every_kind_is_swept(tmp_path):
         (folder / "inner").mkdir(parents=True)
     assert sorted(sweep(tmp_path)) == sorted(folders)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_folder_may_live_elsewhere_and_be_moved_into_place(tmp_path):
+    """An upload is received in the site's uploads folder, then renamed into place: kept."""
+    held = TempFolder("incoming", tmp_path)
+    assert held.path.parent == tmp_path
+    (held.path / "archive").write_bytes(b"zip")
+    held.path.rename(tmp_path / "1")
+    held.cleanup()
+    assert (tmp_path / "1" / "archive").read_bytes() == b"zip"
+    assert [p.name for p in tmp_path.iterdir()] == ["1"]

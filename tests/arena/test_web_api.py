@@ -5,6 +5,7 @@ folder: real SQLite files, real argon2 hashes, and the real upload queue, which 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from pathlib import Path
@@ -236,6 +237,27 @@ def test_a_zip_bomb_is_refused_at_upload(site, tmp_path):
     message = assert_plain_error(upload(site, alice, archives.zip_bomb(101)), 400)
     assert "more than 100 MiB" in message
     assert [p.name for p in (tmp_path / "comp" / "uploads").iterdir()] == []
+
+
+def test_an_upload_a_server_killed_with_kill_9_was_receiving_goes_at_the_next_start(tmp_path):
+    """Its folder is named with the server's PID (temp_folders.py): once that process is gone,
+    the next start removes it; an upload already in place, and one a live server receives, stay."""
+    import subprocess
+    import sys
+
+    folder = competition(tmp_path / "comp")
+    uploads = folder / "uploads"
+    gone = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                              capture_output=True, text=True, check=True).stdout)
+    left = uploads / f"sixtysix-incoming-{gone}-abcd1234"
+    (left / "unpacked" / "example").mkdir(parents=True)
+    (left / "archive").write_bytes(archives.zip_folder())
+    receiving = uploads / f"sixtysix-incoming-{os.getpid()}-live0000"  # this process runs
+    receiving.mkdir()
+    (uploads / "1").mkdir()
+    with TestClient(create_app(load_settings(folder))) as client:
+        assert client.get("/api/leaderboard").status_code == 200
+        assert sorted(p.name for p in uploads.iterdir()) == ["1", receiving.name]
 
 
 def test_an_archive_without_a_manifest_is_refused_without_a_server_path(site, tmp_path):
