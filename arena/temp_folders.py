@@ -7,7 +7,8 @@ process killed with ``kill -9`` removes nothing, so each folder says whose it is
 still in use, and the next arena process that makes one removes those whose owner is gone:
 
 - **The owner's PID in the name**: ``sixtysix-<kind>-<pid>-<random>``, in the temporary folder
-  (an upload's in the site's uploads folder, which the site sweeps when it starts).
+  (an upload's in the site's uploads folder, which the site sweeps when it starts; a build's in
+  the registry, which ``arena submit`` sweeps).
 - **A lock held while it is in use** (``flock``, shared), by the process that made it and any child
   it forked; the kernel drops it however they end. A folder is removed only when its owner's PID no
   longer runs *and* its lock can be taken: a PID that means another process from here (another PID
@@ -31,7 +32,8 @@ from pathlib import Path
 from types import TracebackType
 
 PREFIX = "sixtysix-"
-KINDS = ("preflight", "launcher", "check", "check-bot", "qualify", "batch", "serve", "incoming")
+KINDS = ("preflight", "launcher", "check", "check-bot", "qualify", "batch", "serve", "incoming",
+         "staging")
 """What each folder is for, the middle of its name: ``sweep`` looks for these names only."""
 _NAME = re.compile(r"(?P<kind>[a-z]+(?:-[a-z]+)*)-(?P<pid>[0-9]+)-[^/]+")
 

@@ -7,7 +7,6 @@ order of the steps and the reasons a submission is turned down.
 from __future__ import annotations
 
 import hashlib
-import os
 import shlex
 import shutil
 from dataclasses import dataclass, replace
@@ -38,6 +37,7 @@ from arena.isolation.limits import SandboxLimits
 from arena.isolation.probe import check_memory
 from arena.isolation.sandbox import run_command
 from arena.match.bot_process import Limits
+from arena.temp_folders import TempFolder, sweep
 from arena.types import BotSpec
 
 # A build may compile for a while, with more memory and processes than a bot playing a match.
@@ -117,9 +117,13 @@ def _submit_folder(registry: Registry, folder: Path, name: str | None, limits: L
         return Submission("unchanged", f"{manifest.name} version {version} is already registered "
                           "(same files)", manifest.name, version,
                           bot=registry.find(manifest.name, version))
-    staging = registry.root / "staging" / f"{manifest.name}-{version}-{os.getpid()}"
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.parent.mkdir(parents=True, exist_ok=True)
+    # The build and its copy go in a folder named with this process's PID and locked while in
+    # use: one an `arena submit` killed with kill -9 left is removed by the next (temp_folders.py).
+    building = registry.root / "staging"
+    building.mkdir(parents=True, exist_ok=True)
+    sweep(building)
+    holder = TempFolder("staging", building)
+    staging = holder.path / "bot"
     try:
         build_output = ""
         if manifest.build:
@@ -148,7 +152,7 @@ def _submit_folder(registry: Registry, folder: Path, name: str | None, limits: L
         return Submission("registered", f"{manifest.name} version {version} registered",
                           manifest.name, version, report, build_output, bot)
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        holder.cleanup()
 
 
 def build(manifest: Manifest, folder: Path, staging: Path, memory_per_process: int = 0

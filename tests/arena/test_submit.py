@@ -262,6 +262,26 @@ def test_a_submission_stopped_by_sigterm_leaves_no_temporary_folder(tmp_path, da
     assert runner.invoke(app, ["bots", "show", "slowpoke"]).exit_code == 2  # not registered
 
 
+def test_a_build_left_by_a_submission_killed_with_kill_9_goes_with_the_next(tmp_path, data):
+    """The build's folder is in the registry, named with the submitting process's PID
+    (temp_folders.py): nothing removes it after kill -9, the next submission does."""
+    folder = bot_folder(tmp_path, 'name = "sleepy"\nbuild = "python3 -c \'import time; '
+                        'time.sleep(60)\'"\ncommand = "./bot"\n')
+    building = data / "registry" / "staging"
+    status, _, err = signal_when(
+        [sys.executable, "-m", "arena", "submit", str(folder)], os.environ,
+        lambda: bool(list(building.glob("sixtysix-staging-*/bot.src"))), sig=signal.SIGKILL)
+    assert status == -signal.SIGKILL, err
+    left = list(building.iterdir())
+    assert len(left) == 1 and left[0].name.startswith("sixtysix-staging-"), left
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "bot.toml").write_text('name = "broken"\nbuild = "sh -c \'exit 3\'"\n'
+                                     'command = "./bot"\n')
+    assert submit(str(broken), limits=QUICK).status == "rejected"
+    assert list(building.iterdir()) == []
+
+
 def test_cli_refuses_a_bad_limit(data):
     result = runner.invoke(app, ["submit", str(EXAMPLE), "--limit", "gpu=1"])
     assert result.exit_code == 2 and "unknown sandbox limit(s): gpu" in result.output
