@@ -54,12 +54,11 @@ class TempFolder:
         self.path = Path(self._folder.name)
         # Between mkdtemp and the lock the PID in the name is alive, so no sweep can take it.
         try:
-            hold = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            held = hold(self.path)
         except OSError:
             self._folder.cleanup()
             raise
-        fcntl.flock(hold, fcntl.LOCK_SH)  # cannot block: only a sweep's test takes it exclusively
-        self._let_go = weakref.finalize(self, os.close, hold)
+        self._let_go = weakref.finalize(self, os.close, held)
 
     def cleanup(self) -> None:
         """Remove the folder and let go of its lock (again: nothing)."""
@@ -72,6 +71,13 @@ class TempFolder:
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  trace: TracebackType | None) -> None:
         self.cleanup()
+
+
+def hold(folder: Path) -> int:
+    """Lock ``folder`` as in use until the descriptor returned is closed (or the process ends)."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    fcntl.flock(fd, fcntl.LOCK_SH)  # cannot block for long: a sweep's test holds it for a moment
+    return fd
 
 
 @functools.cache
@@ -94,17 +100,22 @@ def sweep(root: Path) -> list[Path]:
         if match is None or match["kind"] not in KINDS:
             continue  # another kind of ours (a bot's folder, the caches) or an older name
         path = root / name
-        try:
-            info = os.lstat(path)
-        except OSError:
-            continue  # gone since the listing: its owner cleaned up
-        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
-            continue  # a symbolic link, a file, another user's
-        if running(int(match["pid"])) or in_use(path):
-            continue
-        shutil.rmtree(path, ignore_errors=True)
-        removed.append(path)
+        if stale(path, int(match["pid"])):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
     return removed
+
+
+def stale(folder: Path, owner: int) -> bool:
+    """Whether ``folder``, named after process ``owner``, is a folder of this user's that its owner
+    left: that process no longer runs and no process holds it. Never a symbolic link."""
+    try:
+        info = os.lstat(folder)
+    except OSError:
+        return False  # gone since it was listed: its owner cleaned up
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+        return False  # a symbolic link, a file, another user's
+    return not running(owner) and not in_use(folder)
 
 
 def running(pid: int) -> bool:

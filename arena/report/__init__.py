@@ -6,12 +6,14 @@
 ``publish`` writes the same report, plus the match records, into a folder of its own that can go on
 any static host and holds nothing private (no database, logs or local paths: ``public.py``).
 
-May import: arena.game, arena.match, arena.results, arena.entrants, arena.types, arena.arena_folders
+May import: arena.game, arena.match, arena.results, arena.entrants, arena.types, arena.arena_folders,
+arena.temp_folders
 """
 
 from __future__ import annotations
 
 import ctypes
+import glob
 import os
 import shutil
 import sqlite3
@@ -35,6 +37,7 @@ from arena.report.replay import REPLAYS_DIR, write_replays
 from arena.report.rules_page import RULES_PAGE, write_rules_page
 from arena.report.snapshot import Snapshot, read_snapshot
 from arena.results.store import DB_NAME, StoreError
+from arena.temp_folders import hold, stale
 
 REPORT_DIR = "report"
 RECORDS_DIR = "records"
@@ -156,14 +159,17 @@ def publish(folder: Path, out: Path, beside: Sequence[tuple[str, str]] = (),
     out = out.absolute()
     staging = out.with_name(f".{out.name}.publishing-{os.getpid()}")
     ident = tournament_id(data)
+    held = -1
     try:
         _check_target(out, ident)
+        _sweep_publishing(out)
         if previous is None and out.is_dir():
             previous = out
         if previous is not None and not _published_from(previous, ident):
             previous = None
         shutil.rmtree(staging, ignore_errors=True)
         staging.mkdir(parents=True)
+        held = hold(staging)  # in use: another publish's _sweep_publishing leaves it
         wanted: set[str] | None = None
         if policy is not None:
             chosen = policy.chosen(data)
@@ -197,7 +203,18 @@ def publish(folder: Path, out: Path, beside: Sequence[tuple[str, str]] = (),
         raise ReportError(f"cannot publish to {out}: {err.strerror or err}") from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+        if held >= 0:
+            os.close(held)
     return out / "index.html"
+
+
+def _sweep_publishing(out: Path) -> None:
+    """Remove the copies that publishes to ``out`` killed with kill -9 left beside it (a whole
+    site each): named with their process's PID, which no longer runs (temp_folders.stale)."""
+    for left in out.parent.glob(f".{glob.escape(out.name)}.publishing-*"):
+        pid = left.name.rsplit("-", 1)[1]
+        if pid.isdigit() and stale(left, int(pid)):
+            shutil.rmtree(left, ignore_errors=True)
 
 
 def _check_target(out: Path, ident: str) -> None:

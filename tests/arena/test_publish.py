@@ -9,6 +9,7 @@ import html.parser
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -182,6 +183,22 @@ def test_a_second_publish_replaces_the_first_whole(tournament, published, tmp_pa
     assert result.exit_code == 0, result.output
     assert not stale.exists() and (out / "index.html").stat().st_ino != inode
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]  # no staging or old copy left
+
+
+def test_a_publish_removes_the_copy_a_publish_killed_with_kill_9_left(tournament, tmp_path):
+    """The copy is built beside the site, named with the publishing process's PID: a kill -9
+    left it (a whole site) for ever. The next publish removes it once that process is gone; a
+    copy another publish is making (its process runs) stays."""
+    gone = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                              capture_output=True, text=True, check=True).stdout)
+    left = tmp_path / f".site.publishing-{gone}"
+    (left / "records").mkdir(parents=True)
+    (left / "index.html").write_text("half a site")
+    making = tmp_path / f".site.publishing-{os.getppid()}"  # that process runs
+    making.mkdir()
+    result = runner.invoke(app, ["publish", str(tournament), str(tmp_path / "site")])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == [making.name, "site"]
 
 
 def test_publish_refuses_a_folder_it_did_not_write(tournament, published, tmp_path):
