@@ -2,9 +2,9 @@
 
 A check's records, a start-up check's logs, a launcher being compiled, a served site, an upload
 being received: each lives in a temporary folder for one command (or request), removed when it
-ends, a stop signal included. A
-process killed with ``kill -9`` removes nothing, so each folder says whose it is and whether it is
-still in use, and the next arena process that makes one removes those whose owner is gone:
+ends, a stop signal included. A process killed with ``kill -9`` removes nothing, so each folder
+says whose it is and whether it is still in use, and the next arena process that makes one
+removes those whose owner is gone:
 
 - **The owner's PID in the name**: ``sixtysix-<kind>-<pid>-<random>``, in the temporary folder
   (an upload's in the site's uploads folder, which the site sweeps when it starts; a build's in
@@ -76,7 +76,11 @@ class TempFolder:
 def hold(folder: Path) -> int:
     """Lock ``folder`` as in use until the descriptor returned is closed (or the process ends)."""
     fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    fcntl.flock(fd, fcntl.LOCK_SH)  # cannot block for long: a sweep's test holds it for a moment
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH)  # cannot block for long: a sweep's test holds it a moment
+    except BaseException:
+        os.close(fd)
+        raise
     return fd
 
 
