@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,6 +16,8 @@ if TYPE_CHECKING:
     from arena.web.settings import Settings
 
 console, safe = term.out, term.safe
+
+SERVE_LOCK = "serve.lock"  # in the competition's folder, held while a server runs
 
 
 def serve(
@@ -37,6 +40,7 @@ def serve(
         raise term.fail(f"arena serve needs the web extra ({err.name} is missing): pip install "
                         "'sixtysix-arena[web]'") from None
     from arena.cli.common import require_isolation
+    from arena.compete.folder_lock import FolderLock, FolderLockedError
     from arena.isolation.levels import SandboxUnavailable
     from arena.isolation.probe import describe
 
@@ -57,18 +61,31 @@ def serve(
         console.print(describe(), soft_wrap=True)
     except SandboxUnavailable as err:
         raise term.fail(str(err)) from None
-    try:  # the port first: a taken port fails at once, before the league starts
-        sock = bind(host, port)
-    except OSError as err:
-        raise term.fail(f"cannot serve on {host}:{port}: {err.strerror or err}; try --port 0") \
-            from None
-    try:
-        outcome = run_site(settings, sock, say=lambda line: console.print(
-            safe(line, limit=None), soft_wrap=True, markup=False))
-    except ConfigError as err:
-        raise term.fail(str(err)) from None
-    finally:
-        sock.close()
+    with ExitStack() as held:
+        # One server per folder, before anything is written or started: a second one wrote the
+        # league's settings again and put a submission under way back in the queue, then stopped
+        # when its league found the league's folder taken.
+        try:
+            held.enter_context(FolderLock(settings.folder, "competition", SERVE_LOCK))
+        except FolderLockedError as err:
+            who = f"process {err.holder}" if err.holder.isdigit() else "another process"
+            raise term.fail(f"{folder} is served already, by {who}: stop that arena serve "
+                            f"first (kill {err.holder or 'PID'}), or serve another folder") \
+                from None
+        except OSError as err:
+            raise term.fail(f"cannot use the folder {folder}: {term.os_error(err)}") from None
+        try:  # the port first: a taken port fails at once, before the league starts
+            sock = bind(host, port)
+        except OSError as err:
+            raise term.fail(f"cannot serve on {host}:{port}: {err.strerror or err}; try --port "
+                            "0") from None
+        try:
+            outcome = run_site(settings, sock, say=lambda line: console.print(
+                safe(line, limit=None), soft_wrap=True, markup=False))
+        except ConfigError as err:
+            raise term.fail(str(err)) from None
+        finally:
+            sock.close()
     if outcome.exit_code:
         raise typer.Exit(code=outcome.exit_code)
 

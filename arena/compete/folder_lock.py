@@ -20,17 +20,22 @@ LOCK_NAME = "tournament.lock"
 
 
 class FolderLockedError(ValueError):
-    """Another process runs a tournament in this folder."""
+    """Another process runs a tournament in this folder; ``holder`` is its PID as the lock file
+    says (text, "" when unreadable)."""
+
+    def __init__(self, message: str, holder: str = ""):
+        super().__init__(message)
+        self.holder = holder
 
 
 class FolderLock:
     """``with FolderLock(folder):`` holds the folder (creating it) or raises ``FolderLockedError``
     at once; ``OSError`` when the folder cannot be created or written."""
 
-    def __init__(self, folder: Path, kind: str = "tournament"):
+    def __init__(self, folder: Path, kind: str = "tournament", name: str = LOCK_NAME):
         self.folder = folder
         self.kind = kind
-        self.path = folder / LOCK_NAME
+        self.path = folder / name
         self._fd = -1
 
     def __enter__(self) -> FolderLock:
@@ -47,7 +52,7 @@ class FolderLock:
             raise FolderLockedError(
                 f"{self.folder} is in use by another tournament run ({who} holds "
                 f"{self.path}); wait for it to finish or stop it (kill {holder or 'PID'}), "
-                "then resume") from None
+                "then resume", holder) from None
         except BaseException:
             os.close(fd)
             raise

@@ -212,6 +212,23 @@ def test_a_server_killed_with_kill_9_takes_its_league_and_submission_along(serve
            "the second submission ended", again)
 
 
+def test_a_second_server_of_a_folder_is_refused_and_the_first_goes_on(served):
+    """Observed: a second arena serve of the same folder served for a moment, then stopped when
+    its league found the league's folder taken; meanwhile it had written the league's settings
+    again, and its upload queue puts a submission under way back in the queue at its start. Now
+    it is refused before it writes or starts anything."""
+    league = _processes_in(served.folder, "arena.web.league_child")
+    done = subprocess.run([*ARENA, "serve", str(served.folder), "--port", "0"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"is served already, by process {served.proc.pid}" in done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    assert "serving the competition" not in done.stdout
+    assert served.proc.poll() is None
+    assert served.http.get("/api/leaderboard").status_code == 200
+    assert _processes_in(served.folder, "arena.web.league_child") == league
+
+
 def test_a_taken_port_fails_at_once_with_one_line(tmp_path):
     import socket
 
