@@ -3,7 +3,6 @@ league playing, spoken to over HTTP as an author's script would; then SIGTERM st
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import signal
@@ -153,22 +152,38 @@ def test_register_upload_qualify_play_and_stop(served):
         again.proc.wait(15)
 
 
-def _processes_in(folder: Path, *words: str) -> list[int]:
-    """The PIDs of processes of ``folder`` (this test's competition, named on their command line
-    or their working folder: another arena's are not counted) whose command line holds every
-    one of ``words``."""
+def _command_line(pid: int) -> list[str]:
+    """``pid``'s command line ([] once it is gone). Readable for a non-dumpable process (the arena
+    makes itself one), whose working folder is not, except to root."""
+    try:
+        return [a.decode(errors="replace")
+                for a in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")]
+    except OSError:
+        return []
+
+
+def _processes_with(*words: str, parent: int | None = None) -> list[int]:
+    """The PIDs of processes whose command line holds every one of ``words`` (this test's: a
+    word names its folder, or ``parent`` is their parent), zombies left out."""
     found = []
     for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                argv = (entry / "cmdline").read_bytes().split(b"\0")
-                cwd = os.readlink(entry / "cwd")
-            except OSError:
-                continue
-            text = [a.decode(errors="replace") for a in argv]
-            if (cwd == str(folder) or str(folder) in text) and all(w in text for w in words):
-                found.append(int(entry.name))
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_bytes().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if stat[0] in (b"Z", b"X") or (parent is not None and int(stat[1]) != parent):
+            continue
+        text = _command_line(int(entry.name))
+        if text and all(word in text for word in words):
+            found.append(int(entry.name))
     return found
+
+
+def _alive(pids: list[int], word: str) -> list[int]:
+    """Those of ``pids`` still running with ``word`` in their command line (not a reused PID)."""
+    return [pid for pid in pids if word in _command_line(pid)]
 
 
 @pytest.mark.slow
@@ -186,15 +201,17 @@ def test_a_server_killed_with_kill_9_takes_its_league_and_submission_along(serve
     assert answer.status_code == 202, answer.text
     _until(lambda: served.http.get("/api/bots/mybot").json()["status"] == "building", 60,
            "mybot building", served)
-    league = _processes_in(served.folder, "arena.web.league_child")
-    submission = _processes_in(served.folder, "submit", "--name", "mybot")
+    # The status says building just before the submission's process starts.
+    submission = _until(lambda: _processes_with("submit", "--name", "mybot",
+                                                parent=served.proc.pid), 30,
+                        "the submission's process", served)
+    league = _processes_with("arena.web.league_child", str(served.folder))
     assert len(league) == 1 and len(submission) == 1, (league, submission)
 
     served.proc.kill()
     served.proc.wait(15)
-    _until(lambda: not _processes_in(served.folder, "arena.web.league_child")
-           and not _processes_in(served.folder, "submit", "--name", "mybot"),
-           10, "the league and the submission ended", served)
+    _until(lambda: not _alive(league, "arena.web.league_child")
+           and not _alive(submission, "submit"), 10, "the league and the submission ended", served)
 
     again = Served(served.folder)
     try:
@@ -204,12 +221,12 @@ def test_a_server_killed_with_kill_9_takes_its_league_and_submission_along(serve
         time.sleep(3)  # the league would fail on its lock within a second or two
         assert again.proc.poll() is None, again.output()
         assert "stopped by itself" not in again.output()
+        second = _processes_with("submit", "--name", "mybot", parent=again.proc.pid)
     finally:
         again.http.close()
         again.proc.send_signal(signal.SIGTERM)
         again.proc.wait(15)
-    _until(lambda: not _processes_in(served.folder, "submit", "--name", "mybot"), 10,
-           "the second submission ended", again)
+    _until(lambda: not _alive(second, "submit"), 10, "the second submission ended", again)
 
 
 def test_a_second_server_of_a_folder_is_refused_and_the_first_goes_on(served):
@@ -217,7 +234,7 @@ def test_a_second_server_of_a_folder_is_refused_and_the_first_goes_on(served):
     its league found the league's folder taken; meanwhile it had written the league's settings
     again, and its upload queue puts a submission under way back in the queue at its start. Now
     it is refused before it writes or starts anything."""
-    league = _processes_in(served.folder, "arena.web.league_child")
+    league = _processes_with("arena.web.league_child", str(served.folder))
     done = subprocess.run([*ARENA, "serve", str(served.folder), "--port", "0"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2, done.stdout + done.stderr
@@ -226,7 +243,7 @@ def test_a_second_server_of_a_folder_is_refused_and_the_first_goes_on(served):
     assert "serving the competition" not in done.stdout
     assert served.proc.poll() is None
     assert served.http.get("/api/leaderboard").status_code == 200
-    assert _processes_in(served.folder, "arena.web.league_child") == league
+    assert _processes_with("arena.web.league_child", str(served.folder)) == league
 
 
 def test_a_taken_port_fails_at_once_with_one_line(tmp_path):
