@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Callable
 
 from arena.isolation import cgroups
-from arena.temp_folders import in_use, running
+from arena.temp_folders import running, stale
 
 log = logging.getLogger("arena.isolation.bot_folders")
 
@@ -75,14 +75,9 @@ def sweep_stale_folders() -> None:
              for path in Path(root).glob(f"{FOLDER_PREFIX}*-*")]
     for path in found:
         pid = path.name[len(FOLDER_PREFIX):].split("-", 1)[0]
-        try:
-            if not pid.isdigit() or path.is_symlink() or path.stat().st_uid != os.geteuid():
-                continue
-        except OSError:
-            # Gone since the listing: its owner, another arena, cleaned up. Not an error of ours:
-            # raised from here it failed this sandbox's start ("cannot create namespaces").
-            continue
-        if not running(int(pid)) and not in_use(path):
+        # stale() never raises: a folder gone since the listing (its owner, another arena, cleaned
+        # up) once failed this sandbox's start from here ("cannot create namespaces").
+        if pid.isdigit() and stale(path, int(pid)):
             remove_later(str(path))
     cgroups.sweep_stale(running)  # the cgroups of such arenas' bots, named the same way
 

@@ -360,13 +360,14 @@ def test_a_sweep_never_removes_a_folder_in_use_whatever_its_pid_seems(tmp_path, 
     # lock each sandbox holds on its folder keeps the sweep off it; an unlocked one still goes.
     import tempfile
 
+    from arena import temp_folders
     from arena.isolation import bot_folders, sandbox
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     in_use = sandbox.Sandbox(SandboxLimits())
     abandoned = tmp_path / f"{bot_folders.FOLDER_PREFIX}{os.getpid()}-gone"
     abandoned.mkdir()
-    monkeypatch.setattr(bot_folders, "running", lambda pid: False)
+    monkeypatch.setattr(temp_folders, "running", lambda pid: False)  # stale() asks it
     # The same sweep removes the bot cgroups of owners it judges dead, on the whole machine: with
     # every owner judged dead it took another arena's cgroups (a bot of a tournament run beside
     # the suite forfeited: "cgroup.procs: No such file or directory"). Not this test's: kept off.
