@@ -9,6 +9,8 @@ session started count, tagged or descended from this process.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 
@@ -30,6 +32,14 @@ def tagged_processes(tag: str = TAG) -> list[tuple[int, str]]:
         if tag.encode() in cmdline:
             found.append((int(entry), cmdline.replace(b"\0", b" ").decode(errors="replace")))
     return found
+
+
+def ended_pid() -> int:
+    """The PID of a process that has ended (and been reaped): an owner the sweeps of
+    temp_folders.py judge gone."""
+    proc = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    return int(proc.stdout)
 
 
 def _parent(pid: int) -> int:

@@ -9,7 +9,6 @@ import html.parser
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -189,8 +188,9 @@ def test_a_publish_removes_the_copy_a_publish_killed_with_kill_9_left(tournament
     """The copy is built beside the site, named with the publishing process's PID: a kill -9
     left it (a whole site) for ever. The next publish removes it once that process is gone; a
     copy another publish is making (its process runs) stays."""
-    gone = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                              capture_output=True, text=True, check=True).stdout)
+    from bot_procs import ended_pid
+
+    gone = ended_pid()
     left = tmp_path / f".site.publishing-{gone}"
     (left / "records").mkdir(parents=True)
     (left / "index.html").write_text("half a site")

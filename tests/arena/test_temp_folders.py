@@ -14,15 +14,9 @@ from pathlib import Path
 import pytest
 
 from arena.temp_folders import KINDS, TempFolder, in_use, sweep
+from bot_procs import ended_pid
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def dead_pid() -> int:
-    """The PID of a process that has ended (and been reaped)."""
-    proc = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True)
-    return int(proc.stdout)
 
 
 def test_a_folder_is_named_after_its_owner_locked_while_in_use_and_removed_after(tmp_path,
@@ -67,7 +61,7 @@ def test_a_folder_of_a_process_killed_with_kill_9_is_swept(tmp_path):
 
 def test_a_sweep_never_removes_a_folder_in_use_whatever_its_pid_seems(tmp_path):
     """Another PID namespace sharing /tmp, or a PID reused: the lock, not the PID, says in use."""
-    folder = tmp_path / f"sixtysix-qualify-{dead_pid()}-abcd1234"
+    folder = tmp_path / f"sixtysix-qualify-{ended_pid()}-abcd1234"
     folder.mkdir()
     hold = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     try:
@@ -80,7 +74,7 @@ def test_a_sweep_never_removes_a_folder_in_use_whatever_its_pid_seems(tmp_path):
 
 
 def test_a_sweep_leaves_what_is_not_a_dead_arenas_temporary_folder(tmp_path):
-    gone = dead_pid()
+    gone = ended_pid()
     target = tmp_path / "precious"
     target.mkdir()
     (target / "results.sqlite").write_text("stored")
@@ -105,7 +99,7 @@ def test_a_sweep_leaves_what_is_not_a_dead_arenas_temporary_folder(tmp_path):
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="giving a folder to another user needs root")
 def test_a_sweep_leaves_another_users_folders(tmp_path):
-    folder = tmp_path / f"sixtysix-launcher-{dead_pid()}-abcd1234"
+    folder = tmp_path / f"sixtysix-launcher-{ended_pid()}-abcd1234"
     folder.mkdir()
     os.chown(folder, 1001, 1001)
     assert sweep(tmp_path) == []
@@ -113,7 +107,7 @@ def test_a_sweep_leaves_another_users_folders(tmp_path):
 
 
 def test_every_kind_is_swept(tmp_path):
-    gone = dead_pid()
+    gone = ended_pid()
     folders = [tmp_path / f"sixtysix-{kind}-{gone}-abcd1234" for kind in KINDS]
     for folder in folders:
         (folder / "inner").mkdir(parents=True)

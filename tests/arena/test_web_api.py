@@ -242,13 +242,11 @@ def test_a_zip_bomb_is_refused_at_upload(site, tmp_path):
 def test_an_upload_a_server_killed_with_kill_9_was_receiving_goes_at_the_next_start(tmp_path):
     """Its folder is named with the server's PID (temp_folders.py): once that process is gone,
     the next start removes it; an upload already in place, and one a live server receives, stay."""
-    import subprocess
-    import sys
+    from bot_procs import ended_pid
 
     folder = competition(tmp_path / "comp")
     uploads = folder / "uploads"
-    gone = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                              capture_output=True, text=True, check=True).stdout)
+    gone = ended_pid()
     left = uploads / f"sixtysix-incoming-{gone}-abcd1234"
     (left / "unpacked" / "example").mkdir(parents=True)
     (left / "archive").write_bytes(archives.zip_folder())
