@@ -42,7 +42,8 @@ def ended_pid() -> int:
     return int(proc.stdout)
 
 
-def _parent(pid: int) -> int:
+def parent_of(pid: int) -> int:
+    """``pid``'s parent (0 once it is gone)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as fh:
             return int(fh.read().rsplit(b")", 1)[1].split()[1])
@@ -59,7 +60,7 @@ def _ours(pid: int, tag: str) -> bool:
         return False
     me = os.getpid()
     for _ in range(64):
-        pid = _parent(pid)
+        pid = parent_of(pid)
         if pid == me:
             return True
         if pid <= 1:

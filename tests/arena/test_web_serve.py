@@ -16,6 +16,7 @@ import httpx2 as httpx
 import pytest
 
 import web_archives as archives
+from bot_procs import parent_of, tagged_processes
 from test_web_api import PASSWORD, competition
 
 ARENA = [sys.executable, "-m", "arena"]
@@ -152,38 +153,18 @@ def test_register_upload_qualify_play_and_stop(served):
         again.proc.wait(15)
 
 
-def _command_line(pid: int) -> list[str]:
-    """``pid``'s command line ([] once it is gone). Readable for a non-dumpable process (the arena
-    makes itself one), whose working folder is not, except to root."""
-    try:
-        return [a.decode(errors="replace")
-                for a in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")]
-    except OSError:
-        return []
-
-
 def _processes_with(*words: str, parent: int | None = None) -> list[int]:
     """The PIDs of processes whose command line holds every one of ``words`` (this test's: a
-    word names its folder, or ``parent`` is their parent), zombies left out."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_bytes().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if stat[0] in (b"Z", b"X") or (parent is not None and int(stat[1]) != parent):
-            continue
-        text = _command_line(int(entry.name))
-        if text and all(word in text for word in words):
-            found.append(int(entry.name))
-    return found
+    word names its folder, or ``parent`` is their parent)."""
+    return [pid for pid, command in tagged_processes(words[0])
+            if all(word in command.split() for word in words)
+            and (parent is None or parent_of(pid) == parent)]
 
 
 def _alive(pids: list[int], word: str) -> list[int]:
     """Those of ``pids`` still running with ``word`` in their command line (not a reused PID)."""
-    return [pid for pid in pids if word in _command_line(pid)]
+    running = {pid for pid, _ in tagged_processes(word)}
+    return [pid for pid in pids if pid in running]
 
 
 @pytest.mark.slow
